@@ -1,0 +1,30 @@
+//! Storage for the Discovery Service: every storage port of the domain implemented once over
+//! diesel, for SQLite and PostgreSQL alike (a `MultiConnection` pooled by r2d2), with the
+//! migration chains of both backends embedded and applied at connect time.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), adapters_diesel::DbError> {
+//! use adapters_diesel::{Database, DbConfig, DieselProfileRepository};
+//! let db = Database::connect(&DbConfig::new("sqlite://data/discovery.db"))?;
+//! let profiles = DieselProfileRepository::new(db.clone());
+//! # let _ = profiles; Ok(()) }
+//! ```
+
+pub mod connection;
+mod convert;
+pub mod error;
+mod expressions;
+pub mod migrations;
+mod models;
+mod repos;
+pub mod schema;
+mod tx;
+
+pub use connection::{Backend, Database, DbConfig, DbConnection, DbPooledConnection};
+pub use error::DbError;
+pub use repos::{
+    DieselActivityRepository, DieselApiKeyRepository, DieselCheckInRepository,
+    DieselConversationRepository, DieselPreferencesRepository, DieselProfileRepository,
+    DieselReflectionRepository, DieselSessionRepository, DieselTaskMappingRepository,
+    DieselUserRepository,
+};

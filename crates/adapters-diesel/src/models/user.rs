@@ -1,0 +1,33 @@
+//! `users` rows.
+
+use diesel::prelude::*;
+use domain::account::{Email, User};
+use time::PrimitiveDateTime;
+
+use crate::convert::{from_db, from_db_opt, invalid, parse};
+use crate::schema::users;
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = users)]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct UserRow {
+    pub id: String,
+    pub email: String,
+    pub name: Option<String>,
+    pub created_at: PrimitiveDateTime,
+    pub last_login_at: Option<PrimitiveDateTime>,
+}
+
+impl TryFrom<UserRow> for User {
+    type Error = anyhow::Error;
+
+    fn try_from(row: UserRow) -> Result<Self, Self::Error> {
+        Ok(Self {
+            id: parse(&row.id, "users.id")?,
+            email: Email::new(&row.email).map_err(|_| invalid("users.email"))?,
+            name: row.name,
+            created_at: from_db(row.created_at),
+            last_login_at: from_db_opt(row.last_login_at),
+        })
+    }
+}

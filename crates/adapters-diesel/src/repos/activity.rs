@@ -1,0 +1,125 @@
+//! [`ActivityRepository`] over diesel: the request log, its listing, counts and pruning.
+
+use async_trait::async_trait;
+use diesel::dsl::count_star;
+use diesel::prelude::*;
+use domain::RepoError;
+use domain::account::{ActivityEntry, ActivityQuery, ActivitySummary};
+use domain::ids::UserId;
+use domain::pagination::{Cursor, Page};
+use domain::ports::ActivityRepository;
+use time::OffsetDateTime;
+
+use super::keyset::{cursor_key, overfetch};
+use crate::convert::to_db;
+use crate::expressions::UtcDate;
+use crate::models::activity::ActivityRow;
+use crate::schema::activity_log;
+use crate::tx::on_backend;
+
+super::repository!(
+    /// The activity log.
+    DieselActivityRepository
+);
+
+/// Rows per INSERT: 10 binds each stays far below both backends' limits on bound parameters.
+const INSERT_CHUNK: usize = 500;
+
+#[async_trait]
+impl ActivityRepository for DieselActivityRepository {
+    async fn record(&self, entries: &[ActivityEntry]) -> Result<(), RepoError> {
+        let rows: Vec<ActivityRow> = entries.iter().map(ActivityRow::from).collect();
+        self.db
+            .write("recording activity", move |conn| {
+                // Multi-row VALUES exist only on the inner connections.
+                for chunk in rows.chunks(INSERT_CHUNK) {
+                    on_backend!(conn, c => diesel::insert_into(activity_log::table).values(chunk).execute(c))?;
+                }
+                Ok(())
+            })
+            .await
+    }
+
+    async fn list(&self, query: &ActivityQuery) -> Result<Page<ActivityEntry>, RepoError> {
+        let query = query.clone();
+        self.db
+            .run("listing activity", move |conn| {
+                use activity_log as al;
+                let mut q = al::table
+                    .order((al::at.desc(), al::id.desc()))
+                    .limit(overfetch(query.limit))
+                    .select(ActivityRow::as_select())
+                    .into_boxed();
+                if let Some(user) = query.user_id {
+                    q = q.filter(al::user_id.eq(user.to_string()));
+                }
+                if let Some(cursor) = query.before {
+                    let (at, id) = cursor_key(&cursor);
+                    q = q.filter(al::at.le(at).and(al::at.lt(at).or(al::id.lt(id))));
+                }
+                let rows = q
+                    .load(conn)?
+                    .into_iter()
+                    .map(ActivityEntry::try_from)
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                Ok(Page::from_overfetch(rows, query.limit, |e| Cursor {
+                    at: e.at,
+                    id: e.id.as_uuid(),
+                }))
+            })
+            .await
+    }
+
+    async fn summary(
+        &self,
+        user: UserId,
+        since: OffsetDateTime,
+    ) -> Result<ActivitySummary, RepoError> {
+        let (user, since) = (user.to_string(), to_db(since));
+        self.db
+            .run("summarising activity", move |conn| {
+                use activity_log as al;
+                let scope = al::table
+                    .filter(al::user_id.eq(user))
+                    .filter(al::at.ge(since));
+                let by_action: Vec<(String, i64)> = scope
+                    .clone()
+                    .group_by(al::action)
+                    .select((al::action, count_star()))
+                    .load(conn)?;
+                // Anonymous requests carry no source; they are not the person's.
+                let by_source: Vec<(Option<String>, i64)> = scope
+                    .clone()
+                    .filter(al::source.is_not_null())
+                    .group_by(al::source)
+                    .select((al::source, count_star()))
+                    .load(conn)?;
+                let day = UtcDate(al::at);
+                let by_day: Vec<(time::Date, i64)> = scope
+                    .group_by(day)
+                    .select((day, count_star()))
+                    .order(day)
+                    .load(conn)?;
+                Ok(ActivitySummary {
+                    by_action: by_action.into_iter().collect(),
+                    by_source: by_source
+                        .into_iter()
+                        .filter_map(|(source, n)| source.map(|s| (s, n)))
+                        .collect(),
+                    by_day,
+                })
+            })
+            .await
+    }
+
+    async fn prune(&self, before: OffsetDateTime) -> Result<u64, RepoError> {
+        let before = to_db(before);
+        self.db
+            .write("pruning activity", move |conn| {
+                let n = diesel::delete(activity_log::table.filter(activity_log::at.lt(before)))
+                    .execute(conn)?;
+                Ok(u64::try_from(n).unwrap_or(u64::MAX))
+            })
+            .await
+    }
+}

@@ -1,0 +1,44 @@
+//! The repositories: one file per domain port, each holding a clone of [`Database`] and running
+//! every blocking diesel call on the blocking pool, every write in one transaction.
+
+mod activity;
+mod api_key;
+mod checkin;
+mod conversation;
+mod keyset;
+mod preferences;
+mod profile;
+mod reflection;
+mod session;
+mod task_mapping;
+mod user;
+
+pub use activity::DieselActivityRepository;
+pub use api_key::DieselApiKeyRepository;
+pub use checkin::DieselCheckInRepository;
+pub use conversation::DieselConversationRepository;
+pub use preferences::DieselPreferencesRepository;
+pub use profile::DieselProfileRepository;
+pub use reflection::DieselReflectionRepository;
+pub use session::DieselSessionRepository;
+pub use task_mapping::DieselTaskMappingRepository;
+pub use user::DieselUserRepository;
+
+/// Declares a repository type over [`Database`].
+macro_rules! repository {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone)]
+        pub struct $name {
+            db: $crate::connection::Database,
+        }
+
+        impl $name {
+            #[must_use]
+            pub const fn new(db: $crate::connection::Database) -> Self {
+                Self { db }
+            }
+        }
+    };
+}
+use repository;

@@ -1,0 +1,223 @@
+//! [`TaskMappingRepository`] over diesel: idempotent upserts, the filtered listing, and the
+//! per-day rollup summed by the database.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use diesel::dsl::sum;
+use diesel::prelude::*;
+use domain::RepoError;
+use domain::foundation::Foundation;
+use domain::ids::UserId;
+use domain::integration::{
+    DailyMinutes, FoundationMinutes, TaskMapping, TaskMappingInput, TaskMappingQuery,
+    UpsertOutcome, Window,
+};
+use domain::pagination::{Cursor, Page};
+use domain::ports::TaskMappingRepository;
+use time::OffsetDateTime;
+
+use super::keyset::{cursor_key, overfetch};
+use crate::connection::DbConnection;
+use crate::convert::{parse, to_db};
+use crate::error::{StoreError, StoreResult};
+use crate::expressions::{GroupKey, UtcDate};
+use crate::models::task_mapping::TaskMappingRow;
+use crate::schema::task_mapping;
+use crate::tx::on_backend;
+
+super::repository!(
+    /// Task mappings and the work-pattern rollup over them.
+    DieselTaskMappingRepository
+);
+
+#[async_trait]
+impl TaskMappingRepository for DieselTaskMappingRepository {
+    async fn upsert(
+        &self,
+        user: UserId,
+        input: &TaskMappingInput,
+        now: OffsetDateTime,
+    ) -> Result<(TaskMapping, UpsertOutcome), RepoError> {
+        let row = TaskMappingRow::new(user, input, now);
+        // No explicit transaction: whichever way it goes, a single statement writes.
+        self.db
+            .run("storing a task mapping", move |conn| {
+                let (stored, outcome) = upsert(conn, &row)?;
+                Ok((TaskMapping::try_from(stored)?, outcome))
+            })
+            .await
+    }
+
+    async fn upsert_batch(
+        &self,
+        user: UserId,
+        inputs: &[TaskMappingInput],
+        now: OffsetDateTime,
+    ) -> Result<(usize, usize), RepoError> {
+        let rows: Vec<TaskMappingRow> = inputs
+            .iter()
+            .map(|i| TaskMappingRow::new(user, i, now))
+            .collect();
+        self.db
+            .write("storing a batch of task mappings", move |conn| {
+                // Row by row inside one transaction: a repeated external id within the batch
+                // then updates the row its first occurrence created, as two calls would.
+                let mut created = 0;
+                for row in &rows {
+                    if upsert(conn, row)?.1 == UpsertOutcome::Created {
+                        created += 1;
+                    }
+                }
+                Ok((created, rows.len() - created))
+            })
+            .await
+    }
+
+    async fn list(
+        &self,
+        user: UserId,
+        query: &TaskMappingQuery,
+    ) -> Result<Page<TaskMapping>, RepoError> {
+        let user = user.to_string();
+        let query = query.clone();
+        self.db
+            .run("listing task mappings", move |conn| {
+                use task_mapping as tm;
+                let mut q = tm::table
+                    .filter(tm::user_id.eq(user))
+                    .order((tm::occurred_at.desc(), tm::id.desc()))
+                    .limit(overfetch(query.limit))
+                    .select(TaskMappingRow::as_select())
+                    .into_boxed();
+                if let Some(from) = query.from {
+                    q = q.filter(tm::occurred_at.ge(to_db(from)));
+                }
+                if let Some(to) = query.to {
+                    q = q.filter(tm::occurred_at.lt(to_db(to)));
+                }
+                if let Some(foundation) = query.foundation {
+                    q = q.filter(tm::foundation.eq(foundation.key()));
+                }
+                if let Some(cursor) = query.before {
+                    // Row-value comparison spelled out; the leading `<=` keeps the index range.
+                    let (at, id) = cursor_key(&cursor);
+                    q = q.filter(
+                        tm::occurred_at
+                            .le(at)
+                            .and(tm::occurred_at.lt(at).or(tm::id.lt(id))),
+                    );
+                }
+                let rows = q
+                    .load(conn)?
+                    .into_iter()
+                    .map(TaskMapping::try_from)
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                Ok(Page::from_overfetch(rows, query.limit, |m| Cursor {
+                    at: m.occurred_at,
+                    id: m.id.as_uuid(),
+                }))
+            })
+            .await
+    }
+
+    async fn delete(&self, user: UserId, external_task_id: &str) -> Result<bool, RepoError> {
+        let (user, external) = (user.to_string(), external_task_id.to_owned());
+        self.db
+            .write("deleting a task mapping", move |conn| {
+                let n = diesel::delete(
+                    task_mapping::table
+                        .filter(task_mapping::user_id.eq(user))
+                        .filter(task_mapping::external_task_id.eq(external)),
+                )
+                .execute(conn)?;
+                Ok(n > 0)
+            })
+            .await
+    }
+
+    async fn daily_minutes(
+        &self,
+        user: UserId,
+        window: &Window,
+    ) -> Result<Vec<DailyMinutes>, RepoError> {
+        let (user, from, to) = (user.to_string(), to_db(window.from), to_db(window.to));
+        self.db
+            .run("summing minutes per day", move |conn| {
+                let sums = daily_sums(conn, &user, from, to)?;
+                let mut days: BTreeMap<time::Date, FoundationMinutes> = BTreeMap::new();
+                for (date, foundation, minutes) in sums {
+                    let foundation: Foundation = parse(&foundation, "task_mapping.foundation")?;
+                    days.entry(date)
+                        .or_default()
+                        .add(foundation, minutes.unwrap_or(0));
+                }
+                Ok(days
+                    .into_iter()
+                    .map(|(date, minutes)| DailyMinutes { date, minutes })
+                    .collect())
+            })
+            .await
+    }
+}
+
+/// One aggregate over the window `(from, to]`, served by the (user_id, occurred_at) index; the
+/// rows themselves never leave the database.
+fn daily_sums(
+    conn: &mut DbConnection,
+    user: &str,
+    from: time::PrimitiveDateTime,
+    to: time::PrimitiveDateTime,
+) -> StoreResult<Vec<(time::Date, String, Option<i64>)>> {
+    use task_mapping as tm;
+    let (day, foundation) = (UtcDate(tm::occurred_at), GroupKey(tm::foundation));
+    Ok(tm::table
+        .filter(tm::user_id.eq(user))
+        .filter(tm::occurred_at.gt(from))
+        .filter(tm::occurred_at.le(to))
+        .group_by((day, foundation))
+        .select((day, foundation, sum(tm::minutes)))
+        .load(conn)?)
+}
+
+/// Inserts the row, or updates the one with the same (user, external id) keeping its id and
+/// `created_at`. Either way exactly one statement writes: an INSERT that meets the unique key
+/// writes nothing, and then the UPDATE does. `ON CONFLICT DO NOTHING` (unlike `DO UPDATE`) lets
+/// diesel cache the prepared INSERT, and a new row needs no RETURNING, which keeps the common
+/// case as cheap as a plain INSERT.
+fn upsert(
+    conn: &mut DbConnection,
+    row: &TaskMappingRow,
+) -> StoreResult<(TaskMappingRow, UpsertOutcome)> {
+    use task_mapping as tm;
+    // A row deleted between the two statements sends us round once more.
+    for _ in 0..3 {
+        let inserted = on_backend!(conn, c => diesel::insert_into(tm::table)
+            .values(row)
+            .on_conflict((tm::user_id, tm::external_task_id))
+            .do_nothing()
+            .execute(c))?;
+        if inserted == 1 {
+            return Ok((row.clone(), UpsertOutcome::Created));
+        }
+        let updated: Option<TaskMappingRow> = on_backend!(conn, c => diesel::update(
+            tm::table
+                .filter(tm::user_id.eq(&row.user_id))
+                .filter(tm::external_task_id.eq(&row.external_task_id)),
+        )
+        .set((
+            tm::task_label.eq(&row.task_label),
+            tm::foundation.eq(&row.foundation),
+            tm::minutes.eq(row.minutes),
+            tm::occurred_at.eq(row.occurred_at),
+            tm::updated_at.eq(row.updated_at),
+        ))
+        .returning(TaskMappingRow::as_returning())
+        .get_result(c)
+        .optional())?;
+        if let Some(stored) = updated {
+            return Ok((stored, UpsertOutcome::Updated));
+        }
+    }
+    Err(StoreError::Conflict)
+}

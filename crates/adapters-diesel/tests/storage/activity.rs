@@ -1,0 +1,167 @@
+//! The activity log: recording, newest-first pages (per person or everyone's), the summary
+//! counts and pruning.
+
+use adapters_diesel::DieselActivityRepository;
+use domain::account::{ActivityEntry, ActivityQuery, Source};
+use domain::ids::{ActivityId, UserId};
+use domain::pagination::PageLimit;
+use domain::ports::ActivityRepository;
+use time::macros::{date, datetime};
+use time::{Duration, OffsetDateTime};
+
+use crate::harness::{T0, TRICKY, count, user};
+
+fn entry(
+    user: Option<UserId>,
+    at: OffsetDateTime,
+    action: &str,
+    source: Option<Source>,
+) -> ActivityEntry {
+    ActivityEntry {
+        id: ActivityId::new(),
+        user_id: user,
+        at,
+        action: action.into(),
+        method: "POST".into(),
+        path: format!("/discovery/profile/me?q={TRICKY}"),
+        status: 201,
+        source,
+        duration_ms: 12,
+        request_id: "req-1".into(),
+    }
+}
+
+async fn list_all(repo: &DieselActivityRepository, mut query: ActivityQuery) -> Vec<ActivityEntry> {
+    let mut all = Vec::new();
+    loop {
+        let page = repo.list(&query).await.unwrap();
+        all.extend(page.items);
+        match page.next_cursor {
+            Some(c) => query.before = Some(c),
+            None => return all,
+        }
+    }
+}
+
+dual_test!(activity_round_trips_and_pages_newest_first, |db| {
+    let ada = user(&db, "ada@example.org").await;
+    let bob = user(&db, "bob@example.org").await;
+    let repo = DieselActivityRepository::new(db.clone());
+    let mut entries: Vec<_> = (0..11)
+        .map(|n| {
+            entry(
+                Some(ada.id),
+                T0 + Duration::seconds(n / 2),
+                "profile.edit",
+                Some(Source::Web),
+            )
+        })
+        .collect();
+    entries.push(entry(Some(bob.id), T0, "profile.get", Some(Source::Api)));
+    entries.push(entry(None, T0, "auth.login", None));
+    repo.record(&entries).await.unwrap();
+    repo.record(&[]).await.unwrap();
+
+    let limit = PageLimit::new(4).unwrap();
+    let ada_rows = list_all(
+        &repo,
+        ActivityQuery {
+            user_id: Some(ada.id),
+            limit,
+            before: None,
+        },
+    )
+    .await;
+    let mut want: Vec<_> = entries
+        .iter()
+        .filter(|e| e.user_id == Some(ada.id))
+        .cloned()
+        .collect();
+    want.sort_by_key(|e| std::cmp::Reverse((e.at, e.id)));
+    assert_eq!(ada_rows, want);
+    let everyone = list_all(
+        &repo,
+        ActivityQuery {
+            user_id: None,
+            limit,
+            before: None,
+        },
+    )
+    .await;
+    assert_eq!(everyone.len(), 13);
+});
+
+dual_test!(the_summary_counts_by_action_source_and_utc_day, |db| {
+    let ada = user(&db, "ada@example.org").await;
+    let bob = user(&db, "bob@example.org").await;
+    let repo = DieselActivityRepository::new(db.clone());
+    let since = datetime!(2026-11-20 00:00 UTC);
+    repo.record(&[
+        entry(
+            Some(ada.id),
+            since - Duration::microseconds(1),
+            "old",
+            Some(Source::Web),
+        ),
+        entry(Some(ada.id), since, "profile.edit", Some(Source::Web)),
+        entry(
+            Some(ada.id),
+            datetime!(2026-11-20 23:59:59.999_999 UTC),
+            "profile.edit",
+            Some(Source::Api),
+        ),
+        entry(
+            Some(ada.id),
+            datetime!(2026-11-21 00:00 UTC),
+            "task.upsert",
+            Some(Source::Mcp),
+        ),
+        entry(
+            Some(bob.id),
+            datetime!(2026-11-21 00:00 UTC),
+            "bob.only",
+            Some(Source::Web),
+        ),
+    ])
+    .await
+    .unwrap();
+    let s = repo.summary(ada.id, since).await.unwrap();
+    assert_eq!(
+        s.by_action,
+        [
+            ("profile.edit".to_owned(), 2),
+            ("task.upsert".to_owned(), 1)
+        ]
+        .into()
+    );
+    assert_eq!(
+        s.by_source,
+        [
+            ("api".to_owned(), 1),
+            ("mcp".to_owned(), 1),
+            ("web".to_owned(), 1)
+        ]
+        .into()
+    );
+    assert_eq!(
+        s.by_day,
+        [(date!(2026 - 11 - 20), 2), (date!(2026 - 11 - 21), 1)]
+    );
+});
+
+dual_test!(pruning_deletes_only_older_entries, |db| {
+    let ada = user(&db, "ada@example.org").await;
+    let repo = DieselActivityRepository::new(db.clone());
+    let cutoff = T0 - Duration::days(90);
+    repo.record(&[
+        entry(Some(ada.id), cutoff - Duration::days(1), "a", None),
+        entry(None, cutoff - Duration::microseconds(1), "b", None),
+        entry(Some(ada.id), cutoff, "c", None),
+        entry(Some(ada.id), T0, "d", None),
+    ])
+    .await
+    .unwrap();
+    assert_eq!(repo.prune(cutoff).await.unwrap(), 2);
+    assert_eq!(repo.prune(cutoff).await.unwrap(), 0);
+    assert_eq!(count(&db, "activity_log").await, 2);
+});

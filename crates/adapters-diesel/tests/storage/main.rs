@@ -1,0 +1,27 @@
+//! The storage suite: every repository method and rule, written once and run against SQLite
+//! (a temporary file per test) and, when `TEST_DATABASE_URL` is set, PostgreSQL (a fresh
+//! database per test, dropped afterwards).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_debug_implementations
+)]
+
+#[macro_use]
+mod harness;
+
+mod activity;
+mod api_keys;
+mod cascade;
+mod checkins;
+mod connect;
+mod conversations;
+mod errors;
+mod preferences;
+mod profiles;
+mod reflection;
+mod schema;
+mod sessions;
+mod task_mappings;
+mod users;

@@ -1,0 +1,314 @@
+//! Task mappings: idempotent upserts, all-or-nothing batches, filtered keyset pages and the
+//! daily rollup's window boundaries and UTC dates.
+
+use std::collections::BTreeMap;
+
+use adapters_diesel::{Backend, DieselTaskMappingRepository};
+use domain::RepoError;
+use domain::foundation::Foundation;
+use domain::ids::UserId;
+use domain::integration::{
+    ExternalTaskId, Minutes, TaskLabel, TaskMapping, TaskMappingInput, TaskMappingQuery,
+    UpsertOutcome, Window,
+};
+use domain::pagination::PageLimit;
+use domain::ports::TaskMappingRepository;
+use time::macros::datetime;
+use time::{Duration, OffsetDateTime};
+
+use crate::harness::{T0, TRICKY, count, execute, user};
+
+pub fn input(
+    external: &str,
+    foundation: Foundation,
+    minutes: i64,
+    at: OffsetDateTime,
+) -> TaskMappingInput {
+    TaskMappingInput::new(
+        ExternalTaskId::new(external).unwrap(),
+        Some(TaskLabel::new(TRICKY).unwrap()),
+        foundation,
+        Minutes::new(minutes).unwrap(),
+        at,
+    )
+    .unwrap()
+}
+
+async fn list_all(
+    repo: &DieselTaskMappingRepository,
+    user: UserId,
+    mut query: TaskMappingQuery,
+) -> Vec<TaskMapping> {
+    let mut all = Vec::new();
+    loop {
+        let page = repo.list(user, &query).await.unwrap();
+        assert!(page.items.len() <= usize::from(query.limit.get()));
+        all.extend(page.items);
+        match page.next_cursor {
+            Some(c) => query.before = Some(c),
+            None => return all,
+        }
+    }
+}
+
+dual_test!(
+    an_upsert_creates_then_updates_the_same_row_keeping_created_at,
+    |db| {
+        let ada = user(&db, "ada@example.org").await;
+        let repo = DieselTaskMappingRepository::new(db.clone());
+        let (created, outcome) = repo
+            .upsert(ada.id, &input("toggl-1", Foundation::Love, 30, T0), T0)
+            .await
+            .unwrap();
+        assert_eq!(outcome, UpsertOutcome::Created);
+        assert_eq!(created.user_id, ada.id);
+        assert_eq!(created.task_label.as_deref(), Some(TRICKY));
+        assert_eq!(
+            (
+                created.minutes,
+                created.occurred_at,
+                created.created_at,
+                created.updated_at
+            ),
+            (30, T0, T0, T0)
+        );
+
+        let later = T0 + Duration::hours(1);
+        let mut changed = input("toggl-1", Foundation::Vocation, 45, later);
+        changed.task_label = None;
+        let (updated, outcome) = repo.upsert(ada.id, &changed, later).await.unwrap();
+        assert_eq!(outcome, UpsertOutcome::Updated);
+        assert_eq!(updated.id, created.id);
+        assert_eq!(updated.created_at, T0, "created_at is kept");
+        assert_eq!(updated.updated_at, later);
+        assert_eq!(
+            (
+                updated.foundation,
+                updated.minutes,
+                updated.task_label.clone()
+            ),
+            (Foundation::Vocation, 45, None)
+        );
+        let page = repo
+            .list(ada.id, &TaskMappingQuery::default())
+            .await
+            .unwrap();
+        assert_eq!(page.items, [updated]);
+    }
+);
+
+dual_test!(
+    a_batch_counts_created_and_updated_including_repeats_within_it,
+    |db| {
+        let ada = user(&db, "ada@example.org").await;
+        let repo = DieselTaskMappingRepository::new(db.clone());
+        repo.upsert(ada.id, &input("a", Foundation::Love, 10, T0), T0)
+            .await
+            .unwrap();
+        let batch = [
+            input("a", Foundation::Love, 11, T0),
+            input("b", Foundation::Strength, 20, T0),
+            input("c", Foundation::Mission, 30, T0),
+            input("b", Foundation::Strength, 21, T0),
+        ];
+        assert_eq!(repo.upsert_batch(ada.id, &batch, T0).await.unwrap(), (2, 2));
+        let rows = repo
+            .list(ada.id, &TaskMappingQuery::default())
+            .await
+            .unwrap()
+            .items;
+        let minutes: BTreeMap<_, _> = rows
+            .iter()
+            .map(|m| (m.external_task_id.as_str(), m.minutes))
+            .collect();
+        assert_eq!(minutes, BTreeMap::from([("a", 11), ("b", 21), ("c", 30)]));
+        assert_eq!(repo.upsert_batch(ada.id, &[], T0).await.unwrap(), (0, 0));
+    }
+);
+
+dual_test!(a_batch_with_one_failing_item_stores_nothing, |db| {
+    let ada = user(&db, "ada@example.org").await;
+    let repo = DieselTaskMappingRepository::new(db.clone());
+    repo.upsert(ada.id, &input("kept", Foundation::Love, 10, T0), T0)
+        .await
+        .unwrap();
+    // The database refuses one item; the ports' types cannot build an invalid one.
+    let trigger = match db.backend() {
+        Backend::Sqlite => "CREATE TRIGGER poison BEFORE INSERT ON task_mapping \
+             WHEN NEW.external_task_id = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned item'); END;"
+            .to_owned(),
+        Backend::Postgres => "CREATE FUNCTION poison() RETURNS trigger LANGUAGE plpgsql AS $$ \
+             BEGIN IF NEW.external_task_id = 'poison' THEN RAISE EXCEPTION 'poisoned item'; END IF; \
+             RETURN NEW; END $$; \
+             CREATE TRIGGER poison BEFORE INSERT ON task_mapping FOR EACH ROW EXECUTE FUNCTION poison();"
+            .to_owned(),
+    };
+    execute(&db, trigger).await;
+    let batch = [
+        input("new-1", Foundation::Love, 1, T0),
+        input("kept", Foundation::Mission, 99, T0),
+        input("poison", Foundation::Love, 1, T0),
+        input("new-2", Foundation::Love, 1, T0),
+    ];
+    assert!(matches!(
+        repo.upsert_batch(ada.id, &batch, T0).await,
+        Err(RepoError::Unexpected(_))
+    ));
+    let rows = repo
+        .list(ada.id, &TaskMappingQuery::default())
+        .await
+        .unwrap()
+        .items;
+    assert_eq!(rows.len(), 1, "neither new row was kept");
+    assert_eq!(
+        (rows[0].foundation, rows[0].minutes),
+        (Foundation::Love, 10),
+        "the update was rolled back"
+    );
+});
+
+dual_test!(
+    listing_filters_and_pages_without_repeating_or_losing_a_row,
+    |db| {
+        let ada = user(&db, "ada@example.org").await;
+        let bob = user(&db, "bob@example.org").await;
+        let repo = DieselTaskMappingRepository::new(db.clone());
+        let mut inputs = Vec::new();
+        for n in 0..25_i64 {
+            // Triples share an instant, so ties are broken by id across page boundaries.
+            let at = T0 + Duration::minutes(n / 3);
+            let foundation = Foundation::ALL[usize::try_from(n % 3).unwrap()];
+            inputs.push(input(&format!("t{n}"), foundation, n, at));
+        }
+        repo.upsert_batch(ada.id, &inputs, T0).await.unwrap();
+        repo.upsert_batch(bob.id, &inputs[..5], T0).await.unwrap();
+
+        let limit = PageLimit::new(4).unwrap();
+        let all = list_all(
+            &repo,
+            ada.id,
+            TaskMappingQuery {
+                limit,
+                ..Default::default()
+            },
+        )
+        .await;
+        assert_eq!(all.len(), 25);
+        let mut expected = all.clone();
+        expected.sort_by_key(|m| std::cmp::Reverse((m.occurred_at, m.id)));
+        assert_eq!(all, expected, "newest first, ties by id, nothing repeated");
+
+        let (from, to) = (T0 + Duration::minutes(2), T0 + Duration::minutes(6));
+        let query = TaskMappingQuery {
+            from: Some(from),
+            to: Some(to),
+            foundation: Some(Foundation::Strength),
+            limit: PageLimit::new(1).unwrap(),
+            before: None,
+        };
+        let filtered = list_all(&repo, ada.id, query).await;
+        let want: Vec<_> = all
+            .iter()
+            .filter(|m| {
+                m.occurred_at >= from && m.occurred_at < to && m.foundation == Foundation::Strength
+            })
+            .cloned()
+            .collect();
+        assert_eq!(want.len(), 4, "from is inclusive, to exclusive");
+        assert_eq!(filtered, want);
+        assert!(
+            list_all(&repo, bob.id, TaskMappingQuery::default())
+                .await
+                .iter()
+                .all(|m| m.user_id == bob.id)
+        );
+    }
+);
+
+dual_test!(deleting_a_mapping_is_scoped_to_its_owner, |db| {
+    let ada = user(&db, "ada@example.org").await;
+    let bob = user(&db, "bob@example.org").await;
+    let repo = DieselTaskMappingRepository::new(db.clone());
+    repo.upsert(ada.id, &input("x", Foundation::Love, 5, T0), T0)
+        .await
+        .unwrap();
+    assert!(!repo.delete(bob.id, "x").await.unwrap());
+    assert!(repo.delete(ada.id, "x").await.unwrap());
+    assert!(!repo.delete(ada.id, "x").await.unwrap());
+    assert_eq!(count(&db, "task_mapping").await, 0);
+});
+
+dual_test!(
+    daily_minutes_sum_by_utc_date_inside_the_half_open_window,
+    |db| {
+        let ada = user(&db, "ada@example.org").await;
+        let bob = user(&db, "bob@example.org").await;
+        let repo = DieselTaskMappingRepository::new(db.clone());
+        let window = Window::ending_at(datetime!(2026-11-22 10:00:00.123_456 UTC), 14).unwrap();
+        let micro = Duration::microseconds(1);
+        let entries = [
+            ("at-from", window.from, Foundation::Love, 1), // excluded
+            ("after-from", window.from + micro, Foundation::Love, 2), // 2026-11-08
+            (
+                "late-1",
+                datetime!(2026-11-15 23:59:59.999_999 UTC),
+                Foundation::Mission,
+                40,
+            ),
+            (
+                "late-2",
+                datetime!(2026-11-15 12:00 UTC),
+                Foundation::Mission,
+                5,
+            ),
+            (
+                "late-3",
+                datetime!(2026-11-15 08:00 UTC),
+                Foundation::ShortTerm,
+                7,
+            ),
+            (
+                "early",
+                datetime!(2026-11-16 00:00 UTC),
+                Foundation::Mission,
+                50,
+            ),
+            ("at-to", window.to, Foundation::LongTerm, 1440), // included
+            ("after-to", window.to + micro, Foundation::LongTerm, 1000), // excluded
+        ];
+        for (id, at, foundation, minutes) in entries {
+            repo.upsert(ada.id, &input(id, foundation, minutes, at), T0)
+                .await
+                .unwrap();
+        }
+        repo.upsert(
+            bob.id,
+            &input(
+                "bob",
+                Foundation::Love,
+                600,
+                datetime!(2026-11-15 12:00 UTC),
+            ),
+            T0,
+        )
+        .await
+        .unwrap();
+
+        let days: BTreeMap<_, _> = repo
+            .daily_minutes(ada.id, &window)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|d| (d.date, Foundation::ALL.map(|f| d.minutes.get(f))))
+            .collect();
+        let expected = BTreeMap::from([
+            (time::macros::date!(2026 - 11 - 08), [2, 0, 0, 0, 0, 0]),
+            (time::macros::date!(2026 - 11 - 15), [0, 0, 45, 0, 7, 0]),
+            (time::macros::date!(2026 - 11 - 16), [0, 0, 50, 0, 0, 0]),
+            (time::macros::date!(2026 - 11 - 22), [0, 0, 0, 0, 0, 1440]),
+        ]);
+        assert_eq!(days, expected);
+        let empty = Window::ending_at(datetime!(2020-01-01 00:00 UTC), 14).unwrap();
+        assert!(repo.daily_minutes(ada.id, &empty).await.unwrap().is_empty());
+    }
+);

@@ -1,0 +1,3 @@
+//! HTTP routes, one file per resource.
+
+pub mod health;

@@ -1,0 +1,5 @@
+//! One module per job; each `run` returns a JSON-serialisable report.
+
+pub mod checkins;
+pub mod migrate;
+pub mod prune_activity;

@@ -1,0 +1,57 @@
+//! `discovery-batch`: one scheduled job per run (`checkins`, `prune-activity`, `migrate`), one
+//! JSON summary line on stdout, a non-zero exit code on failure.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod config;
+mod jobs;
+
+/// Scheduled jobs of the Discovery Service.
+#[derive(Debug, Parser)]
+#[command(name = "discovery-batch", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    job: Job,
+}
+
+#[derive(Debug, Subcommand)]
+enum Job {
+    /// Writes the due check-ins for every user (safe to run twice, or on two hosts at once).
+    Checkins,
+    /// Deletes activity-log entries older than the retention.
+    PruneActivity {
+        /// Keep this many days (default: ACTIVITY_RETENTION_DAYS, else 90).
+        #[arg(long)]
+        days: Option<u32>,
+    },
+    /// Applies pending database migrations.
+    Migrate,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let (name, outcome) = match cli.job {
+        Job::Checkins => ("checkins", jobs::checkins::run().await),
+        Job::PruneActivity { days } => ("prune-activity", jobs::prune_activity::run(days).await),
+        Job::Migrate => ("migrate", jobs::migrate::run().await),
+    };
+    match outcome {
+        Ok(report) => {
+            println!(
+                "{}",
+                serde_json::json!({"job": name, "ok": true, "report": report})
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!(
+                "{}",
+                serde_json::json!({"job": name, "ok": false, "error": format!("{e:#}")})
+            );
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! Accounts: users, sign-in sessions with rotating refresh tokens, personal API keys and the
+//! activity log. Secrets appear here only as SHA-256 hashes.
+
+pub mod activity;
+pub mod api_key;
+pub mod session;
+pub mod user;
+
+pub use activity::{ActivityEntry, ActivityQuery, ActivitySummary, Source};
+pub use api_key::ApiKey;
+pub use session::{RefreshToken, Session, TokenHash};
+pub use user::{Email, User};

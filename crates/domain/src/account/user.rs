@@ -1,0 +1,68 @@
+//! Users: one row per person, keyed by the verified e-mail their identity provider vouched for.
+
+use time::OffsetDateTime;
+
+use crate::ids::UserId;
+use crate::text::Text;
+
+/// A verified e-mail address, lower-cased: 3-320 characters with one `@`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Email(String);
+
+/// Not an e-mail address.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("must be an e-mail address")]
+pub struct InvalidEmail;
+
+impl Email {
+    /// # Errors
+    /// [`InvalidEmail`] without exactly one `@` between non-empty parts, or over 320 characters.
+    pub fn new(value: &str) -> Result<Self, InvalidEmail> {
+        let value = value.trim().to_lowercase();
+        let valid = Text::<320>::new(value.as_str()).is_ok()
+            && !value.chars().any(char::is_whitespace)
+            && matches!(value.split_once('@'), Some((local, domain))
+                if !local.is_empty() && !domain.is_empty() && !domain.contains('@'));
+        if valid {
+            Ok(Self(value))
+        } else {
+            Err(InvalidEmail)
+        }
+    }
+
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The part after `@`.
+    #[must_use]
+    pub fn domain(&self) -> &str {
+        self.0.split_once('@').map_or("", |(_, d)| d)
+    }
+}
+
+/// A person (or the synthetic operator user).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    pub id: UserId,
+    pub email: Email,
+    pub name: Option<String>,
+    pub created_at: OffsetDateTime,
+    pub last_login_at: Option<OffsetDateTime>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emails_are_normalised_and_checked() {
+        let e = Email::new("  Ada@Example.ORG ").unwrap();
+        assert_eq!(e.as_str(), "ada@example.org");
+        assert_eq!(e.domain(), "example.org");
+        for bad in ["", "ada", "@example.org", "ada@", "a@b@c", "a b@c.d"] {
+            assert_eq!(Email::new(bad), Err(InvalidEmail), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! Discovery: the seven prompts, the conversation that collects the answers, and the guarded
+//! result of extracting a profile from them.
+
+pub mod conversation;
+pub mod extraction;
+pub mod prompts;
+
+pub use conversation::{Answer, Conversation, ConversationError, ConversationStatus};
+pub use extraction::{Extraction, ExtractionDraft, ExtractionInput, ExtractionRejected};
+pub use prompts::{PROMPTS, Prompt, PromptKey, Step};

@@ -1,0 +1,19 @@
+//! The error every storage port returns, sorted by meaning so services can decide without
+//! knowing which database answered.
+
+/// A storage failure.
+#[derive(Debug, thiserror::Error)]
+pub enum RepoError {
+    /// The row to change is gone (or belongs to someone else).
+    #[error("not found")]
+    NotFound,
+    /// A concurrent writer changed the record first (version mismatch, duplicate key).
+    #[error("conflicting concurrent change")]
+    Conflict,
+    /// The database could not be reached or did not answer in time.
+    #[error("storage unavailable")]
+    Unavailable(#[source] anyhow::Error),
+    /// Anything else: a bug or corrupt data.
+    #[error(transparent)]
+    Unexpected(#[from] anyhow::Error),
+}

@@ -1,0 +1,14 @@
+//! Integration with time trackers: task mappings (a logged entry tied to a foundation) and the
+//! work-pattern rollup read back from them.
+
+pub mod task_mapping;
+pub mod work_pattern;
+
+pub use task_mapping::{
+    ExternalTaskId, MAX_BATCH, Minutes, TaskLabel, TaskMapping, TaskMappingInput, TaskMappingQuery,
+    UpsertOutcome,
+};
+pub use work_pattern::{
+    DailyMinutes, FoundationMinutes, FoundationShare, InvalidDays, NEGLECT_BELOW, Window,
+    WorkPattern, rollup,
+};

@@ -1,0 +1,345 @@
+//! The ports: every trait through which the use cases reach the outside world. Storage ports
+//! are one per aggregate; each write method is one transaction. Adapters implement them; tests
+//! use the mockall mocks (`MockXxx`, also exported under the `mock` feature).
+
+use async_trait::async_trait;
+use time::OffsetDateTime;
+
+use crate::account::{
+    ActivityEntry, ActivityQuery, ActivitySummary, ApiKey, Email, RefreshToken, Session, TokenHash,
+    User,
+};
+use crate::coaching::{CheckIn, CoachingPreferences, CoachingStyle};
+use crate::discovery::{Answer, Conversation, ExtractionInput};
+use crate::error::RepoError;
+use crate::ids::{
+    ApiKeyId, CheckInId, ConversationId, ProfileId, RefreshTokenId, SessionId, UserId,
+};
+use crate::integration::{
+    DailyMinutes, TaskMapping, TaskMappingInput, TaskMappingQuery, UpsertOutcome, Window,
+};
+use crate::pagination::{Cursor, Page, PageLimit};
+use crate::profile::{NewRevision, Profile, Revision};
+use crate::reflection::{ReflectionMessage, ReflectionTurn};
+
+pub use crate::clock::Clock;
+#[cfg(any(test, feature = "mock"))]
+pub use crate::clock::MockClock;
+
+/// People. # Errors: `Unavailable`/`Unexpected` on storage failure.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait UserRepository: Send + Sync {
+    /// Creates the user on first sign-in, or refreshes `name` and `last_login_at`; returns the row.
+    async fn upsert_on_login(
+        &self,
+        email: &Email,
+        name: Option<String>,
+        now: OffsetDateTime,
+    ) -> Result<User, RepoError>;
+    async fn get(&self, id: UserId) -> Result<Option<User>, RepoError>;
+    async fn find_by_email(&self, email: &Email) -> Result<Option<User>, RepoError>;
+    /// Deletes the user and every record that belongs to them; `false` when there was no such user.
+    async fn delete(&self, id: UserId) -> Result<bool, RepoError>;
+}
+
+/// Sign-in sessions and their refresh tokens.
+/// # Errors
+/// `Conflict` from [`SessionRepository::rotate`] when the old token was already revoked.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait SessionRepository: Send + Sync {
+    /// Stores a new session with its first refresh token.
+    async fn create(&self, session: &Session, token: &RefreshToken) -> Result<(), RepoError>;
+    async fn get(&self, id: SessionId) -> Result<Option<Session>, RepoError>;
+    /// The token with this hash, revoked or not, and its session.
+    async fn find_refresh(
+        &self,
+        hash: &TokenHash,
+    ) -> Result<Option<(RefreshToken, Session)>, RepoError>;
+    /// Revokes `old` and stores `new` in one transaction, and marks the session used.
+    async fn rotate(
+        &self,
+        old: RefreshTokenId,
+        new: &RefreshToken,
+        now: OffsetDateTime,
+    ) -> Result<(), RepoError>;
+    /// Revokes a session of `user` and all its tokens; `false` when it is not theirs or unknown.
+    async fn revoke(
+        &self,
+        user: UserId,
+        id: SessionId,
+        now: OffsetDateTime,
+    ) -> Result<bool, RepoError>;
+    /// The user's sessions that are neither revoked nor expired, newest first.
+    async fn list_active(
+        &self,
+        user: UserId,
+        now: OffsetDateTime,
+    ) -> Result<Vec<Session>, RepoError>;
+}
+
+/// Personal API keys (hashes only).
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ApiKeyRepository: Send + Sync {
+    async fn create(&self, key: &ApiKey) -> Result<(), RepoError>;
+    /// The user's keys that are not revoked, newest first.
+    async fn list(&self, user: UserId) -> Result<Vec<ApiKey>, RepoError>;
+    /// `false` when the key is not the user's or already revoked.
+    async fn revoke(
+        &self,
+        user: UserId,
+        id: ApiKeyId,
+        now: OffsetDateTime,
+    ) -> Result<bool, RepoError>;
+    /// The unrevoked key with this hash; records `now` as its `last_used_at`.
+    async fn authenticate(
+        &self,
+        hash: &TokenHash,
+        now: OffsetDateTime,
+    ) -> Result<Option<ApiKey>, RepoError>;
+}
+
+/// Discovery conversations.
+/// # Errors
+/// `Conflict` from [`ConversationRepository::save_answer`] once the conversation is completed,
+/// and from [`ConversationRepository::create`] while another one is in progress.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ConversationRepository: Send + Sync {
+    /// The user's most recent conversation with its answers.
+    async fn latest(&self, user: UserId) -> Result<Option<Conversation>, RepoError>;
+    async fn create(&self, conversation: &Conversation) -> Result<(), RepoError>;
+    /// Inserts or replaces one answer (and the raw goal text for steps 6 and 7).
+    async fn save_answer(&self, id: ConversationId, answer: &Answer) -> Result<(), RepoError>;
+}
+
+/// Everything one profile change writes, committed together or not at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileWrite {
+    pub profile: Profile,
+    /// The version the change was computed from; `None` inserts a new profile.
+    pub expected_version: Option<i64>,
+    pub revision: Option<NewRevision>,
+    /// Reflection turns stored with the change.
+    pub reflection: Vec<ReflectionMessage>,
+    /// Completes this conversation in the same transaction (extraction).
+    pub completes: Option<(ConversationId, OffsetDateTime)>,
+}
+
+/// Profiles and their revisions.
+/// # Errors
+/// `Conflict` from [`ProfileRepository::write`] when the stored version is not `expected_version`,
+/// when inserting a second profile for a user, or when the conversation to complete is completed.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ProfileRepository: Send + Sync {
+    async fn get(&self, user: UserId) -> Result<Option<Profile>, RepoError>;
+    /// Applies a change atomically; returns the recorded revision, numbered.
+    async fn write(&self, write: ProfileWrite) -> Result<Option<Revision>, RepoError>;
+    /// The profile's revisions, oldest first.
+    async fn revisions(&self, profile: ProfileId) -> Result<Vec<Revision>, RepoError>;
+    /// Users whose profile is locked, in id order after `after` (keyset paging for the batch run).
+    async fn locked_users(
+        &self,
+        after: Option<UserId>,
+        limit: PageLimit,
+    ) -> Result<Vec<UserId>, RepoError>;
+}
+
+/// Reflection dialogue turns that change nothing else.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ReflectionRepository: Send + Sync {
+    async fn append(&self, messages: &[ReflectionMessage]) -> Result<(), RepoError>;
+    /// The user's dialogue, oldest first.
+    async fn list(&self, user: UserId) -> Result<Vec<ReflectionMessage>, RepoError>;
+}
+
+/// Coaching preferences.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait PreferencesRepository: Send + Sync {
+    async fn get(&self, user: UserId) -> Result<Option<CoachingPreferences>, RepoError>;
+    /// Inserts or replaces the user's preferences.
+    async fn put(&self, preferences: &CoachingPreferences) -> Result<(), RepoError>;
+}
+
+/// Check-ins.
+/// # Errors
+/// `Conflict` from [`CheckInRepository::save_response`] when a response is already stored.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait CheckInRepository: Send + Sync {
+    /// Newest first.
+    async fn list(
+        &self,
+        user: UserId,
+        limit: PageLimit,
+        before: Option<Cursor>,
+    ) -> Result<Page<CheckIn>, RepoError>;
+    async fn get(&self, user: UserId, id: CheckInId) -> Result<Option<CheckIn>, RepoError>;
+    async fn insert(&self, checkin: &CheckIn) -> Result<(), RepoError>;
+    /// Inserts unless the user already has a check-in created after `since`; safe when several
+    /// hosts run it at once. Returns whether it inserted.
+    async fn insert_unless_recent(
+        &self,
+        checkin: &CheckIn,
+        since: OffsetDateTime,
+    ) -> Result<bool, RepoError>;
+    /// Stores `checkin.response` unless a response exists.
+    async fn save_response(&self, checkin: &CheckIn) -> Result<(), RepoError>;
+    async fn latest_created_at(&self, user: UserId) -> Result<Option<OffsetDateTime>, RepoError>;
+}
+
+/// Task mappings and the rollup over them.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait TaskMappingRepository: Send + Sync {
+    /// Inserts, or updates the row with the same `(user, external_task_id)`.
+    async fn upsert(
+        &self,
+        user: UserId,
+        input: &TaskMappingInput,
+        now: OffsetDateTime,
+    ) -> Result<(TaskMapping, UpsertOutcome), RepoError>;
+    /// Upserts every item in one transaction; returns `(created, updated)`.
+    async fn upsert_batch(
+        &self,
+        user: UserId,
+        inputs: &[TaskMappingInput],
+        now: OffsetDateTime,
+    ) -> Result<(usize, usize), RepoError>;
+    /// Newest `occurred_at` first.
+    async fn list(
+        &self,
+        user: UserId,
+        query: &TaskMappingQuery,
+    ) -> Result<Page<TaskMapping>, RepoError>;
+    /// `false` when the user has no such mapping.
+    async fn delete(&self, user: UserId, external_task_id: &str) -> Result<bool, RepoError>;
+    /// Minutes per UTC date and foundation inside the window, summed by the database
+    /// (dates without entries are absent).
+    async fn daily_minutes(
+        &self,
+        user: UserId,
+        window: &Window,
+    ) -> Result<Vec<DailyMinutes>, RepoError>;
+}
+
+/// The activity log.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait ActivityRepository: Send + Sync {
+    async fn record(&self, entries: &[ActivityEntry]) -> Result<(), RepoError>;
+    /// Newest first.
+    async fn list(&self, query: &ActivityQuery) -> Result<Page<ActivityEntry>, RepoError>;
+    async fn summary(
+        &self,
+        user: UserId,
+        since: OffsetDateTime,
+    ) -> Result<ActivitySummary, RepoError>;
+    /// Deletes entries older than `before`; returns how many.
+    async fn prune(&self, before: OffsetDateTime) -> Result<u64, RepoError>;
+}
+
+/// A language-model (or offline engine) failure.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("the model did not answer in time")]
+    Timeout,
+    #[error("the model is rate limited")]
+    RateLimited,
+    #[error("the model is unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// Reads a profile draft out of the answers.
+/// # Errors
+/// [`ModelError`] when no reply could be had; a bad reply is returned as text and judged by the domain.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait Extractor: Send + Sync {
+    /// Returns the raw reply. `feedback` says what was wrong with the previous reply, on the one retry.
+    async fn extract(
+        &self,
+        input: &ExtractionInput,
+        feedback: Option<String>,
+    ) -> Result<String, ModelError>;
+}
+
+/// What the coach sees for one turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoachRequest {
+    pub profile: Profile,
+    pub dialogue: Vec<ReflectionMessage>,
+    pub style: CoachingStyle,
+    pub turn: ReflectionTurn,
+    /// What was wrong with the previous reply, on the one retry.
+    pub feedback: Option<String>,
+}
+
+/// The reflection coach.
+/// # Errors
+/// [`ModelError`] when no reply could be had.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait Coach: Send + Sync {
+    /// Returns the raw reply, expected to be `{message, revisions, revision_note}`.
+    async fn reply(&self, request: &CoachRequest) -> Result<String, ModelError>;
+}
+
+/// The start of a sign-in at the identity provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthorizationRequest {
+    /// Where to send the browser.
+    pub url: String,
+    pub state: String,
+    pub nonce: String,
+    pub pkce_verifier: String,
+}
+
+/// What a verified ID token says about the person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedIdentity {
+    /// The issuer that vouched for the person; with `subject` it names them for good.
+    pub issuer: String,
+    pub subject: String,
+    pub email: String,
+    pub email_verified: bool,
+    pub name: Option<String>,
+}
+
+/// A sign-in failure at or with the identity provider.
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    #[error("the identity provider could not be reached")]
+    Unreachable(#[source] anyhow::Error),
+    #[error("the provider refused our client or its settings are unusable")]
+    Misconfigured(#[source] anyhow::Error),
+    /// The code, its PKCE verifier, or the response's `iss` (RFC 9207) was refused.
+    #[error("the authorization code was refused")]
+    CodeRejected,
+    #[error("the ID token failed verification")]
+    InvalidToken(#[source] anyhow::Error),
+}
+
+/// An OpenID Connect provider.
+/// # Errors
+/// [`IdentityError`] as named.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait IdentityProvider: Send + Sync {
+    /// Builds an authorization-code request with PKCE (S256), `state` and `nonce`.
+    async fn begin(&self) -> Result<AuthorizationRequest, IdentityError>;
+    /// Checks the callback's `iss` parameter (RFC 9207) when given or announced, exchanges the
+    /// code and verifies the ID token (signature, issuer, audience, expiry, nonce).
+    async fn finish(
+        &self,
+        code: &str,
+        pkce_verifier: &str,
+        nonce: &str,
+        iss: Option<String>,
+    ) -> Result<VerifiedIdentity, IdentityError>;
+}

@@ -1,0 +1,419 @@
+//! The profile state machine: unlocked -> (edit | reflection | re-extraction) -> unlocked, each
+//! recorded as a revision; affirm -> locked; any change to a locked profile is refused.
+//! Type and triad are set by extraction only.
+
+use serde::Serialize;
+use time::OffsetDateTime;
+
+use super::{
+    EnneagramType, NewRevision, ProfileEdit, ProseFields, RevisionOrigin, Snapshot, Triad,
+};
+use crate::discovery::Extraction;
+use crate::ids::{ProfileId, RevisionId, UserId};
+use crate::text::Note;
+
+/// A person's discovery profile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Profile {
+    pub id: ProfileId,
+    pub user_id: UserId,
+    pub enneagram_type: EnneagramType,
+    pub prose: ProseFields,
+    pub locked: bool,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub affirmed_at: Option<OffsetDateTime>,
+    /// Starts at 1 and grows by one on every change (optimistic concurrency, `If-Match`).
+    pub version: i64,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+/// Something that may happen to a profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProfileEvent {
+    /// The person edited fields by hand.
+    ManualEdit(ProfileEdit),
+    /// The coach proposed these (already filtered) changes during reflection.
+    Reflection {
+        edit: ProfileEdit,
+        note: Option<Note>,
+    },
+    /// The answers were extracted again while the profile is still unlocked.
+    Reextraction(Extraction),
+    /// The person affirmed the profile: it is locked from now on.
+    Affirm,
+}
+
+/// The refusal of an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TransitionError {
+    #[error("the profile is affirmed and can no longer change")]
+    ProfileLocked,
+}
+
+/// The outcome of an accepted event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transition {
+    pub profile: Profile,
+    /// The revision to record; `None` when nothing in the prose, type or triad changed.
+    pub revision: Option<NewRevision>,
+}
+
+impl Transition {
+    /// Whether the event changed anything (and so bumped `version`).
+    #[must_use]
+    pub fn changed(&self, before: &Profile) -> bool {
+        self.profile.version != before.version
+    }
+}
+
+impl Profile {
+    /// A new profile from a first extraction, with its revision number 1.
+    #[must_use]
+    pub fn extracted(user_id: UserId, extraction: Extraction, now: OffsetDateTime) -> Transition {
+        let profile = Self {
+            id: ProfileId::new(),
+            user_id,
+            enneagram_type: extraction.enneagram_type,
+            prose: extraction.prose,
+            locked: false,
+            affirmed_at: None,
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        };
+        let revision = profile.revision(RevisionOrigin::Extraction, None, now);
+        Transition {
+            profile,
+            revision: Some(revision),
+        }
+    }
+
+    #[must_use]
+    pub const fn triad(&self) -> Triad {
+        self.enneagram_type.triad()
+    }
+
+    /// The profile as a revision snapshot.
+    #[must_use]
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            enneagram_type: self.enneagram_type,
+            triad: self.triad(),
+            prose: self.prose.clone(),
+        }
+    }
+
+    /// Applies an event.
+    ///
+    /// # Errors
+    /// [`TransitionError::ProfileLocked`] for any event but `Affirm` on a locked profile.
+    pub fn apply(
+        self,
+        event: ProfileEvent,
+        now: OffsetDateTime,
+    ) -> Result<Transition, TransitionError> {
+        if self.locked {
+            return match event {
+                ProfileEvent::Affirm => Ok(Transition {
+                    profile: self,
+                    revision: None,
+                }),
+                _ => Err(TransitionError::ProfileLocked),
+            };
+        }
+        Ok(match event {
+            ProfileEvent::ManualEdit(edit) => {
+                let prose = self.prose.with(&edit);
+                self.with_prose(prose, RevisionOrigin::ManualEdit, None, now)
+            }
+            ProfileEvent::Reflection { edit, note } => {
+                let prose = self.prose.with(&edit);
+                self.with_prose(prose, RevisionOrigin::Reflection, note, now)
+            }
+            ProfileEvent::Reextraction(extraction) => {
+                let mut next = self;
+                next.enneagram_type = extraction.enneagram_type;
+                next.prose = extraction.prose;
+                next.bump(now);
+                let revision = next.revision(RevisionOrigin::Extraction, None, now);
+                Transition {
+                    profile: next,
+                    revision: Some(revision),
+                }
+            }
+            ProfileEvent::Affirm => {
+                let mut next = self;
+                next.locked = true;
+                next.affirmed_at = Some(now);
+                next.bump(now);
+                Transition {
+                    profile: next,
+                    revision: None,
+                }
+            }
+        })
+    }
+
+    /// An edit that changes nothing leaves the profile (and its version) as it was.
+    fn with_prose(
+        self,
+        prose: ProseFields,
+        origin: RevisionOrigin,
+        note: Option<Note>,
+        now: OffsetDateTime,
+    ) -> Transition {
+        if prose == self.prose {
+            return Transition {
+                profile: self,
+                revision: None,
+            };
+        }
+        let mut next = self;
+        next.prose = prose;
+        next.bump(now);
+        let revision = next.revision(origin, note, now);
+        Transition {
+            profile: next,
+            revision: Some(revision),
+        }
+    }
+
+    fn bump(&mut self, now: OffsetDateTime) {
+        self.version += 1;
+        self.updated_at = now;
+    }
+
+    fn revision(
+        &self,
+        origin: RevisionOrigin,
+        note: Option<Note>,
+        now: OffsetDateTime,
+    ) -> NewRevision {
+        NewRevision {
+            id: RevisionId::new(),
+            profile_id: self.id,
+            origin,
+            snapshot: self.snapshot(),
+            note,
+            created_at: now,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::EditableField;
+    use crate::text::Prose;
+    use time::macros::datetime;
+
+    const T0: OffsetDateTime = datetime!(2026-11-01 09:00 UTC);
+    const T1: OffsetDateTime = datetime!(2026-11-02 09:00 UTC);
+
+    fn prose(s: &str) -> Prose {
+        Prose::new(s).unwrap()
+    }
+
+    fn extraction(type_: i64, love: &str) -> Extraction {
+        Extraction {
+            enneagram_type: EnneagramType::new(type_).unwrap(),
+            prose: ProseFields {
+                love_summary: prose(love),
+                strength_summary: prose("strength"),
+                mission_summary: prose("mission"),
+                vocation_summary: prose("vocation"),
+                overlap_narrative: prose("overlap"),
+                near_term_goal_summary: Some(prose("run a marathon")),
+                long_term_goal_summary: None,
+            },
+        }
+    }
+
+    fn unlocked() -> Profile {
+        Profile::extracted(UserId::new(), extraction(5, "love"), T0).profile
+    }
+
+    fn locked() -> Profile {
+        unlocked().apply(ProfileEvent::Affirm, T0).unwrap().profile
+    }
+
+    fn edit(field: EditableField, value: &str) -> ProfileEdit {
+        ProfileEdit::new([(field, Some(prose(value)))]).unwrap()
+    }
+
+    #[test]
+    fn a_first_extraction_gives_version_one_and_an_extraction_revision() {
+        let t = Profile::extracted(UserId::new(), extraction(2, "love"), T0);
+        assert_eq!(t.profile.version, 1);
+        assert!(!t.profile.locked);
+        assert_eq!(t.profile.triad(), Triad::Heart);
+        let rev = t.revision.unwrap();
+        assert_eq!(rev.origin, RevisionOrigin::Extraction);
+        assert_eq!(rev.snapshot, t.profile.snapshot());
+    }
+
+    /// Every event against both states: what is allowed, what it records, and the version.
+    #[test]
+    fn the_state_machine_follows_its_table() {
+        type Case = (
+            &'static str,
+            fn() -> Profile,
+            ProfileEvent,
+            Result<(Option<RevisionOrigin>, bool, i64), TransitionError>,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "edit unlocked",
+                unlocked,
+                ProfileEvent::ManualEdit(edit(EditableField::LoveSummary, "x")),
+                Ok((Some(RevisionOrigin::ManualEdit), false, 2)),
+            ),
+            (
+                "reflect unlocked",
+                unlocked,
+                ProfileEvent::Reflection {
+                    edit: edit(EditableField::OverlapNarrative, "y"),
+                    note: None,
+                },
+                Ok((Some(RevisionOrigin::Reflection), false, 2)),
+            ),
+            (
+                "re-extract unlocked",
+                unlocked,
+                ProfileEvent::Reextraction(extraction(5, "other")),
+                Ok((Some(RevisionOrigin::Extraction), false, 2)),
+            ),
+            (
+                "affirm unlocked",
+                unlocked,
+                ProfileEvent::Affirm,
+                Ok((None, true, 2)),
+            ),
+            (
+                "edit locked",
+                locked,
+                ProfileEvent::ManualEdit(edit(EditableField::LoveSummary, "x")),
+                Err(TransitionError::ProfileLocked),
+            ),
+            (
+                "reflect locked",
+                locked,
+                ProfileEvent::Reflection {
+                    edit: edit(EditableField::LoveSummary, "x"),
+                    note: None,
+                },
+                Err(TransitionError::ProfileLocked),
+            ),
+            (
+                "re-extract locked",
+                locked,
+                ProfileEvent::Reextraction(extraction(5, "other")),
+                Err(TransitionError::ProfileLocked),
+            ),
+            (
+                "affirm locked",
+                locked,
+                ProfileEvent::Affirm,
+                Ok((None, true, 2)),
+            ),
+        ];
+        for (name, start, event, expected) in cases {
+            let before = start();
+            let outcome = before.clone().apply(event, T1).map(|t| {
+                (
+                    t.revision.map(|r| r.origin),
+                    t.profile.locked,
+                    t.profile.version,
+                )
+            });
+            assert_eq!(outcome, expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn edits_and_reflection_never_change_type_or_triad() {
+        let before = unlocked();
+        let all_fields =
+            ProfileEdit::new(EditableField::ALL.map(|f| (f, Some(prose("rewritten"))))).unwrap();
+        let after_edit = before
+            .clone()
+            .apply(ProfileEvent::ManualEdit(all_fields.clone()), T1)
+            .unwrap()
+            .profile;
+        let after_reflection = before
+            .clone()
+            .apply(
+                ProfileEvent::Reflection {
+                    edit: all_fields,
+                    note: None,
+                },
+                T1,
+            )
+            .unwrap()
+            .profile;
+        for after in [after_edit, after_reflection] {
+            assert_eq!(after.enneagram_type, before.enneagram_type);
+            assert_eq!(after.triad(), before.triad());
+            assert_eq!(after.prose.love_summary.as_str(), "rewritten");
+        }
+    }
+
+    #[test]
+    fn an_edit_that_changes_nothing_records_nothing() {
+        let before = unlocked();
+        let same = edit(
+            EditableField::LoveSummary,
+            before.prose.love_summary.as_str(),
+        );
+        let t = before
+            .clone()
+            .apply(ProfileEvent::ManualEdit(same), T1)
+            .unwrap();
+        assert_eq!(t.revision, None);
+        assert_eq!(t.profile, before);
+        assert!(!t.changed(&before));
+    }
+
+    #[test]
+    fn affirming_sets_the_time_once_and_again_changes_nothing() {
+        let once = unlocked().apply(ProfileEvent::Affirm, T0).unwrap().profile;
+        assert_eq!(once.affirmed_at, Some(T0));
+        let twice = once.clone().apply(ProfileEvent::Affirm, T1).unwrap();
+        assert_eq!(twice.profile, once);
+        assert!(!twice.changed(&once));
+    }
+
+    #[test]
+    fn each_change_raises_the_version_by_one_and_stamps_updated_at() {
+        let mut p = unlocked();
+        for (i, text) in ["a", "b", "c"].iter().enumerate() {
+            p = p
+                .apply(
+                    ProfileEvent::ManualEdit(edit(EditableField::VocationSummary, text)),
+                    T1,
+                )
+                .unwrap()
+                .profile;
+            assert_eq!(p.version, 2 + i as i64);
+            assert_eq!(p.updated_at, T1);
+        }
+    }
+
+    #[test]
+    fn a_reflection_revision_carries_its_note() {
+        let note = Note::new("You said it is about teaching, not managing.").unwrap();
+        let t = unlocked()
+            .apply(
+                ProfileEvent::Reflection {
+                    edit: edit(EditableField::MissionSummary, "teaching"),
+                    note: Some(note.clone()),
+                },
+                T1,
+            )
+            .unwrap();
+        assert_eq!(t.revision.unwrap().note, Some(note));
+    }
+}

@@ -1,0 +1,197 @@
+//! Reflection: the dialogue between the person and the coach, and the strict reading of a
+//! coach reply (`{message, revisions, revision_note}`) into changes the profile may take.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::ids::{ReflectionMessageId, UserId};
+use crate::model_output::{ModelOutputError, parse_first_object};
+use crate::profile::{EditableField, ProfileEdit};
+use crate::text::{MessageText, Note, Prose, Text};
+
+/// Who wrote a reflection message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Author {
+    Coach,
+    Person,
+}
+
+impl Author {
+    #[must_use]
+    pub const fn key(self) -> &'static str {
+        match self {
+            Self::Coach => "coach",
+            Self::Person => "person",
+        }
+    }
+}
+
+/// A coach's message: capped at the same length as a person's.
+pub type CoachText = Text<4_000>;
+
+/// One stored turn of the dialogue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReflectionMessage {
+    pub id: ReflectionMessageId,
+    pub user_id: UserId,
+    pub author: Author,
+    pub text: String,
+    pub created_at: OffsetDateTime,
+}
+
+impl ReflectionMessage {
+    #[must_use]
+    pub fn new(user_id: UserId, author: Author, text: String, created_at: OffsetDateTime) -> Self {
+        Self {
+            id: ReflectionMessageId::new(),
+            user_id,
+            author,
+            text,
+            created_at,
+        }
+    }
+}
+
+/// What the person sends to the coach.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReflectionTurn {
+    /// Ask the coach to open: it mirrors the profile back and proposes nothing.
+    Opener,
+    /// The person's own words.
+    Message(MessageText),
+}
+
+/// A revision as a model proposes it: any field name, any text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposedRevision {
+    pub field: String,
+    pub value: String,
+}
+
+/// A coach reply exactly as the model must shape it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoachReplyDraft {
+    pub message: String,
+    #[serde(default)]
+    pub revisions: Vec<ProposedRevision>,
+    #[serde(default)]
+    pub revision_note: Option<String>,
+}
+
+/// A coach reply after the guards: capped text and changes to the editable fields only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoachReply {
+    pub message: CoachText,
+    pub edit: ProfileEdit,
+    pub revision_note: Option<Note>,
+}
+
+impl CoachReplyDraft {
+    /// Reads a draft from a model's raw reply.
+    ///
+    /// # Errors
+    /// [`ModelOutputError`] when the reply has no object of the draft's shape or an empty message.
+    pub fn parse(raw: &str) -> Result<Self, ModelOutputError> {
+        let draft: Self = parse_first_object(raw)?;
+        if draft.message.trim().is_empty() {
+            return Err(ModelOutputError::new("message must not be empty"));
+        }
+        Ok(draft)
+    }
+
+    /// Keeps only revisions of the seven editable fields (the last one wins per field), caps
+    /// every text, and drops all revisions from an opener.
+    #[must_use]
+    pub fn guard(self, turn: &ReflectionTurn) -> CoachReply {
+        let changes: Vec<(EditableField, Option<Prose>)> = match turn {
+            ReflectionTurn::Opener => Vec::new(),
+            ReflectionTurn::Message(_) => self
+                .revisions
+                .into_iter()
+                .filter_map(|r| {
+                    let field = r.field.parse::<EditableField>().ok()?;
+                    let value = Prose::capped(r.value.trim());
+                    (!value.is_blank()).then_some((field, Some(value)))
+                })
+                .collect(),
+        };
+        // Only non-null values reach `ProfileEdit::new`, so it cannot refuse them.
+        let edit = ProfileEdit::new(changes).unwrap_or_default();
+        let revision_note = if edit.is_empty() {
+            None
+        } else {
+            self.revision_note
+                .map(|n| Note::capped(n.trim()))
+                .filter(|n| !n.is_blank())
+        };
+        CoachReply {
+            message: CoachText::capped(self.message.trim()),
+            edit,
+            revision_note,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message() -> ReflectionTurn {
+        ReflectionTurn::Message(MessageText::new("Actually, it's teaching.").unwrap())
+    }
+
+    #[test]
+    fn a_reply_is_parsed_strictly() {
+        assert!(CoachReplyDraft::parse("{\"message\": \"Hi\"}").is_ok());
+        assert!(CoachReplyDraft::parse("{\"message\": 3}").is_err());
+        assert!(CoachReplyDraft::parse("{\"message\": \"  \"}").is_err());
+        assert!(CoachReplyDraft::parse("{\"revisions\": []}").is_err());
+        assert!(
+            CoachReplyDraft::parse("{\"message\": \"Hi\", \"revisions\": [{\"field\": 1}]}")
+                .is_err()
+        );
+        assert!(CoachReplyDraft::parse("not json").is_err());
+    }
+
+    #[test]
+    fn revisions_are_filtered_to_the_editable_fields() {
+        let raw = r#"{"message": "Noted.", "revisions": [
+            {"field": "triad", "value": "gut"},
+            {"field": "enneagram_type", "value": "8"},
+            {"field": "mission_summary", "value": "Teaching"},
+            {"field": "nonsense", "value": "x"}
+        ], "revision_note": "You named teaching."}"#;
+        let reply = CoachReplyDraft::parse(raw).unwrap().guard(&message());
+        let fields: Vec<_> = reply.edit.changes().map(|(f, _)| f).collect();
+        assert_eq!(fields, [EditableField::MissionSummary]);
+        assert_eq!(reply.revision_note.unwrap().as_str(), "You named teaching.");
+    }
+
+    #[test]
+    fn an_opener_never_carries_revisions() {
+        let raw = r#"{"message": "Here is what I heard.", "revisions": [{"field": "love_summary", "value": "x"}], "revision_note": "n"}"#;
+        let reply = CoachReplyDraft::parse(raw)
+            .unwrap()
+            .guard(&ReflectionTurn::Opener);
+        assert!(reply.edit.is_empty());
+        assert_eq!(reply.revision_note, None);
+    }
+
+    #[test]
+    fn texts_are_capped() {
+        let draft = CoachReplyDraft {
+            message: "m".repeat(9_000),
+            revisions: vec![ProposedRevision {
+                field: "love_summary".into(),
+                value: "v".repeat(9_000),
+            }],
+            revision_note: Some("n".repeat(9_000)),
+        };
+        let reply = draft.guard(&message());
+        assert_eq!(reply.message.as_str().chars().count(), 4_000);
+        let (_, value) = reply.edit.changes().next().unwrap();
+        assert_eq!(value.as_ref().unwrap().as_str().chars().count(), 4_000);
+        assert_eq!(reply.revision_note.unwrap().as_str().chars().count(), 2_000);
+    }
+}

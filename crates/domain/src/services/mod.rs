@@ -1,0 +1,16 @@
+//! The use cases: services generic over the ports, one error enum per operation. Each service
+//! method is one use case; each writes through one port call, so it commits or changes nothing.
+
+pub mod coaching;
+pub mod discovery;
+pub mod integration;
+mod model_retry;
+pub mod profile;
+
+pub use coaching::CoachingService;
+pub use discovery::DiscoveryService;
+pub use integration::IntegrationService;
+pub use profile::ProfileService;
+
+#[cfg(test)]
+pub(crate) mod fixtures;

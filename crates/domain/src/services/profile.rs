@@ -1,0 +1,613 @@
+//! Profile use cases: read, edit by hand, affirm, and reflect with the coach.
+
+use crate::clock::Clock;
+use crate::coaching::derive_preferences;
+use crate::error::RepoError;
+use crate::ids::UserId;
+use crate::ports::{
+    Coach, CoachRequest, PreferencesRepository, ProfileRepository, ProfileWrite,
+    ReflectionRepository,
+};
+use crate::profile::{Profile, ProfileEdit, ProfileEvent, Revision, Transition, TransitionError};
+use crate::reflection::{Author, CoachReply, CoachReplyDraft, ReflectionMessage, ReflectionTurn};
+use crate::services::model_retry::{ModelFailure, ask_with_one_retry};
+
+/// The profile use cases.
+#[derive(Debug, Clone)]
+pub struct ProfileService<P, R, C, S, K> {
+    profiles: P,
+    reflection: R,
+    coach: C,
+    preferences: S,
+    clock: K,
+}
+
+/// Failure of the read-only profile use cases.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadProfileError {
+    #[error("no profile")]
+    NotFound,
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+}
+
+/// Failure of [`ProfileService::edit`] and [`ProfileService::affirm`].
+#[derive(Debug, thiserror::Error)]
+pub enum ChangeProfileError {
+    #[error("no profile")]
+    NotFound,
+    #[error("the profile is affirmed")]
+    Locked,
+    /// `If-Match` named another version, or a concurrent change won.
+    #[error("the profile changed in the meantime")]
+    VersionMismatch,
+    #[error(transparent)]
+    Repo(RepoError),
+}
+
+impl From<RepoError> for ChangeProfileError {
+    fn from(e: RepoError) -> Self {
+        match e {
+            RepoError::Conflict => Self::VersionMismatch,
+            other => Self::Repo(other),
+        }
+    }
+}
+
+/// Failure of [`ProfileService::reflect`].
+#[derive(Debug, thiserror::Error)]
+pub enum ReflectError {
+    #[error("no profile")]
+    NotFound,
+    #[error("the profile is affirmed")]
+    Locked,
+    #[error("the coach is unavailable")]
+    CoachUnavailable(#[source] ModelFailure),
+    #[error("the profile changed in the meantime")]
+    Conflict,
+    #[error(transparent)]
+    Repo(RepoError),
+}
+
+impl From<RepoError> for ReflectError {
+    fn from(e: RepoError) -> Self {
+        match e {
+            RepoError::Conflict => Self::Conflict,
+            other => Self::Repo(other),
+        }
+    }
+}
+
+/// What one reflection turn produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReflectionOutcome {
+    /// The coach's reply, with the (filtered) revisions it applied.
+    pub reply: CoachReply,
+    /// The profile after the turn.
+    pub profile: Profile,
+    /// The reflection revision recorded, if the reply changed anything.
+    pub revision: Option<Revision>,
+}
+
+impl<P, R, C, S, K> ProfileService<P, R, C, S, K>
+where
+    P: ProfileRepository,
+    R: ReflectionRepository,
+    C: Coach,
+    S: PreferencesRepository,
+    K: Clock,
+{
+    pub fn new(profiles: P, reflection: R, coach: C, preferences: S, clock: K) -> Self {
+        Self {
+            profiles,
+            reflection,
+            coach,
+            preferences,
+            clock,
+        }
+    }
+
+    /// # Errors
+    /// [`ReadProfileError::NotFound`] when the user has no profile.
+    pub async fn get(&self, user: UserId) -> Result<Profile, ReadProfileError> {
+        self.profiles
+            .get(user)
+            .await?
+            .ok_or(ReadProfileError::NotFound)
+    }
+
+    /// Applies a manual edit. `if_match` is the version the person saw, when they sent one.
+    ///
+    /// # Errors
+    /// See [`ChangeProfileError`].
+    pub async fn edit(
+        &self,
+        user: UserId,
+        edit: ProfileEdit,
+        if_match: Option<i64>,
+    ) -> Result<Profile, ChangeProfileError> {
+        let profile = self
+            .profiles
+            .get(user)
+            .await?
+            .ok_or(ChangeProfileError::NotFound)?;
+        if if_match.is_some_and(|v| v != profile.version) {
+            return Err(ChangeProfileError::VersionMismatch);
+        }
+        self.change(profile, ProfileEvent::ManualEdit(edit)).await
+    }
+
+    /// Locks the profile; affirming a locked profile returns it unchanged.
+    ///
+    /// # Errors
+    /// See [`ChangeProfileError`].
+    pub async fn affirm(&self, user: UserId) -> Result<Profile, ChangeProfileError> {
+        let profile = self
+            .profiles
+            .get(user)
+            .await?
+            .ok_or(ChangeProfileError::NotFound)?;
+        self.change(profile, ProfileEvent::Affirm).await
+    }
+
+    async fn change(
+        &self,
+        before: Profile,
+        event: ProfileEvent,
+    ) -> Result<Profile, ChangeProfileError> {
+        let version = before.version;
+        let transition = before
+            .clone()
+            .apply(event, self.clock.now())
+            .map_err(|TransitionError::ProfileLocked| ChangeProfileError::Locked)?;
+        if !transition.changed(&before) {
+            return Ok(before);
+        }
+        self.write(transition.clone(), version, Vec::new()).await?;
+        Ok(transition.profile)
+    }
+
+    async fn write(
+        &self,
+        t: Transition,
+        expected_version: i64,
+        reflection: Vec<ReflectionMessage>,
+    ) -> Result<Option<Revision>, RepoError> {
+        self.profiles
+            .write(ProfileWrite {
+                profile: t.profile,
+                expected_version: Some(expected_version),
+                revision: t.revision,
+                reflection,
+                completes: None,
+            })
+            .await
+    }
+
+    /// One reflection turn: the coach answers in the style of the person's preferences; the
+    /// changes it proposes (filtered to the editable fields) are applied as one `reflection`
+    /// revision; both turns are stored with it. A failing coach changes nothing.
+    ///
+    /// # Errors
+    /// See [`ReflectError`].
+    pub async fn reflect(
+        &self,
+        user: UserId,
+        turn: ReflectionTurn,
+    ) -> Result<ReflectionOutcome, ReflectError> {
+        let profile = self
+            .profiles
+            .get(user)
+            .await?
+            .ok_or(ReflectError::NotFound)?;
+        if profile.locked {
+            return Err(ReflectError::Locked);
+        }
+        let dialogue = self.reflection.list(user).await?;
+        let style = match self.preferences.get(user).await? {
+            Some(p) => p.settings.coaching_style,
+            None => derive_preferences(profile.triad()).coaching_style,
+        };
+        let mut request = CoachRequest {
+            profile: profile.clone(),
+            dialogue,
+            style,
+            turn: turn.clone(),
+            feedback: None,
+        };
+        let reply = ask_with_one_retry(
+            |feedback| {
+                request.feedback = feedback;
+                let request = request.clone();
+                async move { self.coach.reply(&request).await }
+            },
+            |raw| CoachReplyDraft::parse(raw).map(|d| d.guard(&turn)),
+        )
+        .await
+        .map_err(ReflectError::CoachUnavailable)?;
+
+        let now = self.clock.now();
+        let mut messages = Vec::with_capacity(2);
+        if let ReflectionTurn::Message(text) = &turn {
+            messages.push(ReflectionMessage::new(
+                user,
+                Author::Person,
+                text.as_str().to_owned(),
+                now,
+            ));
+        }
+        messages.push(ReflectionMessage::new(
+            user,
+            Author::Coach,
+            reply.message.as_str().to_owned(),
+            now,
+        ));
+
+        let version = profile.version;
+        let transition = profile
+            .clone()
+            .apply(
+                ProfileEvent::Reflection {
+                    edit: reply.edit.clone(),
+                    note: reply.revision_note.clone(),
+                },
+                now,
+            )
+            .map_err(|TransitionError::ProfileLocked| ReflectError::Locked)?;
+        if transition.revision.is_none() {
+            self.reflection.append(&messages).await?;
+            return Ok(ReflectionOutcome {
+                reply: CoachReply {
+                    revision_note: None,
+                    ..reply
+                },
+                profile,
+                revision: None,
+            });
+        }
+        let profile = transition.profile.clone();
+        let revision = self.write(transition, version, messages).await?;
+        Ok(ReflectionOutcome {
+            reply,
+            profile,
+            revision,
+        })
+    }
+
+    /// The dialogue so far, oldest first.
+    ///
+    /// # Errors
+    /// [`ReadProfileError::NotFound`] when the user has no profile.
+    pub async fn reflection(
+        &self,
+        user: UserId,
+    ) -> Result<Vec<ReflectionMessage>, ReadProfileError> {
+        self.get(user).await?;
+        Ok(self.reflection.list(user).await?)
+    }
+
+    /// The revisions, oldest first.
+    ///
+    /// # Errors
+    /// [`ReadProfileError::NotFound`] when the user has no profile.
+    pub async fn revisions(&self, user: UserId) -> Result<Vec<Revision>, ReadProfileError> {
+        let profile = self.get(user).await?;
+        Ok(self.profiles.revisions(profile.id).await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::FixedClock;
+    use crate::coaching::{CoachingPreferences, CoachingStyle, PreferenceSource};
+    use crate::ports::{
+        MockCoach, MockPreferencesRepository, MockProfileRepository, MockReflectionRepository,
+        ModelError,
+    };
+    use crate::profile::{EditableField, RevisionOrigin, Triad};
+    use crate::services::fixtures::{
+        NOW, block_on, clock, locked_profile, prose, unlocked_profile,
+    };
+    use crate::text::MessageText;
+
+    type Service = ProfileService<
+        MockProfileRepository,
+        MockReflectionRepository,
+        MockCoach,
+        MockPreferencesRepository,
+        FixedClock,
+    >;
+
+    struct Mocks {
+        profiles: MockProfileRepository,
+        reflection: MockReflectionRepository,
+        coach: MockCoach,
+        preferences: MockPreferencesRepository,
+    }
+
+    impl Mocks {
+        fn with_profile(profile: Profile) -> Self {
+            let mut profiles = MockProfileRepository::new();
+            profiles
+                .expect_get()
+                .returning(move |_| Ok(Some(profile.clone())));
+            let mut reflection = MockReflectionRepository::new();
+            reflection.expect_list().returning(|_| Ok(Vec::new()));
+            let mut preferences = MockPreferencesRepository::new();
+            preferences.expect_get().returning(|_| Ok(None));
+            Self {
+                profiles,
+                reflection,
+                coach: MockCoach::new(),
+                preferences,
+            }
+        }
+
+        fn service(self) -> Service {
+            ProfileService::new(
+                self.profiles,
+                self.reflection,
+                self.coach,
+                self.preferences,
+                clock(),
+            )
+        }
+    }
+
+    fn message(text: &str) -> ReflectionTurn {
+        ReflectionTurn::Message(MessageText::new(text).unwrap())
+    }
+
+    fn edit(field: EditableField, value: &str) -> ProfileEdit {
+        ProfileEdit::new([(field, Some(prose(value)))]).unwrap()
+    }
+
+    #[test]
+    fn a_manual_edit_records_a_revision_against_the_version_read() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.profiles
+            .expect_write()
+            .withf(|w| {
+                w.expected_version == Some(1)
+                    && w.profile.version == 2
+                    && w.profile.prose.vocation_summary.as_str() == "Furniture design."
+                    && w.revision
+                        .as_ref()
+                        .is_some_and(|r| r.origin == RevisionOrigin::ManualEdit)
+            })
+            .times(1)
+            .returning(|_| Ok(None));
+        let p = block_on(m.service().edit(
+            user,
+            edit(EditableField::VocationSummary, "Furniture design."),
+            Some(1),
+        ))
+        .unwrap();
+        assert_eq!(p.version, 2);
+    }
+
+    #[test]
+    fn a_stale_if_match_is_refused_without_a_write() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.profiles.expect_write().never();
+        let err = block_on(
+            m.service()
+                .edit(user, edit(EditableField::LoveSummary, "x"), Some(7)),
+        )
+        .unwrap_err();
+        assert!(matches!(err, ChangeProfileError::VersionMismatch));
+    }
+
+    #[test]
+    fn a_concurrent_writer_surfaces_as_a_version_mismatch() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.profiles
+            .expect_write()
+            .returning(|_| Err(RepoError::Conflict));
+        let err = block_on(
+            m.service()
+                .edit(user, edit(EditableField::LoveSummary, "x"), None),
+        )
+        .unwrap_err();
+        assert!(matches!(err, ChangeProfileError::VersionMismatch));
+    }
+
+    #[test]
+    fn editing_a_locked_profile_is_refused_without_a_write() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(locked_profile(user));
+        m.profiles.expect_write().never();
+        let err = block_on(
+            m.service()
+                .edit(user, edit(EditableField::LoveSummary, "x"), None),
+        )
+        .unwrap_err();
+        assert!(matches!(err, ChangeProfileError::Locked));
+    }
+
+    #[test]
+    fn affirming_twice_writes_once() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(locked_profile(user));
+        m.profiles.expect_write().never();
+        let p = block_on(m.service().affirm(user)).unwrap();
+        assert!(p.locked);
+
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.profiles
+            .expect_write()
+            .withf(|w| {
+                w.profile.locked && w.profile.affirmed_at == Some(NOW) && w.revision.is_none()
+            })
+            .times(1)
+            .returning(|_| Ok(None));
+        assert!(block_on(m.service().affirm(user)).unwrap().locked);
+    }
+
+    #[test]
+    fn an_opener_stores_only_the_coach_turn_and_changes_nothing() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.coach.expect_reply().withf(|r| r.turn == ReflectionTurn::Opener && r.feedback.is_none()).times(1).returning(|_| {
+            Ok(r#"{"message": "Here is what I heard.", "revisions": [{"field": "love_summary", "value": "x"}], "revision_note": "n"}"#.into())
+        });
+        m.reflection
+            .expect_append()
+            .withf(|msgs| {
+                msgs.len() == 1
+                    && msgs[0].author == Author::Coach
+                    && msgs[0].text == "Here is what I heard."
+            })
+            .times(1)
+            .returning(|_| Ok(()));
+        m.profiles.expect_write().never();
+        let out = block_on(m.service().reflect(user, ReflectionTurn::Opener)).unwrap();
+        assert!(out.reply.edit.is_empty());
+        assert_eq!(out.revision, None);
+        assert_eq!(out.profile.version, 1);
+    }
+
+    #[test]
+    fn a_correction_is_applied_as_one_reflection_revision_with_both_turns() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.coach.expect_reply().returning(|_| {
+            Ok(r#"{"message": "So it is teaching.", "revisions": [
+                {"field": "mission_summary", "value": "Teaching repair skills."},
+                {"field": "triad", "value": "heart"},
+                {"field": "enneagram_type", "value": "2"}
+            ], "revision_note": "You said it is about teaching."}"#
+                .into())
+        });
+        m.reflection.expect_append().never();
+        m.profiles
+            .expect_write()
+            .withf(|w| {
+                w.expected_version == Some(1)
+                    && w.reflection.iter().map(|r| r.author).collect::<Vec<_>>()
+                        == [Author::Person, Author::Coach]
+                    && w.reflection[0].text == "Actually, it's about teaching."
+                    && w.revision.as_ref().is_some_and(|r| {
+                        r.origin == RevisionOrigin::Reflection
+                            && r.note
+                                .as_ref()
+                                .is_some_and(|n| n.as_str() == "You said it is about teaching.")
+                            && r.snapshot.triad == Triad::Gut
+                    })
+            })
+            .times(1)
+            .returning(|_| Ok(None));
+        let out = block_on(
+            m.service()
+                .reflect(user, message("Actually, it's about teaching.")),
+        )
+        .unwrap();
+        assert_eq!(
+            out.profile.prose.mission_summary.as_str(),
+            "Teaching repair skills."
+        );
+        assert_eq!(
+            out.profile.enneagram_type.get(),
+            9,
+            "type never changes by reflection"
+        );
+        assert_eq!(out.reply.edit.len(), 1);
+    }
+
+    #[test]
+    fn two_unusable_coach_replies_change_nothing() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.coach
+            .expect_reply()
+            .times(2)
+            .returning(|_| Ok("Sure, happy to help!".into()));
+        m.reflection.expect_append().never();
+        m.profiles.expect_write().never();
+        let err = block_on(m.service().reflect(user, message("Hello"))).unwrap_err();
+        assert!(matches!(
+            err,
+            ReflectError::CoachUnavailable(ModelFailure::Unusable(_))
+        ));
+    }
+
+    #[test]
+    fn the_retry_tells_the_coach_what_was_wrong() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        let mut seq = mockall::Sequence::new();
+        m.coach
+            .expect_reply()
+            .withf(|r| r.feedback.is_none())
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_| Ok("{\"message\": 42}".into()));
+        m.coach
+            .expect_reply()
+            .withf(|r| {
+                r.feedback
+                    .as_deref()
+                    .is_some_and(|f| f.contains("invalid type"))
+            })
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_| Ok("{\"message\": \"What matters most in that?\"}".into()));
+        m.reflection.expect_append().times(1).returning(|_| Ok(()));
+        let out = block_on(m.service().reflect(user, message("I like wood."))).unwrap();
+        assert_eq!(out.reply.message.as_str(), "What matters most in that?");
+    }
+
+    #[test]
+    fn reflection_on_a_locked_profile_never_reaches_the_coach() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(locked_profile(user));
+        m.coach.expect_reply().never();
+        let err = block_on(m.service().reflect(user, message("Hello"))).unwrap_err();
+        assert!(matches!(err, ReflectError::Locked));
+    }
+
+    #[test]
+    fn the_coach_speaks_in_the_style_of_the_preferences() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.preferences = MockPreferencesRepository::new();
+        m.preferences.expect_get().returning(move |_| {
+            let mut settings = derive_preferences(Triad::Gut);
+            settings.coaching_style = CoachingStyle::Reflective;
+            Ok(Some(CoachingPreferences {
+                user_id: user,
+                settings,
+                source: PreferenceSource::Override,
+                updated_at: NOW,
+            }))
+        });
+        m.coach
+            .expect_reply()
+            .withf(|r| r.style == CoachingStyle::Reflective)
+            .times(1)
+            .returning(|_| Ok("{\"message\": \"Hm?\"}".into()));
+        m.reflection.expect_append().returning(|_| Ok(()));
+        block_on(m.service().reflect(user, ReflectionTurn::Opener)).unwrap();
+    }
+
+    #[test]
+    fn a_coach_outage_is_reported_and_changes_nothing() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.coach
+            .expect_reply()
+            .times(1)
+            .returning(|_| Err(ModelError::Unavailable("connection refused".into())));
+        m.reflection.expect_append().never();
+        m.profiles.expect_write().never();
+        let err = block_on(m.service().reflect(user, message("Hello"))).unwrap_err();
+        assert!(matches!(
+            err,
+            ReflectError::CoachUnavailable(ModelFailure::Model(_))
+        ));
+    }
+}

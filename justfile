@@ -1,0 +1,34 @@
+# Every developer command. `just` is optional: each recipe is one plain command you can copy.
+# Install it with `pip install rust-just` (seconds) or `cargo install just`.
+
+export CARGO_TARGET_DIR := env_var_or_default("CARGO_TARGET_DIR", env_var("HOME") + "/.cache/discovery-target")
+pg_url := env_var_or_default("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+
+# List the recipes.
+default:
+    @just --list
+
+# Start the service in dev mode (embedded SQLite under ./data, dev login, offline coach).
+run:
+    cargo run -p api-actix --bin discovery-api -- --dev
+
+# Run every test on SQLite.
+test:
+    cargo test --workspace
+
+# Run every test again against PostgreSQL (each test makes and drops its own database).
+test-pg:
+    TEST_DATABASE_URL={{pg_url}} cargo test --workspace
+
+# Format check and clippy with warnings as errors.
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# Storage benchmarks (SQLite; PostgreSQL too when TEST_DATABASE_URL is set).
+bench:
+    TEST_DATABASE_URL={{pg_url}} cargo bench -p adapters-diesel
+
+# Exactly what CI runs.
+ci:
+    bash .ci/run

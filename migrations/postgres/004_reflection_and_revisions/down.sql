@@ -1,0 +1,2 @@
+DROP TABLE profile_revision;
+DROP TABLE reflection_message;

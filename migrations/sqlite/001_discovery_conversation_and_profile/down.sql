@@ -1,0 +1,3 @@
+DROP TABLE discovery_profile;
+DROP TABLE discovery_answer;
+DROP TABLE discovery_conversation;

@@ -1,0 +1,2 @@
+DROP TABLE coaching_checkin;
+DROP TABLE coaching_preferences;
