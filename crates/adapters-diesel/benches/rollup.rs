@@ -4,7 +4,7 @@
 //! pool (and that raw SQL again behind the same `spawn_blocking` hop, to show what the hop alone
 //! costs), and prints the adapter/raw ratios. SQLite always (a temporary file); PostgreSQL too when
 //! `BENCH_DATABASE_URL` or `TEST_DATABASE_URL` names a server (a database of its own, dropped
-//! afterwards). `BENCH_ROWS=20000` makes a quick smoke run.
+//! afterwards; both come from `adapters_diesel::testing`). `BENCH_ROWS=20000` makes a quick smoke run.
 
 #![allow(
     clippy::unwrap_used,
@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use adapters_diesel::testing::TestDb;
 use adapters_diesel::{
     Backend, Database, DbConfig, DbConnection, DieselTaskMappingRepository, DieselUserRepository,
 };
@@ -24,7 +25,7 @@ use criterion::Criterion;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Date, Nullable, Text, Timestamp};
-use domain::account::Email;
+use domain::account::{Email, LoginIdentity};
 use domain::foundation::Foundation;
 use domain::ids::UserId;
 use domain::integration::{ExternalTaskId, Minutes, TaskMappingInput, Window};
@@ -54,11 +55,11 @@ fn main() {
         .build()
         .unwrap();
 
-    let sqlite = BenchDb::sqlite();
+    let sqlite = TestDb::sqlite_with(config);
     run_backend(
         &mut criterion,
         &runtime,
-        &sqlite.db,
+        &sqlite.db(),
         "sqlite",
         rows,
         &output,
@@ -70,8 +71,15 @@ fn main() {
         .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
     match pg_url {
         Some(url) => {
-            let pg = BenchDb::postgres(&url);
-            run_backend(&mut criterion, &runtime, &pg.db, "postgres", rows, &output);
+            let pg = TestDb::postgres_at(&url, config);
+            run_backend(
+                &mut criterion,
+                &runtime,
+                &pg.db(),
+                "postgres",
+                rows,
+                &output,
+            );
         }
         None => eprintln!("PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL"),
     }
@@ -296,8 +304,13 @@ fn seed(rt: &tokio::runtime::Runtime, db: &Database, rows: usize) -> Vec<UserId>
     let users_repo = DieselUserRepository::new(db.clone());
     let users: Vec<UserId> = (0..USERS)
         .map(|n| {
-            let email = Email::new(&format!("bench{n}@example.org")).unwrap();
-            rt.block_on(users_repo.upsert_on_login(&email, None, END))
+            let identity = LoginIdentity {
+                issuer: "https://id.example.org".into(),
+                subject: format!("bench-{n}"),
+                email: Email::new(&format!("bench{n}@example.org")).unwrap(),
+                name: None,
+            };
+            rt.block_on(users_repo.upsert_login(&identity, END))
                 .unwrap()
                 .id
         })
@@ -347,56 +360,7 @@ fn seed(rt: &tokio::runtime::Runtime, db: &Database, rows: usize) -> Vec<UserId>
     users
 }
 
-/// A database that lives for one benchmark run.
-struct BenchDb {
-    db: Database,
-    cleanup: Box<dyn FnMut()>,
-}
-
-impl BenchDb {
-    fn sqlite() -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("discovery-bench-{}", uuid::Uuid::now_v7().simple()));
-        let db = Database::connect(&config(&format!(
-            "sqlite://{}",
-            dir.join("bench.db").display()
-        )))
-        .unwrap();
-        Self {
-            db,
-            cleanup: Box::new(move || {
-                let _ = std::fs::remove_dir_all(&dir);
-            }),
-        }
-    }
-
-    fn postgres(admin_url: &str) -> Self {
-        let name = format!("discovery_bench_{}", uuid::Uuid::now_v7().simple());
-        let mut admin = PgConnection::establish(admin_url).unwrap();
-        admin
-            .batch_execute(&format!("CREATE DATABASE \"{name}\""))
-            .unwrap();
-        let (base, _) = admin_url.rsplit_once('/').unwrap();
-        let db = Database::connect(&config(&format!("{base}/{name}"))).unwrap();
-        let admin_url = admin_url.to_owned();
-        Self {
-            db,
-            cleanup: Box::new(move || {
-                if let Ok(mut admin) = PgConnection::establish(&admin_url) {
-                    let _ = admin
-                        .batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
-                }
-            }),
-        }
-    }
-}
-
-impl Drop for BenchDb {
-    fn drop(&mut self) {
-        (self.cleanup)();
-    }
-}
-
+/// The pool the benchmark has always used: 4 connections (the tests' helpers default to 8).
 fn config(url: &str) -> DbConfig {
     let mut config = DbConfig::new(url);
     config.max_connections = 4;

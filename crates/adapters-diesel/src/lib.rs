@@ -18,6 +18,8 @@ pub mod migrations;
 mod models;
 mod repos;
 pub mod schema;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod tx;
 
 pub use connection::{Backend, Database, DbConfig, DbConnection, DbPooledConnection};

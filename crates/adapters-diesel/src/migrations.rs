@@ -2,6 +2,7 @@
 //! running them against either backend.
 
 use diesel::RunQueryDsl;
+use diesel::connection::SimpleConnection;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 use crate::connection::DbConnection;
@@ -54,7 +55,12 @@ fn with_lock<T>(
     f: impl FnOnce(&mut DbConnection) -> Result<T, DbError>,
 ) -> Result<T, DbError> {
     let DbConnection::Postgresql(pg) = conn else {
-        return f(conn);
+        let result = f(conn);
+        let restored = restore_sqlite_connection(conn, result.is_err());
+        // The migration's own error says more than a failed clean-up after it.
+        let value = result?;
+        restored?;
+        return Ok(value);
     };
     diesel::sql_query(format!("SELECT pg_advisory_lock({PG_MIGRATION_LOCK})"))
         .execute(pg)
@@ -68,4 +74,16 @@ fn with_lock<T>(
             .map_err(DbError::Query)?;
     }
     result
+}
+
+/// A SQLite migration that runs outside diesel's transaction (008 rebuilds `users`) turns
+/// foreign keys off and opens its own transaction; if it fails half-way, both would stay so on
+/// this connection, which may be a pooled one. Rolls back what is open and turns them on again.
+fn restore_sqlite_connection(conn: &mut DbConnection, failed: bool) -> Result<(), DbError> {
+    if failed {
+        // "no transaction is active" when the failed migration had rolled back already.
+        let _ = conn.batch_execute("ROLLBACK");
+    }
+    conn.batch_execute("PRAGMA foreign_keys = ON")
+        .map_err(DbError::Query)
 }

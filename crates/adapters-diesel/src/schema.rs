@@ -19,6 +19,8 @@ diesel::table! {
         source -> Nullable<Text>,
         duration_ms -> BigInt,
         request_id -> Text,
+        ip -> Nullable<Text>,
+        user_agent -> Nullable<Text>,
     }
 }
 
@@ -171,6 +173,8 @@ diesel::table! {
         name -> Nullable<Text>,
         created_at -> Timestamp,
         last_login_at -> Nullable<Timestamp>,
+        oidc_issuer -> Text,
+        oidc_subject -> Text,
     }
 }
 

@@ -1,5 +1,5 @@
-//! Write transactions for both backends, and dispatch to the inner connection for the SQL the
-//! shared `MultiBackend` cannot express (ON CONFLICT, multi-row VALUES).
+//! Write and snapshot-read transactions for both backends, and dispatch to the inner connection
+//! for the SQL the shared `MultiBackend` cannot express (ON CONFLICT, multi-row VALUES).
 
 use diesel::connection::{AnsiTransactionManager, Connection, TransactionManager};
 use diesel::result::Error as DieselError;
@@ -30,6 +30,35 @@ pub(crate) fn write_tx<T>(
         return conn.transaction(step);
     };
     AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN IMMEDIATE")?;
+    finish(conn, step)
+}
+
+/// Runs `step` in one read-only transaction in which every statement sees the same snapshot.
+/// PostgreSQL: `REPEATABLE READ, READ ONLY` (the snapshot is taken by the first statement; the
+/// default READ COMMITTED would take one per statement). SQLite: a deferred `BEGIN`, whose
+/// first read fixes the snapshot (WAL) and which takes no write lock, so writers carry on.
+pub(crate) fn read_tx<T>(
+    conn: &mut DbConnection,
+    step: impl FnOnce(&mut DbConnection) -> StoreResult<T>,
+) -> StoreResult<T> {
+    match conn {
+        DbConnection::Postgresql(pg) => AnsiTransactionManager::begin_transaction_sql(
+            pg,
+            "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+        )?,
+        DbConnection::Sqlite(sqlite) => {
+            AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN DEFERRED")?;
+        }
+    }
+    finish(conn, step)
+}
+
+/// Runs `step` inside the transaction just begun on the inner connection, then commits it, or
+/// rolls it back and returns the step's error.
+fn finish<T>(
+    conn: &mut DbConnection,
+    step: impl FnOnce(&mut DbConnection) -> StoreResult<T>,
+) -> StoreResult<T> {
     // From here the derived transaction manager sees the inner transaction, so nested
     // `transaction` calls inside `step` become savepoints as usual.
     type Manager = <DbConnection as Connection>::TransactionManager;

@@ -6,8 +6,8 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use crate::account::{
-    ActivityEntry, ActivityQuery, ActivitySummary, ApiKey, Email, RefreshToken, Session, TokenHash,
-    User,
+    AccountData, ActivityEntry, ActivityQuery, ActivitySummary, ApiKey, Email, LoginIdentity,
+    RefreshToken, Session, TokenHash, User, UserStats,
 };
 use crate::coaching::{CheckIn, CoachingPreferences, CoachingStyle};
 use crate::discovery::{Answer, Conversation, ExtractionInput};
@@ -30,17 +30,21 @@ pub use crate::clock::MockClock;
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait UserRepository: Send + Sync {
-    /// Creates the user on first sign-in, or refreshes `name` and `last_login_at`; returns the row.
-    async fn upsert_on_login(
+    /// Creates the user on first sign-in, keyed by `(issuer, subject)`, or refreshes the e-mail,
+    /// `last_login_at` and the name (a missing name keeps the stored one); returns the row.
+    async fn upsert_login(
         &self,
-        email: &Email,
-        name: Option<String>,
+        identity: &LoginIdentity,
         now: OffsetDateTime,
     ) -> Result<User, RepoError>;
     async fn get(&self, id: UserId) -> Result<Option<User>, RepoError>;
     async fn find_by_email(&self, email: &Email) -> Result<Option<User>, RepoError>;
     /// Deletes the user and every record that belongs to them; `false` when there was no such user.
     async fn delete(&self, id: UserId) -> Result<bool, RepoError>;
+    /// Every record of the user, read in one consistent snapshot; `None` when there is no such user.
+    async fn export(&self, id: UserId) -> Result<Option<AccountData>, RepoError>;
+    /// Counts over the user's records; `since` bounds `requests_since`.
+    async fn stats(&self, id: UserId, since: OffsetDateTime) -> Result<UserStats, RepoError>;
 }
 
 /// Sign-in sessions and their refresh tokens.
@@ -93,7 +97,8 @@ pub trait ApiKeyRepository: Send + Sync {
         id: ApiKeyId,
         now: OffsetDateTime,
     ) -> Result<bool, RepoError>;
-    /// The unrevoked key with this hash; records `now` as its `last_used_at`.
+    /// The unrevoked key with this hash. Records `now` as its `last_used_at`, but writes at most
+    /// once a minute per key so that authenticating stays a read on the hot path.
     async fn authenticate(
         &self,
         hash: &TokenHash,

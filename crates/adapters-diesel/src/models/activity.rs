@@ -21,6 +21,8 @@ pub(crate) struct ActivityRow {
     pub source: Option<String>,
     pub duration_ms: i64,
     pub request_id: String,
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
 }
 
 impl From<&ActivityEntry> for ActivityRow {
@@ -36,6 +38,8 @@ impl From<&ActivityEntry> for ActivityRow {
             source: e.source.map(|s| s.key().to_owned()),
             duration_ms: e.duration_ms,
             request_id: e.request_id.clone(),
+            ip: e.ip.clone(),
+            user_agent: e.user_agent.clone(),
         }
     }
 }
@@ -61,6 +65,8 @@ impl TryFrom<ActivityRow> for ActivityEntry {
                 .transpose()?,
             duration_ms: row.duration_ms,
             request_id: row.request_id,
+            ip: row.ip,
+            user_agent: row.user_agent,
         })
     }
 }

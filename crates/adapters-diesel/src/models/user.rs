@@ -1,4 +1,5 @@
-//! `users` rows.
+//! `users` rows. The OpenID Connect issuer and subject stay in storage: the domain's `User`
+//! does not carry them.
 
 use diesel::prelude::*;
 use domain::account::{Email, User};
@@ -16,6 +17,9 @@ pub(crate) struct UserRow {
     pub name: Option<String>,
     pub created_at: PrimitiveDateTime,
     pub last_login_at: Option<PrimitiveDateTime>,
+    /// With `oidc_subject`, who the person is for good (unique together).
+    pub oidc_issuer: String,
+    pub oidc_subject: String,
 }
 
 impl TryFrom<UserRow> for User {

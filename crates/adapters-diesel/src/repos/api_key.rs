@@ -11,12 +11,14 @@ use time::OffsetDateTime;
 use crate::convert::to_db;
 use crate::models::api_key::ApiKeyRow;
 use crate::schema::api_keys;
-use crate::tx::on_backend;
 
 super::repository!(
     /// Personal API keys (hashes only).
     DieselApiKeyRepository
 );
+
+/// How stale a key's `last_used_at` may get before authenticating writes it again.
+const LAST_USED_RESOLUTION: time::Duration = time::Duration::minutes(1);
 
 #[async_trait]
 impl ApiKeyRepository for DieselApiKeyRepository {
@@ -77,21 +79,45 @@ impl ApiKeyRepository for DieselApiKeyRepository {
         hash: &TokenHash,
         now: OffsetDateTime,
     ) -> Result<Option<ApiKey>, RepoError> {
-        let (hash, now) = (hash.as_hex().to_owned(), to_db(now));
+        let hash = hash.as_hex().to_owned();
+        let (now, stale_before) = (to_db(now), to_db(now - LAST_USED_RESOLUTION));
         self.db
             .run("authenticating an API key", move |conn| {
-                // One statement finds the key and stamps it, so a key revoked meanwhile is
-                // never both refused and stamped, or accepted and not.
-                let stamped = diesel::update(
-                    api_keys::table
-                        .filter(api_keys::key_hash.eq(hash))
-                        .filter(api_keys::revoked_at.is_null()),
-                )
-                .set(api_keys::last_used_at.eq(now));
-                // RETURNING a selectable row type needs the inner connection's backend.
-                let row: Option<ApiKeyRow> =
-                    on_backend!(conn, c => stamped.returning(ApiKeyRow::as_returning()).get_result(c).optional())?;
-                Ok(row.map(ApiKey::try_from).transpose()?)
+                use api_keys as k;
+                // A read on the hot path: a key in use is stamped at most once a minute, so a
+                // busy tracker does not turn every request into a write (on SQLite, into the
+                // one writer lock).
+                let Some(mut row) = k::table
+                    .filter(k::key_hash.eq(hash))
+                    .filter(k::revoked_at.is_null())
+                    .select(ApiKeyRow::as_select())
+                    .first(conn)
+                    .optional()?
+                else {
+                    return Ok(None);
+                };
+                if row.last_used_at.is_none_or(|at| at < stale_before) {
+                    // Conditional, so of several requests at once one stamps and the others
+                    // write nothing, and a key revoked since the read is not stamped (the read
+                    // decided: this one request still authenticates, as it would have a moment
+                    // earlier).
+                    let stamped = diesel::update(
+                        k::table
+                            .filter(k::id.eq(&row.id))
+                            .filter(k::revoked_at.is_null())
+                            .filter(
+                                k::last_used_at
+                                    .is_null()
+                                    .or(k::last_used_at.lt(stale_before)),
+                            ),
+                    )
+                    .set(k::last_used_at.eq(now))
+                    .execute(conn)?;
+                    if stamped == 1 {
+                        row.last_used_at = Some(now);
+                    }
+                }
+                Ok(Some(ApiKey::try_from(row)?))
             })
             .await
     }

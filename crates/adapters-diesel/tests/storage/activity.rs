@@ -11,7 +11,7 @@ use time::{Duration, OffsetDateTime};
 
 use crate::harness::{T0, TRICKY, count, user};
 
-fn entry(
+pub fn entry(
     user: Option<UserId>,
     at: OffsetDateTime,
     action: &str,
@@ -28,6 +28,9 @@ fn entry(
         source,
         duration_ms: 12,
         request_id: "req-1".into(),
+        // Anonymous requests carry them too; entries without a source here carry none.
+        ip: source.map(|_| "2001:db8::7".to_owned()),
+        user_agent: source.map(|_| format!("Mozilla/5.0 (X11) {TRICKY}")),
     }
 }
 
@@ -164,4 +167,39 @@ dual_test!(pruning_deletes_only_older_entries, |db| {
     assert_eq!(repo.prune(cutoff).await.unwrap(), 2);
     assert_eq!(repo.prune(cutoff).await.unwrap(), 0);
     assert_eq!(count(&db, "activity_log").await, 2);
+});
+
+dual_test!(request_details_round_trip_present_or_absent, |db| {
+    let ada = user(&db, "ada@example.org").await;
+    let repo = DieselActivityRepository::new(db.clone());
+    let mut both = entry(Some(ada.id), T0, "profile.get", Some(Source::Web));
+    both.ip = Some("203.0.113.9".into());
+    both.user_agent = Some(format!("curl/8.5 {TRICKY}"));
+    let mut ip_only = entry(
+        Some(ada.id),
+        T0 + Duration::seconds(1),
+        "a",
+        Some(Source::Api),
+    );
+    ip_only.user_agent = None;
+    let mut agent_only = entry(None, T0 + Duration::seconds(2), "auth.login", None);
+    agent_only.user_agent = Some("Mozilla/5.0".into());
+    let neither = entry(None, T0 + Duration::seconds(3), "healthz", None);
+    assert_eq!(
+        (neither.ip.as_deref(), neither.user_agent.as_deref()),
+        (None, None)
+    );
+    let all = [both, ip_only, agent_only, neither];
+    repo.record(&all).await.unwrap();
+    let mut stored = list_all(
+        &repo,
+        ActivityQuery {
+            user_id: None,
+            limit: PageLimit::new(10).unwrap(),
+            before: None,
+        },
+    )
+    .await;
+    stored.reverse();
+    assert_eq!(stored, all);
 });

@@ -40,6 +40,70 @@ dual_test!(authenticating_a_key_stamps_its_last_use, |db| {
     assert_eq!(repo.authenticate(&unknown, used).await.unwrap(), None);
 });
 
+/// The stored `last_used_at` of the user's only key.
+async fn stored_last_use(repo: &DieselApiKeyRepository, user: UserId) -> Option<OffsetDateTime> {
+    let keys = repo.list(user).await.unwrap();
+    assert_eq!(keys.len(), 1);
+    keys[0].last_used_at
+}
+
+dual_test!(
+    authenticating_writes_the_last_use_at_most_once_a_minute,
+    |db| {
+        let ada = user(&db, "ada@example.org").await;
+        let repo = DieselApiKeyRepository::new(db.clone());
+        let k = key(ada.id, 1, T0);
+        repo.create(&k).await.unwrap();
+        let first = T0 + Duration::minutes(5);
+        let found = repo
+            .authenticate(&k.key_hash, first)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.last_used_at, Some(first), "the first use is stamped");
+        assert_eq!(stored_last_use(&repo, ada.id).await, Some(first));
+
+        // Within the minute (its last instant included) the key authenticates, reporting and
+        // keeping the stamp of the first use: nothing is written.
+        for later in [
+            first + Duration::seconds(1),
+            first + Duration::seconds(30),
+            first + Duration::minutes(1),
+        ] {
+            let again = repo
+                .authenticate(&k.key_hash, later)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(again.last_used_at, Some(first), "at {later}");
+            assert_eq!(
+                stored_last_use(&repo, ada.id).await,
+                Some(first),
+                "at {later}"
+            );
+        }
+
+        // Past the minute it is written again, and the new stamp starts the next minute.
+        let next = first + Duration::minutes(1) + Duration::microseconds(1);
+        let again = repo.authenticate(&k.key_hash, next).await.unwrap().unwrap();
+        assert_eq!(again.last_used_at, Some(next));
+        assert_eq!(stored_last_use(&repo, ada.id).await, Some(next));
+        let soon = next + Duration::seconds(59);
+        repo.authenticate(&k.key_hash, soon).await.unwrap().unwrap();
+        assert_eq!(stored_last_use(&repo, ada.id).await, Some(next));
+        let much_later = next + Duration::days(2);
+        repo.authenticate(&k.key_hash, much_later)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(stored_last_use(&repo, ada.id).await, Some(much_later));
+
+        // A clock that went back never moves the stamp backwards.
+        repo.authenticate(&k.key_hash, T0).await.unwrap().unwrap();
+        assert_eq!(stored_last_use(&repo, ada.id).await, Some(much_later));
+    }
+);
+
 dual_test!(
     revoked_keys_stop_authenticating_and_only_their_owner_revokes_them,
     |db| {

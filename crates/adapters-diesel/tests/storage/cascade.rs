@@ -64,7 +64,8 @@ async fn owned_counts(db: &Database, user: UserId) -> Vec<(&'static str, i64)> {
     counts
 }
 
-async fn fill(db: &Database, user: UserId, seed: u8) {
+/// One record of every kind for `user`; `seed` keeps the hashes of two people apart.
+pub async fn fill(db: &Database, user: UserId, seed: u8) {
     let session = Session {
         id: SessionId::new(),
         user_id: user,
@@ -111,6 +112,8 @@ async fn fill(db: &Database, user: UserId, seed: u8) {
         source: Some(Source::Web),
         duration_ms: 3,
         request_id: "r".into(),
+        ip: Some(format!("198.51.100.{seed}")),
+        user_agent: Some(format!("Mozilla/5.0 seed {seed}")),
     };
     DieselActivityRepository::new(db.clone())
         .record(&[activity])
@@ -172,6 +175,27 @@ dual_test!(
         for (table, n) in owned_counts(&db, ada.id).await {
             assert_eq!(n, 0, "{table} still holds rows of the deleted person");
         }
+        // What identified the person and where they connected from goes too.
+        assert_eq!(
+            count(&db, "activity_log WHERE ip = '198.51.100.1'").await,
+            0
+        );
+        assert_eq!(
+            count(&db, "activity_log WHERE user_agent LIKE '% seed 1'").await,
+            0
+        );
+        assert_eq!(
+            count(
+                &db,
+                "users WHERE oidc_subject = 'subject-of-ada@example.org'"
+            )
+            .await,
+            0
+        );
+        assert_eq!(
+            count(&db, "activity_log WHERE ip = '198.51.100.2'").await,
+            1
+        );
         assert_eq!(owned_counts(&db, bob.id).await, bobs_before);
         for (table, n) in &bobs_before {
             assert_eq!(

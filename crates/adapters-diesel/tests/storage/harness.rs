@@ -1,13 +1,12 @@
-//! Test databases (a temporary SQLite file, or a uniquely named PostgreSQL database dropped on
-//! drop), the macro that runs one test body on both backends, and shared fixtures.
+//! The macro that runs one test body on both backends (over the crate's `testing::TestDb`:
+//! a temporary SQLite file, or a uniquely named PostgreSQL database dropped on drop), and
+//! shared fixtures.
 
-use std::path::PathBuf;
-
-use adapters_diesel::{Database, DbConfig, DbConnection, DieselUserRepository};
+use adapters_diesel::{Database, DbConnection, DieselUserRepository};
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
-use domain::account::{Email, User};
+use domain::account::{Email, LoginIdentity, User};
 use domain::ports::UserRepository;
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -46,99 +45,7 @@ macro_rules! dual_test {
     };
 }
 
-/// A database that exists for one test.
-pub struct TestDb {
-    db: Option<Database>,
-    url: String,
-    cleanup: Cleanup,
-}
-
-enum Cleanup {
-    Dir(PathBuf),
-    PgDatabase { admin_url: String, name: String },
-}
-
-impl TestDb {
-    pub fn sqlite() -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "discovery-storage-{}",
-            uuid::Uuid::now_v7().simple()
-        ));
-        // A nested path also proves that connect() creates the parent directory.
-        let url = format!("sqlite://{}", dir.join("data").join("test.db").display());
-        let db = Database::connect(&config(&url)).expect("SQLite test database opens");
-        Self {
-            db: Some(db),
-            url,
-            cleanup: Cleanup::Dir(dir),
-        }
-    }
-
-    /// `None` when `TEST_DATABASE_URL` is unset.
-    pub fn postgres() -> Option<Self> {
-        let admin_url = std::env::var("TEST_DATABASE_URL")
-            .ok()
-            .filter(|u| !u.is_empty())?;
-        let name = format!("discovery_test_{}", uuid::Uuid::now_v7().simple());
-        let mut admin = PgConnection::establish(&admin_url).expect("TEST_DATABASE_URL answers");
-        admin
-            .batch_execute(&format!("CREATE DATABASE \"{name}\""))
-            .expect("test database is created");
-        let url = with_database(&admin_url, &name);
-        let cleanup = Cleanup::PgDatabase { admin_url, name };
-        let db = Database::connect(&config(&url)).expect("PostgreSQL test database opens");
-        Some(Self {
-            db: Some(db),
-            url,
-            cleanup,
-        })
-    }
-
-    pub fn db(&self) -> Database {
-        self.db.clone().expect("database is open")
-    }
-
-    /// The URL of this test's database (to open a second, independent pool on it).
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-}
-
-impl Drop for TestDb {
-    fn drop(&mut self) {
-        drop(self.db.take());
-        match &self.cleanup {
-            Cleanup::Dir(dir) => {
-                let _ = std::fs::remove_dir_all(dir);
-            }
-            Cleanup::PgDatabase { admin_url, name } => {
-                if let Ok(mut admin) = PgConnection::establish(admin_url) {
-                    let _ = admin
-                        .batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
-                }
-            }
-        }
-    }
-}
-
-pub fn config(url: &str) -> DbConfig {
-    let mut config = DbConfig::new(url);
-    config.max_connections = 8;
-    config
-}
-
-/// The same server and credentials, another database.
-pub fn with_database(url: &str, name: &str) -> String {
-    let (base, query) = url
-        .split_once('?')
-        .map_or((url, None), |(b, q)| (b, Some(q)));
-    let (scheme, rest) = base.split_once("://").expect("URL has a scheme");
-    let authority = rest.split_once('/').map_or(rest, |(a, _)| a);
-    match query {
-        Some(q) => format!("{scheme}://{authority}/{name}?{q}"),
-        None => format!("{scheme}://{authority}/{name}"),
-    }
-}
+pub use adapters_diesel::testing::{TestDb, config};
 
 /// An instant with microseconds, as the domain produces them.
 pub const T0: OffsetDateTime = datetime!(2026-11-22 10:00:00.123_456 UTC);
@@ -148,9 +55,22 @@ pub const T0: OffsetDateTime = datetime!(2026-11-22 10:00:00.123_456 UTC);
 pub const TRICKY: &str =
     "Mon but 🌱🎶 — שלום עולם\u{200f} مرحبا\t\u{7}\u{1b}[0m\r\nline 2 \u{feff}end";
 
+/// The identity provider the fixtures sign in with.
+pub const ISSUER: &str = "https://id.example.org";
+
+/// A sign-in at [`ISSUER`] whose subject is derived from the address.
+pub fn identity(email: &str, name: Option<&str>) -> LoginIdentity {
+    LoginIdentity {
+        issuer: ISSUER.into(),
+        subject: format!("subject-of-{email}"),
+        email: Email::new(email).unwrap(),
+        name: name.map(str::to_owned),
+    }
+}
+
 pub async fn user(db: &Database, email: &str) -> User {
     DieselUserRepository::new(db.clone())
-        .upsert_on_login(&Email::new(email).unwrap(), Some("Test Person".into()), T0)
+        .upsert_login(&identity(email, Some("Test Person")), T0)
         .await
         .unwrap()
 }

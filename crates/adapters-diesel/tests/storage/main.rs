@@ -11,6 +11,7 @@
 #[macro_use]
 mod harness;
 
+mod account;
 mod activity;
 mod api_keys;
 mod cascade;

@@ -51,7 +51,7 @@ pub fn first_write(user: UserId, at: OffsetDateTime) -> ProfileWrite {
     }
 }
 
-fn edit(
+pub fn edit(
     profile: &Profile,
     field: EditableField,
     value: Option<&str>,

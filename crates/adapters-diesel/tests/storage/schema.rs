@@ -3,6 +3,7 @@
 
 use adapters_diesel::migrations::{revert_all_migrations, run_migrations};
 use adapters_diesel::{Database, DbConnection, schema};
+use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::{Bool, Text};
 
@@ -93,6 +94,7 @@ column_list!(A, B, C, D, E, F, G);
 column_list!(A, B, C, D, E, F, G, H);
 column_list!(A, B, C, D, E, F, G, H, I);
 column_list!(A, B, C, D, E, F, G, H, I, J);
+column_list!(A, B, C, D, E, F, G, H, I, J, K, L);
 column_list!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
 
 macro_rules! schema_rs_columns {
@@ -191,11 +193,159 @@ dual_test!(migrations_are_idempotent_and_revert_cleanly, |db, url| {
     })
     .await
     .unwrap();
-    assert_eq!(reverted.len(), 7);
+    assert_eq!(reverted.len(), 8);
     assert!(
         left.is_empty(),
         "down migrations leave no table behind: {left:?}"
     );
-    assert_eq!(reapplied.len(), 7);
+    assert_eq!(reapplied.len(), 8);
     assert_eq!(after, before);
 });
+
+#[derive(QueryableByName)]
+struct Flag {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
+
+fn scalar(conn: &mut DbConnection, sql: &str) -> i64 {
+    diesel::sql_query(sql).get_result::<Flag>(conn).unwrap().n
+}
+
+// 008 rebuilds `users` on SQLite with foreign keys off: rows that existed before must survive it
+// (with foreign keys on, dropping the old table would have cascaded into everything they own),
+// and the rebuilt table must still be the parent the cascades start from.
+dual_test!(
+    migration_008_keeps_existing_people_and_everything_they_own,
+    |db| {
+        use adapters_diesel::migrations::{POSTGRES, SQLITE};
+        use diesel_migrations::MigrationHarness;
+
+        let conn_db = db.clone();
+        let user_id = uuid::Uuid::now_v7().to_string();
+        let id = user_id.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = conn_db.connection().unwrap();
+            let conn: &mut DbConnection = &mut conn;
+            let chain = match conn {
+                DbConnection::Sqlite(_) => SQLITE,
+                DbConnection::Postgresql(_) => POSTGRES,
+            };
+            let reverted = conn.revert_last_migration(chain).unwrap();
+            assert_eq!(reverted.to_string(), "008");
+            let ts = "'2026-01-01 08:00:00'";
+            let new_id = || uuid::Uuid::now_v7().to_string();
+            conn.batch_execute(&format!(
+                "INSERT INTO users (id, email, name, created_at, last_login_at)
+                     VALUES ('{id}', 'old@example.org', 'Old Timer', {ts}, {ts});
+                 INSERT INTO sessions (id, user_id, created_at, last_used_at, expires_at)
+                     VALUES ('{s}', '{id}', {ts}, {ts}, {ts});
+                 INSERT INTO activity_log (id, user_id, at, action, method, path, status, source,
+                                           duration_ms, request_id)
+                     VALUES ('{a}', '{id}', {ts}, 'profile.get', 'GET', '/', 200, 'web', 1, 'r');
+                 INSERT INTO task_mapping (id, user_id, external_task_id, foundation, minutes,
+                                           occurred_at, created_at, updated_at)
+                     VALUES ('{t}', '{id}', 'x-1', 'love', 30, {ts}, {ts}, {ts});",
+                s = new_id(),
+                a = new_id(),
+                t = new_id(),
+            ))
+            .unwrap();
+            assert_eq!(run_migrations(conn).unwrap(), ["008"]);
+            if let DbConnection::Sqlite(_) = conn {
+                assert_eq!(
+                    scalar(conn, "SELECT foreign_keys AS n FROM pragma_foreign_keys"),
+                    1,
+                    "the migration leaves foreign keys on"
+                );
+                assert_eq!(
+                    scalar(conn, "SELECT COUNT(*) AS n FROM pragma_foreign_key_check"),
+                    0
+                );
+            }
+        })
+        .await
+        .unwrap();
+
+        let user = crate::harness::count(
+            &db,
+            &format!(
+                "users WHERE id = '{user_id}' AND oidc_issuer = 'urn:discovery:pre-oidc' \
+                 AND oidc_subject = 'old@example.org'"
+            ),
+        )
+        .await;
+        assert_eq!(user, 1, "the person is kept, with an identity of their own");
+        for table in ["sessions", "activity_log", "task_mapping"] {
+            assert_eq!(
+                crate::harness::count(&db, &format!("{table} WHERE user_id = '{user_id}'")).await,
+                1,
+                "{table} keeps the person's row"
+            );
+        }
+        let users = adapters_diesel::DieselUserRepository::new(db.clone());
+        let id: domain::ids::UserId = user_id.parse().unwrap();
+        let stored = domain::ports::UserRepository::get(&users, id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(stored.name.as_deref(), Some("Old Timer"));
+        assert!(
+            domain::ports::UserRepository::delete(&users, id)
+                .await
+                .unwrap()
+        );
+        for table in ["sessions", "activity_log", "task_mapping"] {
+            assert_eq!(
+                crate::harness::count(&db, &format!("{table} WHERE user_id = '{user_id}'")).await,
+                0,
+                "deleting the person still cascades into {table}"
+            );
+        }
+    }
+);
+
+// If 008 ran but its version was never recorded (a crash in between, or two processes starting
+// at once), running it again must fail before it changes anything, and leave the connection
+// as it found it (no open transaction, foreign keys on).
+dual_test!(
+    re_running_008_fails_without_touching_data_or_the_connection,
+    |db| {
+        let ada = crate::harness::user(&db, "ada@example.org").await;
+        let conn_db = db.clone();
+        let failed = tokio::task::spawn_blocking(move || {
+            let mut conn = conn_db.connection().unwrap();
+            let conn: &mut DbConnection = &mut conn;
+            conn.batch_execute("DELETE FROM __diesel_schema_migrations WHERE version = '008'")
+                .unwrap();
+            let failed = run_migrations(conn).is_err();
+            // Usable: a transaction can begin, so none is left open.
+            conn.batch_execute("BEGIN; COMMIT;").unwrap();
+            if let DbConnection::Sqlite(_) = conn {
+                assert_eq!(
+                    scalar(conn, "SELECT foreign_keys AS n FROM pragma_foreign_keys"),
+                    1
+                );
+            }
+            conn.batch_execute("INSERT INTO __diesel_schema_migrations (version) VALUES ('008')")
+                .unwrap();
+            failed
+        })
+        .await
+        .unwrap();
+        assert!(failed, "a second run of 008 is refused");
+        assert_eq!(
+            crate::harness::count(
+                &db,
+                &format!(
+                    "users WHERE id = '{}' AND oidc_issuer = '{}'",
+                    ada.id,
+                    crate::harness::ISSUER
+                )
+            )
+            .await,
+            1,
+            "the person keeps their identity"
+        );
+    }
+);

@@ -51,6 +51,8 @@ pub struct ActivityEntry {
     pub source: Option<Source>,
     pub duration_ms: i64,
     pub request_id: String,
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
 }
 
 /// Which entries to list (newest first).

@@ -3,10 +3,12 @@
 
 pub mod activity;
 pub mod api_key;
+pub mod export;
 pub mod session;
 pub mod user;
 
 pub use activity::{ActivityEntry, ActivityQuery, ActivitySummary, Source};
 pub use api_key::ApiKey;
+pub use export::{AccountData, UserStats};
 pub use session::{RefreshToken, Session, TokenHash};
-pub use user::{Email, User};
+pub use user::{Email, LoginIdentity, User};

@@ -42,6 +42,16 @@ impl Email {
     }
 }
 
+/// Who signed in, as the identity provider (or dev login) vouched: `(issuer, subject)` names the
+/// person for good; the e-mail and name are refreshed at each sign-in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginIdentity {
+    pub issuer: String,
+    pub subject: String,
+    pub email: Email,
+    pub name: Option<String>,
+}
+
 /// A person (or the synthetic operator user).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct User {

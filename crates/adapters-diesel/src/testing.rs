@@ -1,0 +1,177 @@
+//! Throw-away databases for tests and benchmarks (compiled only with the `testing` feature):
+//! a temporary SQLite file, or a uniquely named PostgreSQL database created on the server that
+//! `TEST_DATABASE_URL` names and dropped `WITH (FORCE)` when the [`TestDb`] is dropped.
+//!
+//! ```no_run
+//! # #[tokio::main] async fn main() {
+//! use adapters_diesel::testing::TestDb;
+//! let sqlite = TestDb::sqlite();
+//! let _db = sqlite.db();
+//! if let Some(pg) = TestDb::postgres() {
+//!     let _second_pool_on_the_same_database = pg.url();
+//! }
+//! # }
+//! ```
+
+// Test scaffolding fails loudly: a database that cannot be created or opened is a broken test
+// environment, not an error a test could handle, so panicking with a message is the point.
+// The workspace denies `expect_used` for service code; this module never runs in the service.
+#![allow(clippy::expect_used)]
+
+use std::fmt;
+use std::path::PathBuf;
+
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+
+use crate::connection::{Database, DbConfig};
+
+/// A database that exists for one test (or one benchmark run).
+pub struct TestDb {
+    db: Option<Database>,
+    url: String,
+    cleanup: Cleanup,
+}
+
+enum Cleanup {
+    Dir(PathBuf),
+    PgDatabase { admin_url: String, name: String },
+}
+
+impl fmt::Debug for TestDb {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TestDb")
+            .field("db", &self.db)
+            .field("config", &config(&self.url))
+            .finish_non_exhaustive()
+    }
+}
+
+impl TestDb {
+    /// A fresh SQLite file in a directory of its own under the system temp directory, with
+    /// every migration applied. Panics when it cannot be opened.
+    #[must_use]
+    pub fn sqlite() -> Self {
+        Self::sqlite_with(config)
+    }
+
+    /// Like [`TestDb::sqlite`], with the pool configured by `configure` (given the URL).
+    #[must_use]
+    pub fn sqlite_with(configure: impl FnOnce(&str) -> DbConfig) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "discovery-storage-{}",
+            uuid::Uuid::now_v7().simple()
+        ));
+        // A nested path also proves that connect() creates the parent directory.
+        let url = format!("sqlite://{}", dir.join("data").join("test.db").display());
+        let db = Database::connect(&configure(&url)).expect("SQLite test database opens");
+        Self {
+            db: Some(db),
+            url,
+            cleanup: Cleanup::Dir(dir),
+        }
+    }
+
+    /// A fresh PostgreSQL database on the server of `TEST_DATABASE_URL`, with every migration
+    /// applied; `None` when `TEST_DATABASE_URL` is unset or empty. Panics when the server does
+    /// not answer or refuses to create the database.
+    #[must_use]
+    pub fn postgres() -> Option<Self> {
+        let admin_url = std::env::var("TEST_DATABASE_URL")
+            .ok()
+            .filter(|u| !u.is_empty())?;
+        Some(Self::postgres_at(&admin_url, config))
+    }
+
+    /// A fresh database on the server `admin_url` points at (the URL must be allowed to
+    /// `CREATE DATABASE`), with the pool configured by `configure` (given the new URL).
+    #[must_use]
+    pub fn postgres_at(admin_url: &str, configure: impl FnOnce(&str) -> DbConfig) -> Self {
+        let name = format!("discovery_test_{}", uuid::Uuid::now_v7().simple());
+        let mut admin = PgConnection::establish(admin_url).expect("the PostgreSQL server answers");
+        admin
+            .batch_execute(&format!("CREATE DATABASE \"{name}\""))
+            .expect("test database is created");
+        let url = with_database(admin_url, &name);
+        // From here on, a panic drops `Self` and with it the new database.
+        let mut test_db = Self {
+            db: None,
+            url,
+            cleanup: Cleanup::PgDatabase {
+                admin_url: admin_url.to_owned(),
+                name,
+            },
+        };
+        let db =
+            Database::connect(&configure(&test_db.url)).expect("PostgreSQL test database opens");
+        test_db.db = Some(db);
+        test_db
+    }
+
+    /// A handle on the database (cheap: it clones the pool).
+    #[must_use]
+    pub fn db(&self) -> Database {
+        self.db.clone().expect("database is open")
+    }
+
+    /// The URL of this database (to open a second, independent pool on it).
+    #[must_use]
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        // Close this handle's pool first; FORCE ends any connection a clone still holds.
+        drop(self.db.take());
+        match &self.cleanup {
+            Cleanup::Dir(dir) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Cleanup::PgDatabase { admin_url, name } => {
+                if let Ok(mut admin) = PgConnection::establish(admin_url) {
+                    let _ = admin
+                        .batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
+                }
+            }
+        }
+    }
+}
+
+/// The configuration the tests use: the defaults with a pool of 8.
+#[must_use]
+pub fn config(url: &str) -> DbConfig {
+    let mut config = DbConfig::new(url);
+    config.max_connections = 8;
+    config
+}
+
+/// The same server and credentials as `url` (a `postgres://` URL), another database; the query
+/// string is kept. Panics when `url` has no scheme.
+#[must_use]
+pub fn with_database(url: &str, name: &str) -> String {
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
+    let (scheme, rest) = base.split_once("://").expect("URL has a scheme");
+    let authority = rest.split_once('/').map_or(rest, |(a, _)| a);
+    match query {
+        Some(q) => format!("{scheme}://{authority}/{name}?{q}"),
+        None => format!("{scheme}://{authority}/{name}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_database;
+
+    #[test]
+    fn another_database_on_the_same_server_keeps_credentials_and_options() {
+        assert_eq!(
+            with_database("postgres://u:p@h:5432/postgres?sslmode=require", "t1"),
+            "postgres://u:p@h:5432/t1?sslmode=require"
+        );
+        assert_eq!(with_database("postgres://h", "t2"), "postgres://h/t2");
+    }
+}

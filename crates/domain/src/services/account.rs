@@ -1,0 +1,537 @@
+//! Account use cases: sign-in (a session with its first refresh token), refresh-token rotation
+//! with re-use detection, sign-out, the session and API-key lists, and account deletion.
+//! Secrets arrive here already hashed; the edge that received them does the hashing.
+
+use time::Duration;
+
+use crate::account::api_key::ApiKeyName;
+use crate::account::{
+    AccountData, ApiKey, LoginIdentity, RefreshToken, Session, TokenHash, User, UserStats,
+};
+use crate::clock::Clock;
+use crate::error::RepoError;
+use crate::ids::{ApiKeyId, RefreshTokenId, SessionId, UserId};
+use crate::ports::{ApiKeyRepository, SessionRepository, UserRepository};
+
+/// The device a session was opened from (shown in the session list).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Device {
+    pub user_agent: Option<String>,
+    pub ip: Option<String>,
+}
+
+/// Failure of [`AccountService::refresh`].
+#[derive(Debug, thiserror::Error)]
+pub enum RefreshError {
+    #[error("unknown refresh token")]
+    Unknown,
+    #[error("the session is expired or revoked")]
+    Expired,
+    /// A rotated token came back: someone holds a copy. The whole session is revoked.
+    #[error("a refresh token was used twice; the session is revoked")]
+    Reused,
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+}
+
+/// Failure of the revocations.
+#[derive(Debug, thiserror::Error)]
+pub enum RevokeError {
+    #[error("not found")]
+    NotFound,
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+}
+
+/// The account use cases.
+#[derive(Debug, Clone)]
+pub struct AccountService<U, S, A, K> {
+    users: U,
+    sessions: S,
+    keys: A,
+    clock: K,
+    refresh_ttl: Duration,
+}
+
+impl<U, S, A, K> AccountService<U, S, A, K>
+where
+    U: UserRepository,
+    S: SessionRepository,
+    A: ApiKeyRepository,
+    K: Clock,
+{
+    pub fn new(users: U, sessions: S, keys: A, clock: K, refresh_ttl: Duration) -> Self {
+        Self {
+            users,
+            sessions,
+            keys,
+            clock,
+            refresh_ttl,
+        }
+    }
+
+    /// Upserts the user and opens a session whose first refresh token has `refresh_hash`.
+    /// A session lives at most the refresh lifetime from sign-in, however often it is refreshed.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn sign_in(
+        &self,
+        identity: &LoginIdentity,
+        device: Device,
+        refresh_hash: TokenHash,
+    ) -> Result<(User, Session), RepoError> {
+        let now = self.clock.now();
+        let user = self.users.upsert_login(identity, now).await?;
+        let session = Session {
+            id: SessionId::new(),
+            user_id: user.id,
+            created_at: now,
+            last_used_at: now,
+            expires_at: now + self.refresh_ttl,
+            user_agent: device.user_agent,
+            ip: device.ip,
+            revoked_at: None,
+        };
+        let token = RefreshToken {
+            id: RefreshTokenId::new(),
+            session_id: session.id,
+            token_hash: refresh_hash,
+            created_at: now,
+            expires_at: session.expires_at,
+            revoked_at: None,
+        };
+        self.sessions.create(&session, &token).await?;
+        Ok((user, session))
+    }
+
+    /// Rotates a refresh token: the presented one is revoked and `next_hash` takes its place.
+    /// Presenting a token that was already rotated revokes the whole session.
+    ///
+    /// # Errors
+    /// See [`RefreshError`].
+    pub async fn refresh(
+        &self,
+        presented: &TokenHash,
+        next_hash: TokenHash,
+    ) -> Result<(User, Session), RefreshError> {
+        let now = self.clock.now();
+        let (token, session) = self
+            .sessions
+            .find_refresh(presented)
+            .await?
+            .ok_or(RefreshError::Unknown)?;
+        if token.revoked_at.is_some() {
+            self.sessions
+                .revoke(session.user_id, session.id, now)
+                .await?;
+            return Err(RefreshError::Reused);
+        }
+        if !session.is_active(now) || token.expires_at <= now {
+            return Err(RefreshError::Expired);
+        }
+        let next = RefreshToken {
+            id: RefreshTokenId::new(),
+            session_id: session.id,
+            token_hash: next_hash,
+            created_at: now,
+            expires_at: session.expires_at,
+            revoked_at: None,
+        };
+        match self.sessions.rotate(token.id, &next, now).await {
+            Ok(()) => {}
+            // Two requests raced with the same token: one of them is a copy.
+            Err(RepoError::Conflict) => {
+                self.sessions
+                    .revoke(session.user_id, session.id, now)
+                    .await?;
+                return Err(RefreshError::Reused);
+            }
+            Err(e) => return Err(e.into()),
+        }
+        let user = self
+            .users
+            .get(session.user_id)
+            .await?
+            .ok_or(RefreshError::Unknown)?;
+        Ok((user, session))
+    }
+
+    /// Creates or refreshes a user without opening a session (the synthetic operator user).
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn ensure_user(&self, identity: &LoginIdentity) -> Result<User, RepoError> {
+        self.users.upsert_login(identity, self.clock.now()).await
+    }
+
+    /// Signs out the session a refresh token belongs to (whatever the token's state).
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn sign_out_by_refresh(&self, presented: &TokenHash) -> Result<(), RepoError> {
+        if let Some((_, session)) = self.sessions.find_refresh(presented).await? {
+            self.sessions
+                .revoke(session.user_id, session.id, self.clock.now())
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Whether the session behind an access token is still open (revocation takes effect at once).
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn session_is_active(&self, id: SessionId) -> Result<bool, RepoError> {
+        let now = self.clock.now();
+        Ok(self
+            .sessions
+            .get(id)
+            .await?
+            .is_some_and(|s| s.is_active(now)))
+    }
+
+    /// # Errors
+    /// Storage failures.
+    pub async fn user(&self, id: UserId) -> Result<Option<User>, RepoError> {
+        self.users.get(id).await
+    }
+
+    /// The user's open sessions, newest first.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn sessions(&self, user: UserId) -> Result<Vec<Session>, RepoError> {
+        self.sessions.list_active(user, self.clock.now()).await
+    }
+
+    /// Revokes one of the user's sessions (sign-out uses it with the current session).
+    ///
+    /// # Errors
+    /// [`RevokeError::NotFound`] when it is not the user's.
+    pub async fn revoke_session(&self, user: UserId, id: SessionId) -> Result<(), RevokeError> {
+        if self.sessions.revoke(user, id, self.clock.now()).await? {
+            Ok(())
+        } else {
+            Err(RevokeError::NotFound)
+        }
+    }
+
+    /// Stores a new key (its secret is shown once by the caller, never stored).
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn create_api_key(
+        &self,
+        user: UserId,
+        name: ApiKeyName,
+        prefix: String,
+        key_hash: TokenHash,
+    ) -> Result<ApiKey, RepoError> {
+        let key = ApiKey {
+            id: ApiKeyId::new(),
+            user_id: user,
+            name: name.into_string(),
+            prefix,
+            key_hash,
+            created_at: self.clock.now(),
+            last_used_at: None,
+        };
+        self.keys.create(&key).await?;
+        Ok(key)
+    }
+
+    /// # Errors
+    /// Storage failures.
+    pub async fn api_keys(&self, user: UserId) -> Result<Vec<ApiKey>, RepoError> {
+        self.keys.list(user).await
+    }
+
+    /// # Errors
+    /// [`RevokeError::NotFound`] when it is not the user's (or already revoked).
+    pub async fn revoke_api_key(&self, user: UserId, id: ApiKeyId) -> Result<(), RevokeError> {
+        if self.keys.revoke(user, id, self.clock.now()).await? {
+            Ok(())
+        } else {
+            Err(RevokeError::NotFound)
+        }
+    }
+
+    /// The key with this hash and its owner, recording its use.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn authenticate_api_key(
+        &self,
+        hash: &TokenHash,
+    ) -> Result<Option<(ApiKey, User)>, RepoError> {
+        let Some(key) = self.keys.authenticate(hash, self.clock.now()).await? else {
+            return Ok(None);
+        };
+        Ok(self.users.get(key.user_id).await?.map(|user| (key, user)))
+    }
+
+    /// Every record of the user, for `GET /api/me/export`.
+    ///
+    /// # Errors
+    /// [`RevokeError::NotFound`] when there is no such user.
+    pub async fn export(&self, user: UserId) -> Result<AccountData, RevokeError> {
+        self.users.export(user).await?.ok_or(RevokeError::NotFound)
+    }
+
+    /// Counts over the user's records; "recent" means the last 30 days.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn stats(&self, user: UserId) -> Result<UserStats, RepoError> {
+        self.users
+            .stats(user, self.clock.now() - Duration::days(30))
+            .await
+    }
+
+    /// Deletes the account and everything it owns.
+    ///
+    /// # Errors
+    /// [`RevokeError::NotFound`] when there is no such user.
+    pub async fn delete_account(&self, user: UserId) -> Result<(), RevokeError> {
+        if self.users.delete(user).await? {
+            Ok(())
+        } else {
+            Err(RevokeError::NotFound)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::account::Email;
+    use crate::clock::FixedClock;
+    use crate::ports::{MockApiKeyRepository, MockSessionRepository, MockUserRepository};
+    use crate::services::fixtures::{NOW, block_on, clock};
+
+    type Service =
+        AccountService<MockUserRepository, MockSessionRepository, MockApiKeyRepository, FixedClock>;
+
+    const TTL: Duration = Duration::days(30);
+
+    fn hash(c: char) -> TokenHash {
+        TokenHash::from_hex(&c.to_string().repeat(64)).unwrap()
+    }
+
+    fn user() -> User {
+        User {
+            id: UserId::new(),
+            email: Email::new("ada@example.org").unwrap(),
+            name: None,
+            created_at: NOW,
+            last_login_at: Some(NOW),
+        }
+    }
+
+    fn session(user: UserId) -> Session {
+        Session {
+            id: SessionId::new(),
+            user_id: user,
+            created_at: NOW,
+            last_used_at: NOW,
+            expires_at: NOW + TTL,
+            user_agent: None,
+            ip: None,
+            revoked_at: None,
+        }
+    }
+
+    fn token(session: &Session, revoked: bool) -> RefreshToken {
+        RefreshToken {
+            id: RefreshTokenId::new(),
+            session_id: session.id,
+            token_hash: hash('a'),
+            created_at: NOW,
+            expires_at: session.expires_at,
+            revoked_at: revoked.then_some(NOW),
+        }
+    }
+
+    fn service(users: MockUserRepository, sessions: MockSessionRepository) -> Service {
+        AccountService::new(users, sessions, MockApiKeyRepository::new(), clock(), TTL)
+    }
+
+    #[test]
+    fn signing_in_opens_a_session_bounded_by_the_refresh_lifetime() {
+        let u = user();
+        let mut users = MockUserRepository::new();
+        let returned = u.clone();
+        users
+            .expect_upsert_login()
+            .returning(move |_, _| Ok(returned.clone()));
+        let mut sessions = MockSessionRepository::new();
+        sessions
+            .expect_create()
+            .withf(|s, t| {
+                s.expires_at == NOW + TTL
+                    && t.session_id == s.id
+                    && t.token_hash == hash('b')
+                    && t.expires_at == s.expires_at
+            })
+            .times(1)
+            .returning(|_, _| Ok(()));
+        let identity = LoginIdentity {
+            issuer: "https://idp".into(),
+            subject: "42".into(),
+            email: u.email.clone(),
+            name: None,
+        };
+        let device = Device {
+            user_agent: Some("Firefox".into()),
+            ip: Some("127.0.0.1".into()),
+        };
+        let (got, session) =
+            block_on(service(users, sessions).sign_in(&identity, device, hash('b'))).unwrap();
+        assert_eq!(got, u);
+        assert_eq!(session.user_agent.as_deref(), Some("Firefox"));
+    }
+
+    #[test]
+    fn a_refresh_rotates_the_token_within_the_session() {
+        let u = user();
+        let s = session(u.id);
+        let t = token(&s, false);
+        let old_id = t.id;
+        let mut sessions = MockSessionRepository::new();
+        sessions
+            .expect_find_refresh()
+            .returning(move |_| Ok(Some((t.clone(), s.clone()))));
+        sessions
+            .expect_rotate()
+            .withf(move |old, next, now| {
+                *old == old_id && next.token_hash == hash('c') && *now == NOW
+            })
+            .times(1)
+            .returning(|_, _, _| Ok(()));
+        sessions.expect_revoke().never();
+        let mut users = MockUserRepository::new();
+        let returned = u.clone();
+        users
+            .expect_get()
+            .returning(move |_| Ok(Some(returned.clone())));
+        let (got, _) = block_on(service(users, sessions).refresh(&hash('a'), hash('c'))).unwrap();
+        assert_eq!(got.id, u.id);
+    }
+
+    #[test]
+    fn a_rotated_token_presented_again_revokes_the_whole_session() {
+        let u = user();
+        let s = session(u.id);
+        let (sid, uid) = (s.id, u.id);
+        let t = token(&s, true);
+        let mut sessions = MockSessionRepository::new();
+        sessions
+            .expect_find_refresh()
+            .returning(move |_| Ok(Some((t.clone(), s.clone()))));
+        sessions.expect_rotate().never();
+        sessions
+            .expect_revoke()
+            .withf(move |user, id, _| *user == uid && *id == sid)
+            .times(1)
+            .returning(|_, _, _| Ok(true));
+        let err =
+            block_on(service(MockUserRepository::new(), sessions).refresh(&hash('a'), hash('c')))
+                .unwrap_err();
+        assert!(matches!(err, RefreshError::Reused));
+    }
+
+    #[test]
+    fn two_refreshes_racing_with_one_token_revoke_the_session() {
+        let u = user();
+        let s = session(u.id);
+        let t = token(&s, false);
+        let mut sessions = MockSessionRepository::new();
+        sessions
+            .expect_find_refresh()
+            .returning(move |_| Ok(Some((t.clone(), s.clone()))));
+        sessions
+            .expect_rotate()
+            .returning(|_, _, _| Err(RepoError::Conflict));
+        sessions
+            .expect_revoke()
+            .times(1)
+            .returning(|_, _, _| Ok(true));
+        let err =
+            block_on(service(MockUserRepository::new(), sessions).refresh(&hash('a'), hash('c')))
+                .unwrap_err();
+        assert!(matches!(err, RefreshError::Reused));
+    }
+
+    #[test]
+    fn expired_or_revoked_sessions_do_not_refresh() {
+        let u = user();
+        for (revoked, expired) in [(true, false), (false, true)] {
+            let mut s = session(u.id);
+            if revoked {
+                s.revoked_at = Some(NOW);
+            }
+            if expired {
+                s.expires_at = NOW;
+            }
+            let t = token(&s, false);
+            let mut sessions = MockSessionRepository::new();
+            sessions
+                .expect_find_refresh()
+                .returning(move |_| Ok(Some((t.clone(), s.clone()))));
+            sessions.expect_rotate().never();
+            let err = block_on(
+                service(MockUserRepository::new(), sessions).refresh(&hash('a'), hash('c')),
+            )
+            .unwrap_err();
+            assert!(
+                matches!(err, RefreshError::Expired),
+                "revoked {revoked}, expired {expired}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_unknown_refresh_token_is_refused() {
+        let mut sessions = MockSessionRepository::new();
+        sessions.expect_find_refresh().returning(|_| Ok(None));
+        let err =
+            block_on(service(MockUserRepository::new(), sessions).refresh(&hash('a'), hash('c')))
+                .unwrap_err();
+        assert!(matches!(err, RefreshError::Unknown));
+    }
+
+    #[test]
+    fn revoking_someone_elses_session_or_key_is_not_found() {
+        let mut sessions = MockSessionRepository::new();
+        sessions.expect_revoke().returning(|_, _, _| Ok(false));
+        let mut keys = MockApiKeyRepository::new();
+        keys.expect_revoke().returning(|_, _, _| Ok(false));
+        let service = AccountService::new(MockUserRepository::new(), sessions, keys, clock(), TTL);
+        assert!(matches!(
+            block_on(service.revoke_session(UserId::new(), SessionId::new())),
+            Err(RevokeError::NotFound)
+        ));
+        assert!(matches!(
+            block_on(service.revoke_api_key(UserId::new(), ApiKeyId::new())),
+            Err(RevokeError::NotFound)
+        ));
+    }
+
+    #[test]
+    fn a_revoked_session_is_no_longer_active() {
+        let u = user();
+        let mut s = session(u.id);
+        s.revoked_at = Some(NOW);
+        let mut sessions = MockSessionRepository::new();
+        sessions
+            .expect_get()
+            .returning(move |_| Ok(Some(s.clone())));
+        assert!(
+            !block_on(
+                service(MockUserRepository::new(), sessions).session_is_active(SessionId::new())
+            )
+            .unwrap()
+        );
+    }
+}
