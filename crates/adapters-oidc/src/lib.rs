@@ -28,6 +28,8 @@ mod error;
 mod http;
 mod identity;
 mod provider;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use config::{ClientSecret, OidcConfig};
 pub use error::OidcError;
