@@ -12,7 +12,7 @@ default:
 run:
     cargo run -p api-actix --bin discovery-api -- --dev
 
-# Run every test on SQLite.
+# Run every test on SQLite (sign-in end-to-end tests need `npm ci --prefix tests/oidc-provider`).
 test:
     cargo test --workspace
 
@@ -28,6 +28,10 @@ lint:
 # Storage benchmarks (SQLite; PostgreSQL too when TEST_DATABASE_URL is set).
 bench:
     TEST_DATABASE_URL={{pg_url}} cargo bench -p adapters-diesel
+
+# Throughput of authenticated requests vs /healthz (wrk on loopback).
+bench-http seconds="10":
+    scripts/bench-auth.sh {{seconds}}
 
 # Exactly what CI runs.
 ci:

@@ -1,21 +1,91 @@
 //! Settings: read once from the environment (and an optional `.env`), validated at start-up; a
-//! bad value stops the service with one clear line.
+//! bad value stops the service with one clear line naming the variable.
 
 use std::net::SocketAddr;
 
 use adapters_diesel::DbConfig;
+use url::Url;
 
 /// Where dev mode keeps its database.
 pub const DEV_DATABASE_URL: &str = "sqlite://data/discovery.db";
 const DEFAULT_BIND_ADDR: &str = "127.0.0.1:8011";
+const DEFAULT_PUBLIC_BASE_URL: &str = "http://localhost:8011";
+/// HS256 needs a key at least as long as its output.
+pub const MIN_JWT_SECRET_BYTES: usize = 32;
 
 /// Everything the service needs to start.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// `--dev`: embedded SQLite under `./data/`, loopback only.
+    /// `--dev`: embedded SQLite under `./data/`, ephemeral JWT secret, dev login, loopback only.
     pub dev: bool,
     pub bind_addr: SocketAddr,
     pub database: DbConfig,
+    /// The service's own origin, e.g. `https://discovery.example` (no trailing slash).
+    pub public_base_url: String,
+    pub auth: AuthSettings,
+    pub oidc: Option<OidcSettings>,
+    pub activity_retention_days: u32,
+}
+
+/// Sessions, cookies, keys and who may sign in.
+#[derive(Clone)]
+pub struct AuthSettings {
+    pub jwt_secret: Vec<u8>,
+    /// `true` when the secret was generated for this process (dev mode without JWT_SECRET).
+    pub jwt_secret_is_ephemeral: bool,
+    pub jwt_issuer: String,
+    pub jwt_audience: String,
+    pub access_ttl_seconds: i64,
+    pub refresh_ttl_seconds: i64,
+    pub cookie_secure: bool,
+    pub cors_allowed_origins: Vec<String>,
+    /// The operator key (`API_KEY`), acting as the synthetic admin `api-key-admin`.
+    pub api_key: Option<String>,
+    pub admin_emails: Vec<String>,
+    /// Lower-cased domains; empty allows any.
+    pub allowed_email_domains: Vec<String>,
+    pub dev_login: bool,
+    pub post_login_redirect: String,
+}
+
+impl std::fmt::Debug for AuthSettings {
+    /// Secrets are never printed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthSettings")
+            .field("jwt_secret", &"[REDACTED]")
+            .field("jwt_issuer", &self.jwt_issuer)
+            .field("jwt_audience", &self.jwt_audience)
+            .field("access_ttl_seconds", &self.access_ttl_seconds)
+            .field("refresh_ttl_seconds", &self.refresh_ttl_seconds)
+            .field("cookie_secure", &self.cookie_secure)
+            .field("cors_allowed_origins", &self.cors_allowed_origins)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
+            .field("admin_emails", &self.admin_emails)
+            .field("allowed_email_domains", &self.allowed_email_domains)
+            .field("dev_login", &self.dev_login)
+            .field("post_login_redirect", &self.post_login_redirect)
+            .finish()
+    }
+}
+
+/// The OpenID Connect client, when `OIDC_ISSUER_URL` is set.
+#[derive(Clone)]
+pub struct OidcSettings {
+    pub issuer_url: String,
+    pub client_id: String,
+    pub client_secret: String,
+    pub redirect_uri: String,
+}
+
+impl std::fmt::Debug for OidcSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OidcSettings")
+            .field("issuer_url", &self.issuer_url)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"[REDACTED]")
+            .field("redirect_uri", &self.redirect_uri)
+            .finish()
+    }
 }
 
 /// A setting that cannot be used, named with its variable.
@@ -23,8 +93,17 @@ pub struct Settings {
 pub enum ConfigError {
     #[error("{name} is not valid: {reason}")]
     Invalid { name: &'static str, reason: String },
+    #[error("{0} must be set (outside dev mode)")]
+    Missing(&'static str),
     #[error("unknown argument {0:?} (the only flag is --dev)")]
     UnknownArgument(String),
+}
+
+fn invalid(name: &'static str, reason: impl ToString) -> ConfigError {
+    ConfigError::Invalid {
+        name,
+        reason: reason.to_string(),
+    }
 }
 
 impl Settings {
@@ -52,38 +131,172 @@ impl Settings {
                 _ => return Err(ConfigError::UnknownArgument(arg)),
             }
         }
-        let var = |name: &str| var(name).filter(|v| !v.trim().is_empty());
+        let var = |name: &str| {
+            var(name)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
+        let list = |name: &str| -> Vec<String> {
+            var(name)
+                .map(|v| {
+                    v.split(',')
+                        .map(|s| s.trim().to_ascii_lowercase())
+                        .filter(|s| !s.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let flag = |name: &'static str, default: bool| -> Result<bool, ConfigError> {
+            match var(name).as_deref() {
+                None => Ok(default),
+                Some("true" | "1" | "yes") => Ok(true),
+                Some("false" | "0" | "no") => Ok(false),
+                Some(other) => Err(invalid(
+                    name,
+                    format!("expected true or false, got {other:?}"),
+                )),
+            }
+        };
+        let number = |name: &'static str, default: i64, min: i64| -> Result<i64, ConfigError> {
+            match var(name) {
+                None => Ok(default),
+                Some(v) => match v.parse::<i64>() {
+                    Ok(n) if n >= min => Ok(n),
+                    _ => Err(invalid(
+                        name,
+                        format!("expected a whole number of at least {min}, got {v:?}"),
+                    )),
+                },
+            }
+        };
+
         let bind_addr: SocketAddr = var("BIND_ADDR")
             .unwrap_or_else(|| DEFAULT_BIND_ADDR.to_owned())
             .parse()
-            .map_err(|e: std::net::AddrParseError| ConfigError::Invalid {
-                name: "BIND_ADDR",
-                reason: e.to_string(),
-            })?;
+            .map_err(|e: std::net::AddrParseError| invalid("BIND_ADDR", e))?;
         if dev && !bind_addr.ip().is_loopback() {
-            return Err(ConfigError::Invalid {
-                name: "BIND_ADDR",
-                reason: format!(
+            return Err(invalid(
+                "BIND_ADDR",
+                format!(
                     "dev mode only binds a loopback address, not {}",
                     bind_addr.ip()
                 ),
-            });
+            ));
         }
-        let url = match var("DATABASE_URL") {
-            Some(url) => url,
-            None => DEV_DATABASE_URL.to_owned(),
+        let database =
+            DbConfig::new(var("DATABASE_URL").unwrap_or_else(|| DEV_DATABASE_URL.to_owned()));
+        let public_base_url = origin(
+            "PUBLIC_BASE_URL",
+            &var("PUBLIC_BASE_URL").unwrap_or_else(|| DEFAULT_PUBLIC_BASE_URL.to_owned()),
+        )?;
+
+        let (jwt_secret, jwt_secret_is_ephemeral) = match var("JWT_SECRET") {
+            Some(secret) if secret.len() >= MIN_JWT_SECRET_BYTES => (secret.into_bytes(), false),
+            Some(secret) if !dev => {
+                return Err(invalid(
+                    "JWT_SECRET",
+                    format!(
+                        "must be at least {MIN_JWT_SECRET_BYTES} bytes (got {})",
+                        secret.len()
+                    ),
+                ));
+            }
+            None if !dev => return Err(ConfigError::Missing("JWT_SECRET")),
+            _ => {
+                let mut bytes = vec![0u8; 32];
+                getrandom::fill(&mut bytes).map_err(|e| invalid("JWT_SECRET", e))?;
+                (bytes, true)
+            }
         };
+        let mut cors_allowed_origins = Vec::new();
+        for o in list("CORS_ALLOWED_ORIGINS") {
+            cors_allowed_origins.push(origin("CORS_ALLOWED_ORIGINS", &o)?);
+        }
+        let post_login_redirect = var("POST_LOGIN_REDIRECT").unwrap_or_else(|| "/".to_owned());
+        if !crate::auth::login_state::is_local_path(&post_login_redirect) {
+            return Err(invalid(
+                "POST_LOGIN_REDIRECT",
+                "must be a path on this service, like /profile.html",
+            ));
+        }
+        let auth = AuthSettings {
+            jwt_secret,
+            jwt_secret_is_ephemeral,
+            jwt_issuer: var("JWT_ISSUER").unwrap_or_else(|| "discovery-service".to_owned()),
+            jwt_audience: var("JWT_AUDIENCE").unwrap_or_else(|| "discovery-web".to_owned()),
+            access_ttl_seconds: number("JWT_ACCESS_TTL_SECONDS", 900, 1)?,
+            refresh_ttl_seconds: number("JWT_REFRESH_TTL_SECONDS", 2_592_000, 60)?,
+            cookie_secure: flag("COOKIE_SECURE", !dev)?,
+            cors_allowed_origins,
+            api_key: var("API_KEY"),
+            admin_emails: list("ADMIN_EMAILS"),
+            allowed_email_domains: list("ALLOWED_EMAIL_DOMAINS"),
+            dev_login: flag("AUTH_DEV_LOGIN", dev)?,
+            post_login_redirect,
+        };
+        if let Some(key) = &auth.api_key
+            && key.len() < 16
+        {
+            return Err(invalid("API_KEY", "must be at least 16 characters"));
+        }
+        let oidc = match var("OIDC_ISSUER_URL") {
+            None => None,
+            Some(issuer_url) => {
+                Url::parse(&issuer_url).map_err(|e| invalid("OIDC_ISSUER_URL", e))?;
+                let redirect_uri = var("OAUTH_REDIRECT_URI")
+                    .unwrap_or_else(|| format!("{public_base_url}/api/auth/callback"));
+                Url::parse(&redirect_uri).map_err(|e| invalid("OAUTH_REDIRECT_URI", e))?;
+                Some(OidcSettings {
+                    issuer_url,
+                    client_id: var("OIDC_CLIENT_ID")
+                        .ok_or(ConfigError::Missing("OIDC_CLIENT_ID"))?,
+                    client_secret: var("OIDC_CLIENT_SECRET").unwrap_or_default(),
+                    redirect_uri,
+                })
+            }
+        };
+        let activity_retention_days = u32::try_from(number("ACTIVITY_RETENTION_DAYS", 90, 1)?)
+            .map_err(|e| invalid("ACTIVITY_RETENTION_DAYS", e))?;
         Ok(Self {
             dev,
             bind_addr,
-            database: DbConfig::new(url),
+            database,
+            public_base_url,
+            auth,
+            oidc,
+            activity_retention_days,
         })
     }
+
+    /// Origins whose pages may use the session cookie for writes: the service's own (and, in
+    /// dev mode, both loopback spellings of its address) plus `CORS_ALLOWED_ORIGINS`.
+    #[must_use]
+    pub fn trusted_origins(&self, port: u16) -> Vec<String> {
+        let mut origins = vec![self.public_base_url.clone()];
+        if self.dev {
+            origins.push(format!("http://127.0.0.1:{port}"));
+            origins.push(format!("http://localhost:{port}"));
+        }
+        origins.extend(self.auth.cors_allowed_origins.iter().cloned());
+        origins
+    }
+}
+
+/// `scheme://host[:port]` of a URL setting.
+fn origin(name: &'static str, value: &str) -> Result<String, ConfigError> {
+    let url = Url::parse(value).map_err(|e| invalid(name, e))?;
+    let origin = url.origin();
+    if !origin.is_tuple() {
+        return Err(invalid(name, "must be an http(s) URL"));
+    }
+    Ok(origin.ascii_serialization())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const SECRET: &str = "0123456789abcdef0123456789abcdef";
 
     fn settings(args: &[&str], vars: &[(&str, &str)]) -> Result<Settings, ConfigError> {
         let vars: Vec<(String, String)> = vars
@@ -96,30 +309,74 @@ mod tests {
     }
 
     #[test]
-    fn defaults_bind_loopback_8011_with_the_dev_database() {
+    fn dev_mode_needs_nothing_and_stays_on_loopback() {
         let s = settings(&["--dev"], &[]).unwrap();
-        assert!(s.dev);
+        assert!(
+            s.dev && s.auth.dev_login && !s.auth.cookie_secure && s.auth.jwt_secret_is_ephemeral
+        );
         assert_eq!(s.bind_addr.to_string(), "127.0.0.1:8011");
         assert_eq!(s.database.url, DEV_DATABASE_URL);
-    }
-
-    #[test]
-    fn dev_mode_refuses_a_public_address() {
+        assert_eq!(s.public_base_url, "http://localhost:8011");
         let err = settings(&["--dev"], &[("BIND_ADDR", "0.0.0.0:8011")]).unwrap_err();
         assert!(
             err.to_string().starts_with("BIND_ADDR is not valid"),
             "{err}"
         );
-        assert!(settings(&[], &[("BIND_ADDR", "0.0.0.0:8011")]).is_ok());
     }
 
     #[test]
-    fn bad_values_and_arguments_are_named() {
-        let err = settings(&[], &[("BIND_ADDR", "localhost")]).unwrap_err();
-        assert!(err.to_string().contains("BIND_ADDR"), "{err}");
+    fn outside_dev_mode_a_strong_jwt_secret_is_required() {
+        assert!(matches!(
+            settings(&[], &[]),
+            Err(ConfigError::Missing("JWT_SECRET"))
+        ));
+        let err = settings(&[], &[("JWT_SECRET", "short")]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "JWT_SECRET is not valid: must be at least 32 bytes (got 5)"
+        );
+        let s = settings(&[], &[("JWT_SECRET", SECRET)]).unwrap();
+        assert!(s.auth.cookie_secure && !s.auth.dev_login && !s.auth.jwt_secret_is_ephemeral);
+        assert!(
+            !format!("{s:?}").contains(SECRET),
+            "secrets never reach Debug output"
+        );
+    }
+
+    #[test]
+    fn bad_values_are_named_one_per_line() {
+        let cases = [
+            ("BIND_ADDR", "localhost"),
+            ("COOKIE_SECURE", "maybe"),
+            ("JWT_ACCESS_TTL_SECONDS", "-5"),
+            ("PUBLIC_BASE_URL", "not a url"),
+            ("POST_LOGIN_REDIRECT", "https://evil.example/"),
+            ("API_KEY", "short"),
+            ("OIDC_ISSUER_URL", "::"),
+        ];
+        for (name, value) in cases {
+            let err = settings(&[], &[("JWT_SECRET", SECRET), (name, value)]).unwrap_err();
+            assert!(err.to_string().starts_with(name), "{name}: {err}");
+            assert!(!err.to_string().contains('\n'));
+        }
         assert!(matches!(
             settings(&["--prod"], &[]),
             Err(ConfigError::UnknownArgument(_))
         ));
+    }
+
+    #[test]
+    fn lists_are_split_and_lower_cased() {
+        let s = settings(
+            &[],
+            &[
+                ("JWT_SECRET", SECRET),
+                ("ADMIN_EMAILS", "Ada@Example.org, bob@x.y"),
+                ("ALLOWED_EMAIL_DOMAINS", "Example.org"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(s.auth.admin_emails, ["ada@example.org", "bob@x.y"]);
+        assert_eq!(s.auth.allowed_email_domains, ["example.org"]);
     }
 }

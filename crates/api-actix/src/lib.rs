@@ -1,6 +1,14 @@
-//! The `discovery-api` service: settings, wiring of adapters into the domain, and the HTTP routes.
+//! The `discovery-api` service: settings, wiring of adapters into the domain, authentication,
+//! the activity log and the HTTP routes.
 
+pub mod activity;
+pub mod auth;
 pub mod config;
+pub mod error;
+pub mod extract;
+pub mod middleware;
 pub mod routes;
 pub mod startup;
+pub mod state;
 pub mod telemetry;
+pub mod views;

@@ -1,24 +1,48 @@
-//! Wiring: opens the database (running migrations), binds the listener and builds the server.
+//! Wiring: opens the database (running migrations), builds the adapters and services into the
+//! application state, binds the listener and assembles the server with its middleware.
 
 use std::net::TcpListener;
+use std::sync::Arc;
 
 use actix_web::dev::Server;
+use actix_web::middleware::{Compat, from_fn};
 use actix_web::{App, HttpServer, web};
-use adapters_diesel::Database;
+use adapters_diesel::{
+    Database, DieselActivityRepository, DieselApiKeyRepository, DieselSessionRepository,
+    DieselUserRepository,
+};
+use adapters_oidc::{ClientSecret, OidcConfig, OidcProvider};
 use anyhow::Context;
+use domain::account::{Email, LoginIdentity};
+use domain::clock::SystemClock;
+use domain::ports::IdentityProvider;
+use domain::services::AccountService;
+use tracing_actix_web::TracingLogger;
 
-use crate::config::Settings;
-use crate::routes;
+use crate::activity::{self, ActivityWriter};
+use crate::auth::cookies::CookieJar;
+use crate::auth::csrf::TrustedOrigins;
+use crate::auth::jwt::JwtKeys;
+use crate::config::{OidcSettings, Settings};
+use crate::middleware::request_id;
+use crate::state::{AppState, Operator};
+use crate::{auth, extract, routes};
+
+/// The synthetic user the operator key (`API_KEY`) acts as.
+pub const OPERATOR_SUBJECT: &str = "api-key-admin";
 
 /// A built, bound, not yet running service.
 #[allow(missing_debug_implementations)] // actix's `Server` has no Debug
 pub struct Application {
     port: u16,
     server: Server,
+    activity: ActivityWriter,
 }
 
 impl Application {
-    /// Connects to the database (migrating it) and binds `settings.bind_addr` (port 0 picks a free one).
+    /// Connects to the database (migrating it), binds `settings.bind_addr` (port 0 picks a free
+    /// one) and builds the server. The identity provider may still be down: discovery is retried
+    /// on first sign-in.
     ///
     /// # Errors
     /// When the database cannot be opened or migrated, or the address cannot be bound.
@@ -30,18 +54,80 @@ impl Application {
             .context("opening the database")?;
         let listener = TcpListener::bind(settings.bind_addr)
             .with_context(|| format!("binding {}", settings.bind_addr))?;
-        let port = listener.local_addr()?.port();
-        tracing::info!(address = %listener.local_addr()?, backend = ?db.backend(), dev = settings.dev, "listening");
-        let db = web::Data::new(db);
+        let address = listener.local_addr()?;
+        if settings.auth.jwt_secret_is_ephemeral {
+            tracing::warn!(
+                "JWT_SECRET is not set: using a random secret, so sessions end when the process stops (dev mode)"
+            );
+        }
+
+        let refresh_ttl = time::Duration::seconds(settings.auth.refresh_ttl_seconds);
+        let accounts = AccountService::new(
+            DieselUserRepository::new(db.clone()),
+            DieselSessionRepository::new(db.clone()),
+            DieselApiKeyRepository::new(db.clone()),
+            SystemClock,
+            refresh_ttl,
+        );
+        let operator = match &settings.auth.api_key {
+            None => None,
+            Some(key) => Some(Operator {
+                key: key.clone(),
+                user: accounts.ensure_user(&operator_identity()?).await?,
+            }),
+        };
+        let identity = match &settings.oidc {
+            None => None,
+            Some(oidc) => Some(identity_provider(oidc)?),
+        };
+        let (activity_queue, activity_writer) =
+            ActivityWriter::spawn(DieselActivityRepository::new(db.clone()));
+        let dev_login = settings.auth.dev_login && address.ip().is_loopback();
+        if settings.auth.dev_login && !dev_login {
+            tracing::warn!("AUTH_DEV_LOGIN is ignored: dev login only works on a loopback address");
+        }
+        tracing::info!(%address, backend = ?db.backend(), dev = settings.dev, sign_in = identity.is_some(), dev_login, "listening");
+
+        let state = web::Data::new(AppState {
+            jwt: JwtKeys::new(
+                &settings.auth.jwt_secret,
+                settings.auth.jwt_issuer.clone(),
+                settings.auth.jwt_audience.clone(),
+            ),
+            cookies: CookieJar {
+                secure: settings.auth.cookie_secure,
+            },
+            origins: TrustedOrigins::new(settings.trusted_origins(address.port())),
+            activity: DieselActivityRepository::new(db.clone()),
+            activity_queue,
+            accounts,
+            identity,
+            operator,
+            dev_login,
+            db,
+            settings,
+        });
         let server = HttpServer::new(move || {
             App::new()
-                .app_data(db.clone())
-                .service(routes::health::healthz)
-                .service(routes::health::readyz)
+                .app_data(state.clone())
+                .app_data(extract::payload_config())
+                .app_data(extract::query_config())
+                .app_data(extract::path_config())
+                .configure(|cfg| routes::configure(cfg, state.dev_login))
+                .default_service(web::to(routes::not_found))
+                .wrap(from_fn(auth::caller::authenticate_request))
+                .wrap(from_fn(activity::middleware::record))
+                .wrap(cors(&state.settings.auth.cors_allowed_origins))
+                .wrap(Compat::new(TracingLogger::default()))
+                .wrap(from_fn(request_id::request_id))
         })
         .listen(listener)?
         .run();
-        Ok(Self { port, server })
+        Ok(Self {
+            port: address.port(),
+            server,
+            activity: activity_writer,
+        })
     }
 
     #[must_use]
@@ -49,11 +135,60 @@ impl Application {
         self.port
     }
 
-    /// Serves until SIGINT or SIGTERM (actix finishes in-flight requests first).
+    /// Serves until SIGINT or SIGTERM: in-flight requests finish, then the activity queue is
+    /// written out before this returns.
     ///
     /// # Errors
     /// When the server fails.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let served = self.server.await;
+        let written = self.activity.shutdown().await;
+        tracing::info!(activity_entries_written = written, "stopped");
+        served
     }
+}
+
+/// CORS for the configured origins only, with credentials (cookies) allowed.
+fn cors(origins: &[String]) -> actix_cors::Cors {
+    origins
+        .iter()
+        .fold(actix_cors::Cors::default(), |cors, origin| {
+            cors.allowed_origin(origin)
+        })
+        .allowed_methods(["GET", "POST", "PUT", "PATCH", "DELETE"])
+        .allowed_headers([
+            actix_web::http::header::CONTENT_TYPE,
+            actix_web::http::header::AUTHORIZATION,
+            actix_web::http::header::IF_MATCH,
+            actix_web::http::header::HeaderName::from_static("x-api-key"),
+            actix_web::http::header::HeaderName::from_static("x-request-id"),
+        ])
+        .expose_headers([actix_web::http::header::HeaderName::from_static(
+            "x-request-id",
+        )])
+        .supports_credentials()
+        // A foreign origin gets no CORS headers rather than actix-cors's plain-text 400; the
+        // CSRF check answers its cookie-authenticated writes with a 403 in the contract's shape.
+        .block_on_origin_mismatch(false)
+        .max_age(600)
+}
+
+fn operator_identity() -> anyhow::Result<LoginIdentity> {
+    Ok(LoginIdentity {
+        issuer: "urn:discovery:operator".to_owned(),
+        subject: OPERATOR_SUBJECT.to_owned(),
+        email: Email::new("api-key-admin@localhost").context("operator e-mail")?,
+        name: Some(OPERATOR_SUBJECT.to_owned()),
+    })
+}
+
+fn identity_provider(oidc: &OidcSettings) -> anyhow::Result<Arc<dyn IdentityProvider>> {
+    let config = OidcConfig::new(
+        oidc.issuer_url.clone(),
+        oidc.client_id.clone(),
+        ClientSecret::new(oidc.client_secret.clone()),
+        oidc.redirect_uri.clone(),
+    );
+    let provider = OidcProvider::new(config).context("OIDC settings")?;
+    Ok(Arc::new(provider))
 }

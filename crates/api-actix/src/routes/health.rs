@@ -1,7 +1,7 @@
 //! Liveness and readiness: `/healthz` while the process runs, `/readyz` while the database answers.
 
+use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
-use adapters_diesel::Database;
 use serde_json::json;
 
 #[get("/healthz")]
@@ -10,8 +10,8 @@ pub async fn healthz() -> HttpResponse {
 }
 
 #[get("/readyz")]
-pub async fn readyz(db: web::Data<Database>) -> HttpResponse {
-    match db.ping().await {
+pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+    match state.db.ping().await {
         Ok(()) => HttpResponse::Ok().json(json!({"status": "ok"})),
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");

@@ -1,3 +1,34 @@
-//! HTTP routes, one file per resource.
+//! HTTP routes, one file per resource; `configure` mounts them all.
 
+pub mod activity;
+pub mod api_keys;
+pub mod auth;
 pub mod health;
+pub mod me;
+pub mod sessions;
+
+use actix_web::web;
+
+use crate::error::ApiError;
+
+/// Mounts every route.
+pub fn configure(cfg: &mut web::ServiceConfig, dev_login_enabled: bool) {
+    cfg.service(health::healthz)
+        .service(health::readyz)
+        .configure(|cfg| auth::configure(cfg, dev_login_enabled))
+        .configure(me::configure)
+        .configure(sessions::configure)
+        .configure(api_keys::configure)
+        .configure(activity::configure);
+}
+
+/// Anything no route matched: 404 in the contract's shape.
+pub async fn not_found() -> Result<actix_web::HttpResponse, ApiError> {
+    Err(ApiError::NotFound)
+}
+
+/// RFC 3339 in UTC, as every timestamp of the contract.
+pub fn rfc3339(at: time::OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}

@@ -1,0 +1,12 @@
+//! The activity log's write path: a middleware that describes every request, and a bounded queue
+//! drained in batches off the request path.
+
+pub mod middleware;
+pub mod queue;
+
+pub use queue::{ActivityQueue, ActivityWriter};
+
+/// A stable name for what a request did (`auth.login`, `api_key.create`...), set by handlers
+/// that want one; other requests are named `METHOD /route/pattern`.
+#[derive(Debug, Clone, Copy)]
+pub struct Action(pub &'static str);

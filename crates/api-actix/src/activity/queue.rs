@@ -1,0 +1,228 @@
+//! A bounded queue of activity entries and the task that drains it in batches. Senders wait when
+//! it is full (back-pressure: nothing is dropped and memory stays bounded); on shutdown the queue
+//! is closed and everything still in it is written before the process exits.
+
+use std::time::Duration;
+
+use domain::RepoError;
+use domain::account::ActivityEntry;
+use domain::ports::ActivityRepository;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// How many entries wait at most before senders are held back.
+pub const CAPACITY: usize = 4_096;
+/// How many entries one insert writes at most.
+pub const BATCH: usize = 256;
+/// A batch the database refuses this many times is given up (and logged with its size).
+const ATTEMPTS: u32 = 4;
+
+/// The sending side, cloned into every worker.
+#[derive(Debug, Clone)]
+pub struct ActivityQueue {
+    tx: mpsc::Sender<ActivityEntry>,
+}
+
+impl ActivityQueue {
+    /// Queues an entry, waiting while the queue is full.
+    pub async fn push(&self, entry: ActivityEntry) {
+        if self.tx.send(entry).await.is_err() {
+            // Only after shutdown began: the writer has closed the queue.
+            tracing::warn!("activity queue closed; entry not recorded");
+        }
+    }
+
+    /// Entries waiting to be written (for metrics).
+    #[must_use]
+    pub fn depth(&self) -> usize {
+        self.tx.max_capacity() - self.tx.capacity()
+    }
+}
+
+/// The draining task.
+#[derive(Debug)]
+pub struct ActivityWriter {
+    handle: JoinHandle<u64>,
+    stop: tokio::sync::oneshot::Sender<()>,
+}
+
+impl ActivityWriter {
+    /// Starts the writer on the current tokio runtime.
+    pub fn spawn<R: ActivityRepository + 'static>(repo: R) -> (ActivityQueue, Self) {
+        let (tx, rx) = mpsc::channel(CAPACITY);
+        let (stop, stopped) = tokio::sync::oneshot::channel();
+        let handle = tokio::spawn(drain(repo, rx, stopped));
+        (ActivityQueue { tx }, Self { handle, stop })
+    }
+
+    /// Closes the queue, writes what is left and returns how many entries were written in all.
+    pub async fn shutdown(self) -> u64 {
+        let _ = self.stop.send(());
+        self.handle.await.unwrap_or(0)
+    }
+}
+
+async fn drain<R: ActivityRepository>(
+    repo: R,
+    mut rx: mpsc::Receiver<ActivityEntry>,
+    mut stopped: tokio::sync::oneshot::Receiver<()>,
+) -> u64 {
+    let mut written = 0;
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut stopping = false;
+    loop {
+        let received = if stopping {
+            rx.recv_many(&mut batch, BATCH).await
+        } else {
+            tokio::select! {
+                n = rx.recv_many(&mut batch, BATCH) => n,
+                _ = &mut stopped => {
+                    // No new entries from here on; the buffered ones are still delivered.
+                    stopping = true;
+                    rx.close();
+                    rx.recv_many(&mut batch, BATCH).await
+                }
+            }
+        };
+        if received == 0 {
+            break;
+        }
+        written += write(&repo, &batch).await;
+        batch.clear();
+    }
+    written
+}
+
+/// Writes a batch, retrying while the database is unavailable. A batch refused because one of
+/// its users no longer exists (an account deleted while its requests were queued) is written
+/// entry by entry, so only that person's entries — deleted with them anyway — are skipped.
+async fn write<R: ActivityRepository>(repo: &R, batch: &[ActivityEntry]) -> u64 {
+    let mut delay = Duration::from_millis(50);
+    for attempt in 1..=ATTEMPTS {
+        match repo.record(batch).await {
+            Ok(()) => return batch.len() as u64,
+            Err(RepoError::NotFound) => return write_one_by_one(repo, batch).await,
+            Err(RepoError::Unavailable(e)) if attempt < ATTEMPTS => {
+                tracing::warn!(error = %format!("{e:#}"), attempt, entries = batch.len(), "activity batch not written; retrying");
+                tokio::time::sleep(delay).await;
+                delay *= 4;
+            }
+            Err(e) => {
+                tracing::error!(error = %format!("{e:#}"), entries = batch.len(), "activity batch lost");
+                return 0;
+            }
+        }
+    }
+    0
+}
+
+async fn write_one_by_one<R: ActivityRepository>(repo: &R, batch: &[ActivityEntry]) -> u64 {
+    let mut written = 0;
+    for entry in batch {
+        match repo.record(std::slice::from_ref(entry)).await {
+            Ok(()) => written += 1,
+            Err(RepoError::NotFound) => tracing::debug!("activity of a deleted account skipped"),
+            Err(e) => tracing::error!(error = %format!("{e:#}"), "activity entry lost"),
+        }
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::ids::{ActivityId, UserId};
+    use domain::ports::MockActivityRepository;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn entry(n: usize) -> ActivityEntry {
+        ActivityEntry {
+            id: ActivityId::new(),
+            user_id: None,
+            at: time::OffsetDateTime::UNIX_EPOCH,
+            action: format!("test.{n}"),
+            method: "GET".into(),
+            path: "/".into(),
+            status: 200,
+            source: None,
+            duration_ms: 1,
+            request_id: n.to_string(),
+            ip: None,
+            user_agent: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn everything_queued_is_written_in_batches_by_shutdown() {
+        let seen = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&seen);
+        let mut repo = MockActivityRepository::new();
+        repo.expect_record().returning(move |batch| {
+            assert!(batch.len() <= BATCH);
+            counter.fetch_add(batch.len(), Ordering::SeqCst);
+            Ok(())
+        });
+        let (queue, writer) = ActivityWriter::spawn(repo);
+        let senders: Vec<_> = (0..8)
+            .map(|t| {
+                let q = queue.clone();
+                tokio::spawn(async move {
+                    for n in 0..1_000 {
+                        q.push(entry(t * 1_000 + n)).await;
+                    }
+                })
+            })
+            .collect();
+        for s in senders {
+            s.await.unwrap();
+        }
+        assert_eq!(writer.shutdown().await, 8_000);
+        assert_eq!(seen.load(Ordering::SeqCst), 8_000);
+    }
+
+    #[tokio::test]
+    async fn entries_of_a_deleted_account_are_skipped_and_the_rest_written() {
+        let gone = UserId::new();
+        let written = Arc::new(AtomicUsize::new(0));
+        let w = Arc::clone(&written);
+        let mut repo = MockActivityRepository::new();
+        repo.expect_record().returning(move |batch| {
+            if batch.iter().any(|e| e.user_id == Some(gone)) {
+                return Err(RepoError::NotFound);
+            }
+            w.fetch_add(batch.len(), Ordering::SeqCst);
+            Ok(())
+        });
+        let (queue, writer) = ActivityWriter::spawn(repo);
+        for n in 0..10 {
+            let mut e = entry(n);
+            if n % 3 == 0 {
+                e.user_id = Some(gone);
+            }
+            queue.push(e).await;
+        }
+        assert_eq!(writer.shutdown().await, 6);
+        assert_eq!(written.load(Ordering::SeqCst), 6);
+    }
+
+    #[tokio::test]
+    async fn a_failing_batch_is_retried() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = Arc::clone(&calls);
+        let mut repo = MockActivityRepository::new();
+        repo.expect_record().returning(move |_| {
+            if c.fetch_add(1, Ordering::SeqCst) == 0 {
+                Err(RepoError::Unavailable(anyhow::anyhow!(
+                    "database restarting"
+                )))
+            } else {
+                Ok(())
+            }
+        });
+        let (queue, writer) = ActivityWriter::spawn(repo);
+        queue.push(entry(1)).await;
+        assert_eq!(writer.shutdown().await, 1);
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+}

@@ -1,0 +1,203 @@
+//! The authenticated caller of a request. A middleware resolves the credentials before any
+//! handler runs, in the contract's order — `X-API-Key`, then `Authorization: Bearer`, then the
+//! `ds_access` cookie (whose unsafe requests must also pass the CSRF check) — and a credential
+//! that is present but invalid is a 401 without falling through to the next kind.
+
+use std::future::{Ready, ready};
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::header;
+use actix_web::middleware::Next;
+use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
+use domain::account::Source;
+use domain::ids::{SessionId, UserId};
+
+use super::cookies;
+use super::secrets;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Who is calling, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caller {
+    pub user_id: UserId,
+    pub is_admin: bool,
+    pub source: Source,
+    /// The session of a JWT credential (absent for API keys).
+    pub session_id: Option<SessionId>,
+}
+
+/// A caller who must be an admin (403 otherwise).
+#[derive(Debug, Clone, Copy)]
+pub struct AdminCaller(pub Caller);
+
+const API_KEY_HEADER: &str = "x-api-key";
+
+/// Why the credentials of a request were refused, kept for the `Caller` extractor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Denied {
+    Unauthenticated,
+    CrossSite,
+    Unavailable,
+    Failed,
+}
+
+/// The caller as identified, even when the request is then refused (CSRF), for the activity log.
+#[derive(Debug, Clone, Copy)]
+pub struct Identified(pub Caller);
+
+const UNAUTHENTICATED_PATHS: [&str; 2] = ["/healthz", "/readyz"];
+
+/// Resolves the credentials of every request before its handler runs, so a bad credential is a
+/// 401 whatever else is wrong with the request, and the activity log knows who asked.
+pub async fn authenticate_request(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    if !UNAUTHENTICATED_PATHS.contains(&req.path())
+        && let Some(state) = req.app_data::<web::Data<AppState>>().cloned()
+        && has_credentials(req.request())
+    {
+        match authenticate(&state, req.request()).await {
+            Ok(caller) => {
+                req.extensions_mut().insert(Identified(caller));
+                if caller.source == Source::Web && !state.origins.allows(req.request()) {
+                    req.extensions_mut().insert(Denied::CrossSite);
+                } else {
+                    req.extensions_mut().insert(caller);
+                }
+            }
+            Err(e) => {
+                let denied = match e {
+                    ApiError::Unauthenticated => Denied::Unauthenticated,
+                    ApiError::Unavailable(cause) => {
+                        tracing::warn!(error = %format!("{cause:#}"), "credentials could not be checked");
+                        Denied::Unavailable
+                    }
+                    other => {
+                        tracing::error!(error = %format!("{other:#}"), "credentials could not be checked");
+                        Denied::Failed
+                    }
+                };
+                req.extensions_mut().insert(denied);
+            }
+        }
+    }
+    next.call(req).await
+}
+
+fn has_credentials(req: &HttpRequest) -> bool {
+    req.headers().contains_key(API_KEY_HEADER)
+        || req.headers().contains_key(header::AUTHORIZATION)
+        || req.cookie(cookies::ACCESS).is_some()
+}
+
+impl FromRequest for Caller {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let extensions = req.extensions();
+        ready(
+            match (extensions.get::<Self>(), extensions.get::<Denied>()) {
+                (Some(caller), _) => Ok(*caller),
+                (None, Some(Denied::CrossSite)) => Err(ApiError::Forbidden(
+                    "This request must come from the service's own pages.",
+                )),
+                (None, Some(Denied::Unavailable)) => Err(ApiError::Unavailable(anyhow::anyhow!(
+                    "credentials could not be checked"
+                ))),
+                (None, Some(Denied::Failed)) => Err(ApiError::Internal(anyhow::anyhow!(
+                    "credentials could not be checked"
+                ))),
+                (None, Some(Denied::Unauthenticated) | None) => Err(ApiError::Unauthenticated),
+            },
+        )
+    }
+}
+
+impl FromRequest for AdminCaller {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        ready(
+            Caller::from_request(req, payload)
+                .into_inner()
+                .and_then(|caller| {
+                    if caller.is_admin {
+                        Ok(Self(caller))
+                    } else {
+                        Err(ApiError::Forbidden("This needs an administrator."))
+                    }
+                }),
+        )
+    }
+}
+
+async fn authenticate(state: &AppState, req: &HttpRequest) -> Result<Caller, ApiError> {
+    let headers = req.headers();
+    if let Some(key) = headers.get(API_KEY_HEADER) {
+        let key = key.to_str().map_err(|_| ApiError::Unauthenticated)?;
+        return by_api_key(state, key).await;
+    }
+    if let Some(authorization) = headers.get(header::AUTHORIZATION) {
+        let token = authorization
+            .to_str()
+            .ok()
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .ok_or(ApiError::Unauthenticated)?;
+        return by_jwt(state, token.trim(), Source::Api).await;
+    }
+    if let Some(cookie) = req.cookie(cookies::ACCESS) {
+        return by_jwt(state, cookie.value(), Source::Web).await;
+    }
+    Err(ApiError::Unauthenticated)
+}
+
+async fn by_api_key(state: &AppState, key: &str) -> Result<Caller, ApiError> {
+    if let Some(operator) = &state.operator
+        && secrets::same_secret(key, &operator.key)
+    {
+        return Ok(Caller {
+            user_id: operator.user.id,
+            is_admin: true,
+            source: Source::Mcp,
+            session_id: None,
+        });
+    }
+    if !key.starts_with(secrets::API_KEY_PREFIX) {
+        return Err(ApiError::Unauthenticated);
+    }
+    let (_, user) = state
+        .accounts
+        .authenticate_api_key(&secrets::hash(key))
+        .await?
+        .ok_or(ApiError::Unauthenticated)?;
+    Ok(Caller {
+        user_id: user.id,
+        is_admin: state.is_admin(&user.email),
+        source: Source::Mcp,
+        session_id: None,
+    })
+}
+
+async fn by_jwt(state: &AppState, token: &str, source: Source) -> Result<Caller, ApiError> {
+    let claims = state
+        .jwt
+        .verify_access(token)
+        .map_err(|_| ApiError::Unauthenticated)?;
+    let user_id: UserId = claims.sub.parse().map_err(|_| ApiError::Unauthenticated)?;
+    let session_id: SessionId = claims.sid.parse().map_err(|_| ApiError::Unauthenticated)?;
+    // A revoked session's tokens stop working at once, not only when they expire.
+    if !state.accounts.session_is_active(session_id).await? {
+        return Err(ApiError::Unauthenticated);
+    }
+    Ok(Caller {
+        user_id,
+        is_admin: claims.adm,
+        source,
+        session_id: Some(session_id),
+    })
+}

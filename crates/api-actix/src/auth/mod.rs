@@ -1,0 +1,11 @@
+//! Authentication: credentials (API key, Bearer JWT, session cookie), the tokens and cookies
+//! that carry them, CSRF defence for cookie-authenticated writes, and the sign-in flow state.
+
+pub mod caller;
+pub mod cookies;
+pub mod csrf;
+pub mod jwt;
+pub mod login_state;
+pub mod secrets;
+
+pub use caller::{AdminCaller, Caller};

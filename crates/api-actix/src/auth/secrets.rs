@@ -1,0 +1,82 @@
+//! Secrets: random tokens from the OS, their SHA-256 (the only form ever stored), personal API
+//! keys (`dsk_` + 64 hex digits) and a constant-time comparison for the operator key.
+
+use domain::account::TokenHash;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+/// Prefix of personal API keys, so they are recognisable in a leaked-secret scan.
+pub const API_KEY_PREFIX: &str = "dsk_";
+/// How many characters of a key are shown back to tell keys apart (`dsk_` + 8).
+const SHOWN_PREFIX_LEN: usize = API_KEY_PREFIX.len() + 8;
+
+/// 32 random bytes from the operating system, hex-encoded.
+///
+/// # Errors
+/// When the OS has no randomness to give (never on a working system).
+pub fn random_token() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)?;
+    Ok(hex::encode(bytes))
+}
+
+/// The SHA-256 of a secret, as stored.
+#[must_use]
+pub fn hash(secret: &str) -> TokenHash {
+    let digest = Sha256::digest(secret.as_bytes());
+    // A hex SHA-256 digest is always 64 lower-case hex digits.
+    TokenHash::from_hex(&hex::encode(digest)).unwrap_or_else(|_| unreachable!("hex digest"))
+}
+
+/// A new personal API key and the part of it shown in lists.
+///
+/// # Errors
+/// When the OS has no randomness to give.
+pub fn new_api_key() -> Result<(String, String), getrandom::Error> {
+    let key = format!("{API_KEY_PREFIX}{}", random_token()?);
+    let shown = key[..SHOWN_PREFIX_LEN].to_owned();
+    Ok((key, shown))
+}
+
+/// Compares a presented secret with the configured one in time independent of where they differ.
+#[must_use]
+pub fn same_secret(presented: &str, expected: &str) -> bool {
+    // Hashing first makes the lengths equal, so not even the length leaks.
+    let (a, b) = (
+        Sha256::digest(presented.as_bytes()),
+        Sha256::digest(expected.as_bytes()),
+    );
+    a.as_slice().ct_eq(b.as_slice()).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_random_and_hashes_are_stable() {
+        let (a, b) = (random_token().unwrap(), random_token().unwrap());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 64);
+        assert_eq!(hash(&a), hash(&a));
+        assert_ne!(hash(&a), hash(&b));
+        assert_eq!(
+            hash("abc").as_hex(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn api_keys_carry_a_short_visible_prefix() {
+        let (key, shown) = new_api_key().unwrap();
+        assert!(key.starts_with("dsk_") && key.len() == 68);
+        assert_eq!(shown, &key[..12]);
+    }
+
+    #[test]
+    fn secrets_compare_exactly() {
+        assert!(same_secret("operator-key", "operator-key"));
+        assert!(!same_secret("operator-kez", "operator-key"));
+        assert!(!same_secret("", "operator-key"));
+    }
+}

@@ -1,0 +1,192 @@
+//! Errors in the contract's shape: `{"error": {"code", "message", "details"?}}`. Domain and
+//! storage errors are sorted into these once; 5xx bodies stay generic while the cause is logged.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use domain::RepoError;
+use serde::Serialize;
+
+/// One field that failed validation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, message: impl ToString) -> Self {
+        Self {
+            field: field.into(),
+            message: message.to_string(),
+        }
+    }
+}
+
+/// Every failure a route can answer with.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    InvalidJson(String),
+    #[error("Sign in first, or send a valid credential.")]
+    Unauthenticated,
+    #[error("{0}")]
+    Forbidden(&'static str),
+    #[error("Nothing was found here.")]
+    NotFound,
+    #[error("{message}")]
+    Conflict {
+        code: &'static str,
+        message: &'static str,
+    },
+    #[error("The request body is larger than 64 KiB.")]
+    PayloadTooLarge,
+    #[error("Send the body as application/json.")]
+    UnsupportedMediaType,
+    #[error("Some fields are not valid.")]
+    Validation(Vec<FieldError>),
+    #[error("Too many requests; try again later.")]
+    RateLimited { retry_after_seconds: u64 },
+    #[error("The coach is not available right now; nothing was changed.")]
+    CoachUnavailable,
+    #[error("The service is temporarily unavailable.")]
+    Unavailable(#[source] anyhow::Error),
+    #[error("Something went wrong on our side.")]
+    Internal(#[source] anyhow::Error),
+}
+
+impl ApiError {
+    /// A validation failure of one field.
+    pub fn invalid(field: impl Into<String>, message: impl ToString) -> Self {
+        Self::Validation(vec![FieldError::new(field, message)])
+    }
+
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        match self {
+            Self::InvalidJson(_) => "invalid_json",
+            Self::Unauthenticated => "unauthenticated",
+            Self::Forbidden(_) => "forbidden",
+            Self::NotFound => "not_found",
+            Self::Conflict { code, .. } => code,
+            Self::PayloadTooLarge => "payload_too_large",
+            Self::UnsupportedMediaType => "unsupported_media_type",
+            Self::Validation(_) => "validation_failed",
+            Self::RateLimited { .. } => "rate_limited",
+            Self::CoachUnavailable => "coach_unavailable",
+            Self::Unavailable(_) => "unavailable",
+            Self::Internal(_) => "internal",
+        }
+    }
+}
+
+impl From<RepoError> for ApiError {
+    fn from(e: RepoError) -> Self {
+        match e {
+            RepoError::NotFound => Self::NotFound,
+            RepoError::Conflict => Self::Conflict {
+                code: "conflict",
+                message: "The record changed in the meantime; reload and try again.",
+            },
+            RepoError::Unavailable(cause) => Self::Unavailable(cause),
+            RepoError::Unexpected(cause) => Self::Internal(cause),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    error: Inner<'a>,
+}
+
+#[derive(Serialize)]
+struct Inner<'a> {
+    code: &'a str,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<&'a [FieldError]>,
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::InvalidJson(_) => StatusCode::BAD_REQUEST,
+            Self::Unauthenticated => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::Conflict { .. } => StatusCode::CONFLICT,
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::CoachUnavailable => StatusCode::BAD_GATEWAY,
+            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        match self {
+            Self::Internal(cause) => {
+                tracing::error!(error = %format!("{cause:#}"), "internal error")
+            }
+            Self::Unavailable(cause) => {
+                tracing::warn!(error = %format!("{cause:#}"), "dependency unavailable")
+            }
+            _ => {}
+        }
+        let details = match self {
+            Self::Validation(fields) => Some(fields.as_slice()),
+            _ => None,
+        };
+        let mut response = HttpResponse::build(self.status_code());
+        if let Self::RateLimited {
+            retry_after_seconds,
+        } = self
+        {
+            response.insert_header((header::RETRY_AFTER, retry_after_seconds.to_string()));
+        }
+        if matches!(self, Self::Unauthenticated) {
+            response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
+        }
+        response.json(Body {
+            error: Inner {
+                code: self.code(),
+                message: self.to_string(),
+                details,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::body::to_bytes;
+
+    async fn body(e: ApiError) -> (u16, serde_json::Value) {
+        let response = e.error_response();
+        let status = response.status().as_u16();
+        let bytes = to_bytes(response.into_body()).await.unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[actix_web::test]
+    async fn validation_errors_carry_their_fields() {
+        let (status, json) = body(ApiError::invalid("minutes", "must be between 0 and 1440")).await;
+        assert_eq!(status, 422);
+        assert_eq!(json["error"]["code"], "validation_failed");
+        assert_eq!(json["error"]["details"][0]["field"], "minutes");
+    }
+
+    #[actix_web::test]
+    async fn internal_errors_never_reveal_their_cause() {
+        let (status, json) = body(ApiError::Internal(anyhow::anyhow!(
+            "SELECT secret FROM users"
+        )))
+        .await;
+        assert_eq!(status, 500);
+        assert_eq!(json["error"]["code"], "internal");
+        assert!(!json.to_string().contains("SELECT"));
+    }
+}

@@ -1,0 +1,3 @@
+//! Middleware that wraps every request.
+
+pub mod request_id;

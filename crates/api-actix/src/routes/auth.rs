@@ -1,0 +1,350 @@
+//! `/api/auth/*`: sign-in through the identity provider (login → callback), refresh-token
+//! rotation, sign-out and, in dev mode, dev login. Sign-in failures redirect to
+//! `/login?error=<code>`: never JSON, never a 500.
+
+use actix_web::cookie::Cookie;
+use actix_web::http::header;
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
+use domain::account::{Email, LoginIdentity, Source};
+use domain::clock::{Clock, SystemClock};
+use domain::ports::IdentityError;
+use domain::services::account::{Device, RefreshError};
+use serde::Deserialize;
+
+use crate::activity::Action;
+use crate::auth::login_state::{self, LoginState, is_local_path};
+use crate::auth::{Caller, cookies, secrets};
+use crate::error::ApiError;
+use crate::extract::ApiJson;
+use crate::state::AppState;
+use crate::views;
+
+/// The issuer recorded for people who signed in through dev login.
+pub const DEV_LOGIN_ISSUER: &str = "urn:discovery:dev-login";
+
+/// Mounts the sign-in routes; dev login only when it is enabled (otherwise its path is a 404).
+pub fn configure(cfg: &mut web::ServiceConfig, dev_login_enabled: bool) {
+    cfg.route("/api/auth/login", web::get().to(login))
+        .route("/api/auth/callback", web::get().to(callback))
+        .route("/api/auth/refresh", web::post().to(refresh))
+        .route("/api/auth/logout", web::post().to(logout));
+    if dev_login_enabled {
+        cfg.route("/api/auth/dev-login", web::post().to(dev_login));
+    }
+}
+
+/// Where sign-in failures go, with a code the sign-in page explains.
+fn failed(state: &AppState, code: &str) -> HttpResponse {
+    HttpResponse::Found()
+        .insert_header((header::LOCATION, format!("/login?error={code}")))
+        .cookie(state.cookies.cleared_login_state())
+        .finish()
+}
+
+#[derive(Debug, Deserialize)]
+struct LoginParams {
+    redirect: Option<String>,
+}
+
+async fn login(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    req.extensions_mut().insert(Action("auth.login_start"));
+    let Some(identity) = &state.identity else {
+        return failed(&state, "sign_in_unavailable");
+    };
+    let redirect = web::Query::<LoginParams>::from_query(req.query_string())
+        .ok()
+        .and_then(|q| q.into_inner().redirect)
+        .filter(|r| is_local_path(r));
+    let request = match identity.begin().await {
+        Ok(request) => request,
+        Err(e) => {
+            tracing::warn!(error = %format!("{e:#}"), "identity provider unavailable at sign-in");
+            return failed(&state, "provider_unavailable");
+        }
+    };
+    let sealed = LoginState::new(
+        &state.jwt,
+        request.state,
+        request.nonce,
+        request.pkce_verifier,
+        redirect,
+        SystemClock.now(),
+    )
+    .seal(&state.jwt);
+    let Ok(sealed) = sealed else {
+        return failed(&state, "server_error");
+    };
+    HttpResponse::Found()
+        .insert_header((header::LOCATION, request.url))
+        .cookie(
+            state
+                .cookies
+                .login_state(sealed, login_state::LIFETIME_SECONDS),
+        )
+        .finish()
+}
+
+#[derive(Debug, Deserialize)]
+struct CallbackParams {
+    code: Option<String>,
+    state: Option<String>,
+    iss: Option<String>,
+    error: Option<String>,
+}
+
+async fn callback(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    req.extensions_mut().insert(Action("auth.login"));
+    match finish_sign_in(&state, &req).await {
+        Ok(response) => response,
+        Err(code) => failed(&state, code),
+    }
+}
+
+async fn finish_sign_in(state: &AppState, req: &HttpRequest) -> Result<HttpResponse, &'static str> {
+    let provider = state.identity.as_ref().ok_or("sign_in_unavailable")?;
+    let params = web::Query::<CallbackParams>::from_query(req.query_string())
+        .map_err(|_| "invalid_request")?
+        .into_inner();
+    let sealed = req.cookie(cookies::LOGIN_STATE).ok_or("login_expired")?;
+    let login = LoginState::open(&state.jwt, sealed.value()).map_err(|_| "login_expired")?;
+    if params.error.is_some() {
+        return Err("access_denied");
+    }
+    let returned_state = params.state.ok_or("invalid_state")?;
+    if !secrets::same_secret(&returned_state, &login.state) {
+        return Err("invalid_state");
+    }
+    let code = params.code.ok_or("invalid_request")?;
+    let verified = provider
+        .finish(&code, &login.pkce_verifier, &login.nonce, params.iss)
+        .await
+        .map_err(|e| {
+            tracing::warn!(error = %format!("{e:#}"), "sign-in refused");
+            match e {
+                IdentityError::CodeRejected => "code_rejected",
+                IdentityError::InvalidToken(_) => "invalid_token",
+                IdentityError::Unreachable(_) => "provider_unavailable",
+                IdentityError::Misconfigured(_) => "provider_misconfigured",
+            }
+        })?;
+    if !verified.email_verified {
+        return Err("email_not_verified");
+    }
+    let email = Email::new(&verified.email).map_err(|_| "invalid_email")?;
+    let domains = &state.settings.auth.allowed_email_domains;
+    if !domains.is_empty() && !domains.iter().any(|d| d == email.domain()) {
+        return Err("email_domain_not_allowed");
+    }
+    let identity = LoginIdentity {
+        issuer: verified.issuer,
+        subject: verified.subject,
+        email,
+        name: verified.name,
+    };
+    let target = login
+        .redirect
+        .unwrap_or_else(|| state.settings.auth.post_login_redirect.clone());
+    let session_cookies = open_session(state, req, &identity).await.map_err(|e| {
+        tracing::error!(error = %e, "could not open a session");
+        "server_error"
+    })?;
+    let mut response = HttpResponse::Found();
+    response
+        .insert_header((header::LOCATION, target))
+        .cookie(state.cookies.cleared_login_state());
+    for cookie in session_cookies {
+        response.cookie(cookie);
+    }
+    Ok(response.finish())
+}
+
+/// Signs the person in: a session, its cookies, and the caller recorded for the activity log.
+async fn open_session(
+    state: &AppState,
+    req: &HttpRequest,
+    identity: &LoginIdentity,
+) -> Result<Vec<Cookie<'static>>, ApiError> {
+    let refresh = secrets::random_token()
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
+    let (user, session) = state
+        .accounts
+        .sign_in(identity, device(req), secrets::hash(&refresh))
+        .await?;
+    let admin = state.is_admin(&user.email);
+    req.extensions_mut().insert(Caller {
+        user_id: user.id,
+        is_admin: admin,
+        source: Source::Web,
+        session_id: Some(session.id),
+    });
+    session_cookies(
+        state,
+        &user.id.to_string(),
+        &session.id.to_string(),
+        admin,
+        refresh,
+        session.expires_at,
+    )
+}
+
+fn session_cookies(
+    state: &AppState,
+    user: &str,
+    session: &str,
+    admin: bool,
+    refresh: String,
+    expires_at: time::OffsetDateTime,
+) -> Result<Vec<Cookie<'static>>, ApiError> {
+    let now = SystemClock.now();
+    let ttl = state.settings.auth.access_ttl_seconds;
+    let jwt = state
+        .jwt
+        .access_token(user, session, admin, now, ttl)
+        .map_err(|e| ApiError::Internal(e.into()))?;
+    let refresh_age = (expires_at - now).whole_seconds().max(0);
+    Ok(vec![
+        state.cookies.access(jwt, ttl),
+        state.cookies.refresh(refresh, refresh_age),
+    ])
+}
+
+fn device(req: &HttpRequest) -> Device {
+    Device {
+        user_agent: req
+            .headers()
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.chars().take(500).collect()),
+        ip: req
+            .connection_info()
+            .realip_remote_addr()
+            .map(str::to_owned),
+    }
+}
+
+/// A 401 that also clears the session cookies.
+fn signed_out(state: &AppState) -> HttpResponse {
+    let mut response = ApiError::Unauthenticated.error_response();
+    for cookie in state.cookies.cleared() {
+        let _ = response.add_cookie(&cookie);
+    }
+    response
+}
+
+async fn refresh(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("auth.refresh"));
+    if !state.origins.allows(&req) {
+        return Err(ApiError::Forbidden(
+            "This request must come from the service's own pages.",
+        ));
+    }
+    let Some(presented) = req.cookie(cookies::REFRESH) else {
+        return Ok(signed_out(&state));
+    };
+    let next = secrets::random_token()
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
+    match state
+        .accounts
+        .refresh(&secrets::hash(presented.value()), secrets::hash(&next))
+        .await
+    {
+        Ok((user, session)) => {
+            let admin = state.is_admin(&user.email);
+            req.extensions_mut().insert(Caller {
+                user_id: user.id,
+                is_admin: admin,
+                source: Source::Web,
+                session_id: Some(session.id),
+            });
+            let mut response = HttpResponse::NoContent();
+            for cookie in session_cookies(
+                &state,
+                &user.id.to_string(),
+                &session.id.to_string(),
+                admin,
+                next,
+                session.expires_at,
+            )? {
+                response.cookie(cookie);
+            }
+            Ok(response.finish())
+        }
+        Err(RefreshError::Reused) => {
+            tracing::warn!("a rotated refresh token was presented again; its session is revoked");
+            Ok(signed_out(&state))
+        }
+        Err(RefreshError::Unknown | RefreshError::Expired) => Ok(signed_out(&state)),
+        Err(RefreshError::Repo(e)) => Err(e.into()),
+    }
+}
+
+async fn logout(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("auth.logout"));
+    let bearer = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    if bearer.is_none() && !state.origins.allows(&req) {
+        return Err(ApiError::Forbidden(
+            "This request must come from the service's own pages.",
+        ));
+    }
+    let access = bearer
+        .map(str::to_owned)
+        .or_else(|| req.cookie(cookies::ACCESS).map(|c| c.value().to_owned()));
+    if let Some(claims) = access.and_then(|t| state.jwt.verify_access(&t).ok())
+        && let (Ok(user), Ok(session)) = (claims.sub.parse(), claims.sid.parse())
+    {
+        let _ = state.accounts.revoke_session(user, session).await;
+    } else if let Some(presented) = req.cookie(cookies::REFRESH) {
+        state
+            .accounts
+            .sign_out_by_refresh(&secrets::hash(presented.value()))
+            .await?;
+    }
+    let mut response = HttpResponse::NoContent();
+    for cookie in state.cookies.cleared() {
+        response.cookie(cookie);
+    }
+    Ok(response.finish())
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DevLogin {
+    email: String,
+}
+
+async fn dev_login(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: ApiJson<DevLogin>,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("auth.dev_login"));
+    // Browsers send Origin on every cross-site POST: refuse a page elsewhere signing someone in.
+    if req.headers().contains_key(header::ORIGIN) && !state.origins.allows(&req) {
+        return Err(ApiError::Forbidden(
+            "This request must come from the service's own pages.",
+        ));
+    }
+    let email = Email::new(&body.email).map_err(|e| ApiError::invalid("email", e))?;
+    let identity = LoginIdentity {
+        issuer: DEV_LOGIN_ISSUER.to_owned(),
+        subject: email.as_str().to_owned(),
+        email,
+        name: None,
+    };
+    let session_cookies = open_session(&state, &req, &identity).await?;
+    let caller = req.extensions().get::<Caller>().copied();
+    let user = match caller {
+        Some(c) => state.accounts.user(c.user_id).await?,
+        None => None,
+    }
+    .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("signed-in user vanished")))?;
+    let mut response = HttpResponse::Ok();
+    for cookie in session_cookies {
+        response.cookie(cookie);
+    }
+    Ok(response.json(views::user(&user, state.is_admin(&user.email))))
+}

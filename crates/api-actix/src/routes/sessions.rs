@@ -1,0 +1,40 @@
+//! `/api/me/sessions`: the caller's open sessions, and revoking one.
+
+use actix_web::{HttpResponse, web};
+use domain::ids::SessionId;
+use domain::services::account::RevokeError;
+
+use crate::activity::Action;
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::views;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/api/me/sessions", web::get().to(list))
+        .route("/api/me/sessions/{id}", web::delete().to(revoke));
+}
+
+async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    let sessions = state.accounts.sessions(caller.user_id).await?;
+    let items: Vec<_> = sessions
+        .iter()
+        .map(|s| views::session(s, caller.session_id == Some(s.id)))
+        .collect();
+    Ok(HttpResponse::Ok().json(items))
+}
+
+async fn revoke(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<String>,
+    req: actix_web::HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    actix_web::HttpMessage::extensions_mut(&req).insert(Action("session.revoke"));
+    let id: SessionId = id.parse().map_err(|_| ApiError::NotFound)?;
+    match state.accounts.revoke_session(caller.user_id, id).await {
+        Ok(()) => Ok(HttpResponse::NoContent().finish()),
+        Err(RevokeError::NotFound) => Err(ApiError::NotFound),
+        Err(RevokeError::Repo(e)) => Err(e.into()),
+    }
+}

@@ -1,0 +1,69 @@
+//! The application state shared by every worker: the use-case services over the concrete
+//! adapters, the keys and cookie settings of sign-in, and the activity queue.
+
+use std::sync::Arc;
+
+use adapters_diesel::{
+    Database, DieselActivityRepository, DieselApiKeyRepository, DieselSessionRepository,
+    DieselUserRepository,
+};
+use domain::account::{Email, User};
+use domain::clock::SystemClock;
+use domain::ports::IdentityProvider;
+use domain::services::AccountService;
+
+use crate::activity::ActivityQueue;
+use crate::auth::cookies::CookieJar;
+use crate::auth::csrf::TrustedOrigins;
+use crate::auth::jwt::JwtKeys;
+use crate::config::Settings;
+
+pub type Accounts = AccountService<
+    DieselUserRepository,
+    DieselSessionRepository,
+    DieselApiKeyRepository,
+    SystemClock,
+>;
+
+/// The operator key and the synthetic admin user it acts as.
+#[derive(Debug, Clone)]
+pub struct Operator {
+    pub key: String,
+    pub user: User,
+}
+
+/// Everything a handler may need.
+pub struct AppState {
+    pub settings: Settings,
+    pub db: Database,
+    pub accounts: Accounts,
+    pub activity: DieselActivityRepository,
+    pub activity_queue: ActivityQueue,
+    pub identity: Option<Arc<dyn IdentityProvider>>,
+    pub operator: Option<Operator>,
+    pub jwt: JwtKeys,
+    pub cookies: CookieJar,
+    pub origins: TrustedOrigins,
+    /// Whether dev login may be used: enabled and bound to loopback.
+    pub dev_login: bool,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AppState {
+    /// Admins: the e-mails of `ADMIN_EMAILS` (and the operator, checked by the caller).
+    #[must_use]
+    pub fn is_admin(&self, email: &Email) -> bool {
+        self.settings
+            .auth
+            .admin_emails
+            .iter()
+            .any(|a| a == email.as_str())
+    }
+}

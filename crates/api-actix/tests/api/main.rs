@@ -1,0 +1,22 @@
+//! Black-box tests of the discovery API over HTTP: the real application on a random port with a
+//! fresh database per test (SQLite, or PostgreSQL when `TEST_DATABASE_URL` is set), and sign-in
+//! end to end against a real OpenID provider. One binary; modules by area.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_debug_implementations
+)]
+
+mod account;
+mod activity;
+mod admin;
+mod api_keys;
+mod credentials;
+mod csrf;
+mod extractors;
+mod health;
+mod helpers;
+mod isolation;
+mod secrets_at_rest;
+mod sessions;
+mod sign_in;
