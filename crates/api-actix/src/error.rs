@@ -80,6 +80,15 @@ impl ApiError {
     }
 }
 
+impl From<domain::services::account::RevokeError> for ApiError {
+    fn from(e: domain::services::account::RevokeError) -> Self {
+        match e {
+            domain::services::account::RevokeError::NotFound => Self::NotFound,
+            domain::services::account::RevokeError::Repo(e) => e.into(),
+        }
+    }
+}
+
 impl From<RepoError> for ApiError {
     fn from(e: RepoError) -> Self {
         match e {

@@ -3,7 +3,6 @@
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use domain::account::api_key::ApiKeyName;
 use domain::ids::ApiKeyId;
-use domain::services::account::RevokeError;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -75,9 +74,6 @@ async fn revoke(
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("api_key.revoke"));
     let id: ApiKeyId = id.parse().map_err(|_| ApiError::NotFound)?;
-    match state.accounts.revoke_api_key(caller.user_id, id).await {
-        Ok(()) => Ok(HttpResponse::NoContent().finish()),
-        Err(RevokeError::NotFound) => Err(ApiError::NotFound),
-        Err(RevokeError::Repo(e)) => Err(e.into()),
-    }
+    state.accounts.revoke_api_key(caller.user_id, id).await?;
+    Ok(HttpResponse::NoContent().finish())
 }

@@ -55,14 +55,7 @@ async fn export(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("account.export"));
-    let data = state
-        .accounts
-        .export(caller.user_id)
-        .await
-        .map_err(|e| match e {
-            RevokeError::NotFound => ApiError::NotFound,
-            RevokeError::Repo(e) => e.into(),
-        })?;
+    let data = state.accounts.export(caller.user_id).await?;
     let document = json!({
         "exported_at": rfc3339(time::OffsetDateTime::now_utc()),
         "user": views::user(&data.user, caller.is_admin),

@@ -2,7 +2,6 @@
 
 use actix_web::{HttpResponse, web};
 use domain::ids::SessionId;
-use domain::services::account::RevokeError;
 
 use crate::activity::Action;
 use crate::auth::Caller;
@@ -32,9 +31,6 @@ async fn revoke(
 ) -> Result<HttpResponse, ApiError> {
     actix_web::HttpMessage::extensions_mut(&req).insert(Action("session.revoke"));
     let id: SessionId = id.parse().map_err(|_| ApiError::NotFound)?;
-    match state.accounts.revoke_session(caller.user_id, id).await {
-        Ok(()) => Ok(HttpResponse::NoContent().finish()),
-        Err(RevokeError::NotFound) => Err(ApiError::NotFound),
-        Err(RevokeError::Repo(e)) => Err(e.into()),
-    }
+    state.accounts.revoke_session(caller.user_id, id).await?;
+    Ok(HttpResponse::NoContent().finish())
 }
