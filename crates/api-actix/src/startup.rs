@@ -8,15 +8,16 @@ use actix_web::dev::Server;
 use actix_web::middleware::{Compat, from_fn};
 use actix_web::{App, HttpServer, web};
 use adapters_diesel::{
-    Database, DieselActivityRepository, DieselApiKeyRepository, DieselSessionRepository,
-    DieselUserRepository,
+    Database, DieselActivityRepository, DieselApiKeyRepository, DieselConversationRepository,
+    DieselProfileRepository, DieselSessionRepository, DieselUserRepository,
 };
+use adapters_llm::OfflineEngine;
 use adapters_oidc::{ClientSecret, OidcConfig, OidcProvider};
 use anyhow::Context;
 use domain::account::{Email, LoginIdentity};
 use domain::clock::SystemClock;
 use domain::ports::IdentityProvider;
-use domain::services::AccountService;
+use domain::services::{AccountService, DiscoveryService};
 use tracing_actix_web::TracingLogger;
 
 use crate::activity::{self, ActivityWriter};
@@ -69,6 +70,12 @@ impl Application {
             SystemClock,
             refresh_ttl,
         );
+        let discovery = DiscoveryService::new(
+            DieselConversationRepository::new(db.clone()),
+            DieselProfileRepository::new(db.clone()),
+            OfflineEngine,
+            SystemClock,
+        );
         let operator = match &settings.auth.api_key {
             None => None,
             Some(key) => Some(Operator {
@@ -101,6 +108,7 @@ impl Application {
             activity: DieselActivityRepository::new(db.clone()),
             activity_queue,
             accounts,
+            discovery,
             identity,
             operator,
             dev_login,

@@ -4,13 +4,14 @@
 use std::sync::Arc;
 
 use adapters_diesel::{
-    Database, DieselActivityRepository, DieselApiKeyRepository, DieselSessionRepository,
-    DieselUserRepository,
+    Database, DieselActivityRepository, DieselApiKeyRepository, DieselConversationRepository,
+    DieselProfileRepository, DieselSessionRepository, DieselUserRepository,
 };
+use adapters_llm::OfflineEngine;
 use domain::account::{Email, User};
 use domain::clock::SystemClock;
 use domain::ports::IdentityProvider;
-use domain::services::AccountService;
+use domain::services::{AccountService, DiscoveryService};
 
 use crate::activity::ActivityQueue;
 use crate::auth::cookies::CookieJar;
@@ -22,6 +23,13 @@ pub type Accounts = AccountService<
     DieselUserRepository,
     DieselSessionRepository,
     DieselApiKeyRepository,
+    SystemClock,
+>;
+
+pub type Discovery = DiscoveryService<
+    DieselConversationRepository,
+    DieselProfileRepository,
+    OfflineEngine,
     SystemClock,
 >;
 
@@ -37,6 +45,7 @@ pub struct AppState {
     pub settings: Settings,
     pub db: Database,
     pub accounts: Accounts,
+    pub discovery: Discovery,
     pub activity: DieselActivityRepository,
     pub activity_queue: ActivityQueue,
     pub identity: Option<Arc<dyn IdentityProvider>>,

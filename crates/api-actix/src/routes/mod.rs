@@ -3,6 +3,7 @@
 pub mod activity;
 pub mod api_keys;
 pub mod auth;
+pub mod discovery;
 pub mod health;
 pub mod me;
 pub mod sessions;
@@ -16,6 +17,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, dev_login_enabled: bool) {
     cfg.service(health::healthz)
         .service(health::readyz)
         .configure(|cfg| auth::configure(cfg, dev_login_enabled))
+        .configure(discovery::configure)
         .configure(me::configure)
         .configure(sessions::configure)
         .configure(api_keys::configure)

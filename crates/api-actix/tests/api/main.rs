@@ -13,6 +13,7 @@ mod admin;
 mod api_keys;
 mod credentials;
 mod csrf;
+mod discovery;
 mod extractors;
 mod health;
 mod helpers;

@@ -1,0 +1,128 @@
+//! `/discovery/*`: the seven prompts and the caller's conversation — start, read, answer,
+//! complete (extraction into the profile).
+
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use domain::discovery::{PROMPTS, Step};
+use domain::services::discovery::{AnswerError, CompleteError, GetConversationError};
+use domain::text::AnswerText;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::activity::Action;
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::extract::ApiJson;
+use crate::state::AppState;
+use crate::views;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/discovery/prompts", web::get().to(prompts))
+        .route("/discovery/conversation", web::post().to(start))
+        .route("/discovery/conversation/me", web::get().to(get))
+        .route(
+            "/discovery/conversation/me/answers/{step}",
+            web::put().to(answer),
+        )
+        .route(
+            "/discovery/conversation/me/complete",
+            web::post().to(complete),
+        );
+}
+
+async fn prompts() -> HttpResponse {
+    let prompts: Vec<_> = PROMPTS
+        .iter()
+        .map(|p| json!({"step": p.step, "key": p.key.key(), "title": p.title, "text": p.text, "horizon": p.horizon}))
+        .collect();
+    HttpResponse::Ok().json(prompts)
+}
+
+async fn start(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("conversation.start"));
+    let (conversation, created) = state.discovery.start(caller.user_id).await?;
+    let mut response = if created {
+        HttpResponse::Created()
+    } else {
+        HttpResponse::Ok()
+    };
+    Ok(response.json(views::conversation(&conversation)))
+}
+
+async fn get(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    match state.discovery.get(caller.user_id).await {
+        Ok(conversation) => Ok(HttpResponse::Ok().json(views::conversation(&conversation))),
+        Err(GetConversationError::NotFound) => Err(ApiError::NotFound),
+        Err(GetConversationError::Repo(e)) => Err(e.into()),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnswerBody {
+    text: String,
+}
+
+async fn answer(
+    state: web::Data<AppState>,
+    caller: Caller,
+    step: web::Path<String>,
+    body: ApiJson<AnswerBody>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("conversation.answer"));
+    let step = step
+        .parse::<i64>()
+        .ok()
+        .and_then(|n| Step::new(n).ok())
+        .ok_or_else(|| ApiError::invalid("step", "must be between 1 and 7"))?;
+    let text = AnswerText::new(body.into_inner().text).map_err(|e| ApiError::invalid("text", e))?;
+    match state.discovery.answer(caller.user_id, step, text).await {
+        Ok(conversation) => Ok(HttpResponse::Ok().json(views::conversation(&conversation))),
+        Err(AnswerError::NotFound) => Err(ApiError::NotFound),
+        Err(AnswerError::Completed) => Err(ApiError::Conflict {
+            code: "conversation_completed",
+            message: "This conversation is completed; start a new one to answer again.",
+        }),
+        Err(AnswerError::Blank(_)) => {
+            Err(ApiError::invalid("text", "must not be blank for steps 1-5"))
+        }
+        Err(AnswerError::Repo(e)) => Err(e.into()),
+    }
+}
+
+async fn complete(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("conversation.complete"));
+    match state.discovery.complete(caller.user_id).await {
+        Ok(profile) => Ok(HttpResponse::Created().json(views::profile(&profile))),
+        Err(CompleteError::NotFound) => Err(ApiError::NotFound),
+        Err(CompleteError::Completed) => Err(ApiError::Conflict {
+            code: "conversation_completed",
+            message: "This conversation is already completed.",
+        }),
+        Err(CompleteError::Incomplete { .. }) => Err(ApiError::Conflict {
+            code: "conversation_incomplete",
+            message: "Answer steps 1 to 5 before completing.",
+        }),
+        Err(CompleteError::ProfileLocked) => Err(ApiError::Conflict {
+            code: "profile_locked",
+            message: "Your profile is affirmed and can no longer change.",
+        }),
+        Err(CompleteError::Conflict) => Err(ApiError::Conflict {
+            code: "conflict",
+            message: "Something changed in the meantime; try again.",
+        }),
+        Err(CompleteError::ExtractorUnavailable(e)) => {
+            tracing::warn!(error = %e, "extractor unavailable");
+            Err(ApiError::CoachUnavailable)
+        }
+        Err(CompleteError::Repo(e)) => Err(e.into()),
+    }
+}
