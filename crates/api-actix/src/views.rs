@@ -1,7 +1,7 @@
 //! The contract's JSON shapes of domain records, in one place so every route (and the export)
 //! renders a record the same way.
 
-use domain::account::{ActivityEntry, Session, User};
+use domain::account::{ActivityEntry, ApiKey, Session, User};
 use domain::coaching::{CheckIn, CoachingPreferences};
 use domain::discovery::Conversation;
 use domain::integration::TaskMapping;
@@ -158,5 +158,17 @@ pub fn session(s: &Session, current: bool) -> Value {
         "ip": s.ip,
         "current": current,
         "revoked_at": s.revoked_at.map(rfc3339),
+    })
+}
+
+/// A personal API key as listed: never its secret or hash.
+#[must_use]
+pub fn api_key(k: &ApiKey) -> Value {
+    json!({
+        "id": k.id,
+        "name": k.name,
+        "prefix": k.prefix,
+        "created_at": rfc3339(k.created_at),
+        "last_used_at": k.last_used_at.map(rfc3339),
     })
 }

@@ -12,6 +12,7 @@ use crate::auth::{Caller, secrets};
 use crate::error::ApiError;
 use crate::extract::ApiJson;
 use crate::state::AppState;
+use crate::views;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/api/me/api-keys", web::post().to(create))
@@ -51,18 +52,7 @@ async fn create(
 
 async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
     let keys = state.accounts.api_keys(caller.user_id).await?;
-    let items: Vec<_> = keys
-        .iter()
-        .map(|k| {
-            json!({
-                "id": k.id,
-                "name": k.name,
-                "prefix": k.prefix,
-                "created_at": rfc3339(k.created_at),
-                "last_used_at": k.last_used_at.map(rfc3339),
-            })
-        })
-        .collect();
+    let items: Vec<_> = keys.iter().map(views::api_key).collect();
     Ok(HttpResponse::Ok().json(items))
 }
 

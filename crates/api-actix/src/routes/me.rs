@@ -68,10 +68,7 @@ async fn export(
         "task_mappings": data.task_mappings.iter().map(views::task_mapping).collect::<Vec<_>>(),
         "activity": data.activity.iter().map(views::activity).collect::<Vec<_>>(),
         "sessions": data.sessions.iter().map(|s| views::session(s, caller.session_id == Some(s.id))).collect::<Vec<_>>(),
-        "api_keys": data.api_keys.iter().map(|k| json!({
-            "id": k.id, "name": k.name, "prefix": k.prefix,
-            "created_at": rfc3339(k.created_at), "last_used_at": k.last_used_at.map(rfc3339),
-        })).collect::<Vec<_>>(),
+        "api_keys": data.api_keys.iter().map(views::api_key).collect::<Vec<_>>(),
     });
     Ok(HttpResponse::Ok()
         .insert_header((
