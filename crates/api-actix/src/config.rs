@@ -25,6 +25,15 @@ pub struct Settings {
     pub auth: AuthSettings,
     pub oidc: Option<OidcSettings>,
     pub activity_retention_days: u32,
+    pub llm_provider: LlmProvider,
+}
+
+/// Which engine extracts profiles and coaches (`LLM_PROVIDER`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LlmProvider {
+    /// The deterministic offline engine: no model, no data leaves the server.
+    #[default]
+    Offline,
 }
 
 /// Sessions, cookies, keys and who may sign in.
@@ -46,6 +55,8 @@ pub struct AuthSettings {
     pub allowed_email_domains: Vec<String>,
     pub dev_login: bool,
     pub post_login_redirect: String,
+    /// How long a checked credential is trusted without a database read (0: never).
+    pub cache_seconds: u64,
 }
 
 impl std::fmt::Debug for AuthSettings {
@@ -64,6 +75,7 @@ impl std::fmt::Debug for AuthSettings {
             .field("allowed_email_domains", &self.allowed_email_domains)
             .field("dev_login", &self.dev_login)
             .field("post_login_redirect", &self.post_login_redirect)
+            .field("cache_seconds", &self.cache_seconds)
             .finish()
     }
 }
@@ -233,6 +245,7 @@ impl Settings {
             allowed_email_domains: list("ALLOWED_EMAIL_DOMAINS"),
             dev_login: flag("AUTH_DEV_LOGIN", dev)?,
             post_login_redirect,
+            cache_seconds: number("AUTH_CACHE_SECONDS", 1, 0)?.unsigned_abs(),
         };
         if let Some(key) = &auth.api_key
             && key.len() < 16
@@ -257,6 +270,15 @@ impl Settings {
         };
         let activity_retention_days = u32::try_from(number("ACTIVITY_RETENTION_DAYS", 90, 1)?)
             .map_err(|e| invalid("ACTIVITY_RETENTION_DAYS", e))?;
+        let llm_provider = match var("LLM_PROVIDER").as_deref() {
+            None | Some("offline") => LlmProvider::Offline,
+            Some(other) => {
+                return Err(invalid(
+                    "LLM_PROVIDER",
+                    format!("expected \"offline\" (the only engine in this build), got {other:?}"),
+                ));
+            }
+        };
         Ok(Self {
             dev,
             bind_addr,
@@ -265,6 +287,7 @@ impl Settings {
             auth,
             oidc,
             activity_retention_days,
+            llm_provider,
         })
     }
 
@@ -317,6 +340,7 @@ mod tests {
         assert_eq!(s.bind_addr.to_string(), "127.0.0.1:8011");
         assert_eq!(s.database.url, DEV_DATABASE_URL);
         assert_eq!(s.public_base_url, "http://localhost:8011");
+        assert_eq!(s.llm_provider, LlmProvider::Offline);
         let err = settings(&["--dev"], &[("BIND_ADDR", "0.0.0.0:8011")]).unwrap_err();
         assert!(
             err.to_string().starts_with("BIND_ADDR is not valid"),
@@ -353,6 +377,7 @@ mod tests {
             ("POST_LOGIN_REDIRECT", "https://evil.example/"),
             ("API_KEY", "short"),
             ("OIDC_ISSUER_URL", "::"),
+            ("LLM_PROVIDER", "gpt"),
         ];
         for (name, value) in cases {
             let err = settings(&[], &[("JWT_SECRET", SECRET), (name, value)]).unwrap_err();

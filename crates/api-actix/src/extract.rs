@@ -16,24 +16,26 @@ use crate::error::{ApiError, FieldError};
 /// Largest accepted body (API.md: 64 KiB).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// A JSON body of type `T`, checked in the contract's order: media type, size, syntax, shape.
+/// A JSON body of type `T` of at most `LIMIT` bytes, checked in the contract's order: media
+/// type, size, syntax, shape. A route with a larger limit also sets a matching
+/// [`web::PayloadConfig`] on its resource (see [`payload_config_of`]).
 #[derive(Debug)]
-pub struct ApiJson<T>(pub T);
+pub struct ApiJson<T, const LIMIT: usize = MAX_BODY_BYTES>(pub T);
 
-impl<T> ApiJson<T> {
+impl<T, const LIMIT: usize> ApiJson<T, LIMIT> {
     pub fn into_inner(self) -> T {
         self.0
     }
 }
 
-impl<T> std::ops::Deref for ApiJson<T> {
+impl<T, const LIMIT: usize> std::ops::Deref for ApiJson<T, LIMIT> {
     type Target = T;
     fn deref(&self) -> &T {
         &self.0
     }
 }
 
-impl<T: DeserializeOwned + 'static> FromRequest for ApiJson<T> {
+impl<T: DeserializeOwned + 'static, const LIMIT: usize> FromRequest for ApiJson<T, LIMIT> {
     type Error = ApiError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
@@ -44,7 +46,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for ApiJson<T> {
             .get(header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<usize>().ok())
-            .is_some_and(|n| n > MAX_BODY_BYTES);
+            .is_some_and(|n| n > LIMIT);
         let body = web::Bytes::from_request(req, payload);
         Box::pin(async move {
             if !is_json {
@@ -70,16 +72,29 @@ fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             strip_position(&e.to_string())
         ))
     })?;
+    from_value(value, "")
+}
+
+/// Reads JSON already parsed into `T`; a shape error names the offending field by its path,
+/// after `prefix` (e.g. `items[3].` for one item of a batch).
+///
+/// # Errors
+/// 422 naming the field.
+pub fn from_value<T: DeserializeOwned>(
+    value: serde_json::Value,
+    prefix: &str,
+) -> Result<T, ApiError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let field = match unknown_field(&e.inner().to_string()) {
             Some(name) if path == "." => name,
             Some(name) if !path.ends_with(&name) => format!("{path}.{name}"),
-            _ if path == "." => "body".to_owned(),
+            _ if path == "." && prefix.is_empty() => "body".to_owned(),
+            _ if path == "." => prefix.trim_end_matches('.').to_owned(),
             _ => path,
         };
         ApiError::Validation(vec![FieldError::new(
-            field,
+            format!("{prefix}{field}"),
             strip_position(&e.inner().to_string()),
         )])
     })
@@ -105,7 +120,12 @@ fn strip_position(message: &str) -> String {
 
 /// The body limit for [`ApiJson`] (and any other body extractor).
 pub fn payload_config() -> web::PayloadConfig {
-    web::PayloadConfig::new(MAX_BODY_BYTES)
+    payload_config_of(MAX_BODY_BYTES)
+}
+
+/// A body limit of `bytes`, for the resource of a route that reads `ApiJson<T, bytes>`.
+pub fn payload_config_of(bytes: usize) -> web::PayloadConfig {
+    web::PayloadConfig::new(bytes)
 }
 
 pub fn query_config() -> web::QueryConfig {

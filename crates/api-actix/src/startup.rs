@@ -8,8 +8,10 @@ use actix_web::dev::Server;
 use actix_web::middleware::{Compat, from_fn};
 use actix_web::{App, HttpServer, web};
 use adapters_diesel::{
-    Database, DieselActivityRepository, DieselApiKeyRepository, DieselConversationRepository,
-    DieselProfileRepository, DieselSessionRepository, DieselUserRepository,
+    Database, DieselActivityRepository, DieselApiKeyRepository, DieselCheckInRepository,
+    DieselConversationRepository, DieselPreferencesRepository, DieselProfileRepository,
+    DieselReflectionRepository, DieselSessionRepository, DieselTaskMappingRepository,
+    DieselUserRepository,
 };
 use adapters_llm::OfflineEngine;
 use adapters_oidc::{ClientSecret, OidcConfig, OidcProvider};
@@ -17,10 +19,13 @@ use anyhow::Context;
 use domain::account::{Email, LoginIdentity};
 use domain::clock::SystemClock;
 use domain::ports::IdentityProvider;
-use domain::services::{AccountService, DiscoveryService};
+use domain::services::{
+    AccountService, CoachingService, DiscoveryService, IntegrationService, ProfileService,
+};
 use tracing_actix_web::TracingLogger;
 
 use crate::activity::{self, ActivityWriter};
+use crate::auth::cache::CredentialCache;
 use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
 use crate::auth::jwt::JwtKeys;
@@ -76,6 +81,22 @@ impl Application {
             OfflineEngine,
             SystemClock,
         );
+        let profiles = ProfileService::new(
+            DieselProfileRepository::new(db.clone()),
+            DieselReflectionRepository::new(db.clone()),
+            OfflineEngine,
+            DieselPreferencesRepository::new(db.clone()),
+            SystemClock,
+        );
+        let coaching = CoachingService::new(
+            DieselProfileRepository::new(db.clone()),
+            DieselPreferencesRepository::new(db.clone()),
+            DieselCheckInRepository::new(db.clone()),
+            DieselTaskMappingRepository::new(db.clone()),
+            SystemClock,
+        );
+        let integration =
+            IntegrationService::new(DieselTaskMappingRepository::new(db.clone()), SystemClock);
         let operator = match &settings.auth.api_key {
             None => None,
             Some(key) => Some(Operator {
@@ -101,6 +122,9 @@ impl Application {
                 settings.auth.jwt_issuer.clone(),
                 settings.auth.jwt_audience.clone(),
             ),
+            credentials: CredentialCache::new(std::time::Duration::from_secs(
+                settings.auth.cache_seconds,
+            )),
             cookies: CookieJar {
                 secure: settings.auth.cookie_secure,
             },
@@ -109,6 +133,9 @@ impl Application {
             activity_queue,
             accounts,
             discovery,
+            profiles,
+            coaching,
+            integration,
             identity,
             operator,
             dev_login,

@@ -4,16 +4,21 @@
 use std::sync::Arc;
 
 use adapters_diesel::{
-    Database, DieselActivityRepository, DieselApiKeyRepository, DieselConversationRepository,
-    DieselProfileRepository, DieselSessionRepository, DieselUserRepository,
+    Database, DieselActivityRepository, DieselApiKeyRepository, DieselCheckInRepository,
+    DieselConversationRepository, DieselPreferencesRepository, DieselProfileRepository,
+    DieselReflectionRepository, DieselSessionRepository, DieselTaskMappingRepository,
+    DieselUserRepository,
 };
 use adapters_llm::OfflineEngine;
 use domain::account::{Email, User};
 use domain::clock::SystemClock;
 use domain::ports::IdentityProvider;
-use domain::services::{AccountService, DiscoveryService};
+use domain::services::{
+    AccountService, CoachingService, DiscoveryService, IntegrationService, ProfileService,
+};
 
 use crate::activity::ActivityQueue;
+use crate::auth::cache::CredentialCache;
 use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
 use crate::auth::jwt::JwtKeys;
@@ -33,6 +38,24 @@ pub type Discovery = DiscoveryService<
     SystemClock,
 >;
 
+pub type Profiles = ProfileService<
+    DieselProfileRepository,
+    DieselReflectionRepository,
+    OfflineEngine,
+    DieselPreferencesRepository,
+    SystemClock,
+>;
+
+pub type Coaching = CoachingService<
+    DieselProfileRepository,
+    DieselPreferencesRepository,
+    DieselCheckInRepository,
+    DieselTaskMappingRepository,
+    SystemClock,
+>;
+
+pub type Integration = IntegrationService<DieselTaskMappingRepository, SystemClock>;
+
 /// The operator key and the synthetic admin user it acts as.
 #[derive(Debug, Clone)]
 pub struct Operator {
@@ -46,11 +69,16 @@ pub struct AppState {
     pub db: Database,
     pub accounts: Accounts,
     pub discovery: Discovery,
+    pub profiles: Profiles,
+    pub coaching: Coaching,
+    pub integration: Integration,
     pub activity: DieselActivityRepository,
     pub activity_queue: ActivityQueue,
     pub identity: Option<Arc<dyn IdentityProvider>>,
     pub operator: Option<Operator>,
     pub jwt: JwtKeys,
+    /// Credentials checked recently, so most requests need no database read to authenticate.
+    pub credentials: CredentialCache,
     pub cookies: CookieJar,
     pub origins: TrustedOrigins,
     /// Whether dev login may be used: enabled and bound to loopback.

@@ -13,6 +13,7 @@ use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
 use domain::account::Source;
 use domain::ids::{SessionId, UserId};
 
+use super::cache::KeyOwner;
 use super::cookies;
 use super::secrets;
 use crate::error::ApiError;
@@ -170,14 +171,28 @@ async fn by_api_key(state: &AppState, key: &str) -> Result<Caller, ApiError> {
     if !key.starts_with(secrets::API_KEY_PREFIX) {
         return Err(ApiError::Unauthenticated);
     }
-    let (_, user) = state
-        .accounts
-        .authenticate_api_key(&secrets::hash(key))
-        .await?
-        .ok_or(ApiError::Unauthenticated)?;
+    let hash = secrets::hash(key);
+    let owner = match state.credentials.api_key_owner(&hash) {
+        Some(owner) => owner,
+        None => {
+            // A database check also keeps the key's `last_used_at` (to within the cache expiry).
+            let (_, user) = state
+                .accounts
+                .authenticate_api_key(&hash)
+                .await?
+                .ok_or(ApiError::Unauthenticated)?;
+            let owner = KeyOwner {
+                user_id: user.id,
+                is_admin: state.is_admin(&user.email),
+            };
+            state.credentials.remember_api_key(hash, owner);
+            state.credentials.remember_user(user);
+            owner
+        }
+    };
     Ok(Caller {
-        user_id: user.id,
-        is_admin: state.is_admin(&user.email),
+        user_id: owner.user_id,
+        is_admin: owner.is_admin,
         source: Source::Mcp,
         session_id: None,
     })
@@ -190,9 +205,13 @@ async fn by_jwt(state: &AppState, token: &str, source: Source) -> Result<Caller,
         .map_err(|_| ApiError::Unauthenticated)?;
     let user_id: UserId = claims.sub.parse().map_err(|_| ApiError::Unauthenticated)?;
     let session_id: SessionId = claims.sid.parse().map_err(|_| ApiError::Unauthenticated)?;
-    // A revoked session's tokens stop working at once, not only when they expire.
-    if !state.accounts.session_is_active(session_id).await? {
-        return Err(ApiError::Unauthenticated);
+    // A revoked session's tokens stop working at once, not only when they expire (see
+    // `CredentialCache` for how long another instance may take to notice).
+    if !state.credentials.session_is_active(session_id) {
+        if !state.accounts.session_is_active(session_id).await? {
+            return Err(ApiError::Unauthenticated);
+        }
+        state.credentials.remember_active_session(session_id);
     }
     Ok(Caller {
         user_id,

@@ -171,6 +171,8 @@ async fn open_session(
         .sign_in(identity, device(req), secrets::hash(&refresh))
         .await?;
     let admin = state.is_admin(&user.email);
+    // The sign-in changed `last_login_at` (and maybe the name or e-mail).
+    state.credentials.forget_user(user.id);
     req.extensions_mut().insert(Caller {
         user_id: user.id,
         is_admin: admin,
@@ -271,6 +273,7 @@ async fn refresh(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpRes
         }
         Err(RefreshError::Reused) => {
             tracing::warn!("a rotated refresh token was presented again; its session is revoked");
+            state.credentials.forget_all_sessions();
             Ok(signed_out(&state))
         }
         Err(RefreshError::Unknown | RefreshError::Expired) => Ok(signed_out(&state)),
@@ -297,11 +300,13 @@ async fn logout(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResp
         && let (Ok(user), Ok(session)) = (claims.sub.parse(), claims.sid.parse())
     {
         let _ = state.accounts.revoke_session(user, session).await;
+        state.credentials.forget_session(session);
     } else if let Some(presented) = req.cookie(cookies::REFRESH) {
         state
             .accounts
             .sign_out_by_refresh(&secrets::hash(presented.value()))
             .await?;
+        state.credentials.forget_all_sessions();
     }
     let mut response = HttpResponse::NoContent();
     for cookie in state.cookies.cleared() {

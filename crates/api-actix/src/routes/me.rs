@@ -20,11 +20,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 async fn get(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    let user = state
-        .accounts
-        .user(caller.user_id)
-        .await?
-        .ok_or(ApiError::Unauthenticated)?;
+    let user = match state.credentials.user(caller.user_id) {
+        Some(user) => user,
+        None => {
+            let user = state
+                .accounts
+                .user(caller.user_id)
+                .await?
+                .ok_or(ApiError::Unauthenticated)?;
+            state.credentials.remember_user(user.clone());
+            user
+        }
+    };
     Ok(HttpResponse::Ok().json(views::user(&user, caller.is_admin)))
 }
 
@@ -38,6 +45,7 @@ async fn delete(
         Ok(()) | Err(RevokeError::NotFound) => {}
         Err(RevokeError::Repo(e)) => return Err(e.into()),
     }
+    state.credentials.forget_everything();
     // The activity entry of this very request must not point at the deleted user.
     req.extensions_mut().remove::<Caller>();
     req.extensions_mut()

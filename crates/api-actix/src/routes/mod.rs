@@ -3,9 +3,12 @@
 pub mod activity;
 pub mod api_keys;
 pub mod auth;
+pub mod coaching;
 pub mod discovery;
 pub mod health;
+pub mod integration;
 pub mod me;
+pub mod profile;
 pub mod sessions;
 
 use actix_web::web;
@@ -18,6 +21,9 @@ pub fn configure(cfg: &mut web::ServiceConfig, dev_login_enabled: bool) {
         .service(health::readyz)
         .configure(|cfg| auth::configure(cfg, dev_login_enabled))
         .configure(discovery::configure)
+        .configure(profile::configure)
+        .configure(coaching::configure)
+        .configure(integration::configure)
         .configure(me::configure)
         .configure(sessions::configure)
         .configure(api_keys::configure)

@@ -1,0 +1,207 @@
+//! A short memory of credentials checked recently — active sessions, API-key owners and the
+//! users behind them — so an authenticated request needs no database read in the common case.
+//!
+//! Why it is safe: entries live at most `AUTH_CACHE_SECONDS` (default 1 s), only positive
+//! answers are kept (a revoked or unknown credential is always checked against the database),
+//! and every change made through this instance (revoking a session or key, signing out,
+//! deleting an account, signing in) forgets the affected entries at once. Another instance of
+//! the service sees a revocation within the expiry. `AUTH_CACHE_SECONDS=0` turns it off.
+
+use std::time::Duration;
+
+use domain::account::{TokenHash, User};
+use domain::ids::{SessionId, UserId};
+use moka::sync::Cache;
+
+/// Who an API key acts as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyOwner {
+    pub user_id: UserId,
+    pub is_admin: bool,
+}
+
+/// Bounded so a flood of distinct credentials cannot grow memory without limit.
+const CAPACITY: u64 = 50_000;
+
+/// The recently checked credentials of this process.
+pub struct CredentialCache {
+    /// `None` when caching is turned off.
+    inner: Option<Inner>,
+}
+
+struct Inner {
+    sessions: Cache<SessionId, ()>,
+    api_keys: Cache<TokenHash, KeyOwner>,
+    users: Cache<UserId, User>,
+}
+
+impl std::fmt::Debug for CredentialCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CredentialCache")
+            .field("enabled", &self.inner.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+fn cache<K, V>(ttl: Duration) -> Cache<K, V>
+where
+    K: std::hash::Hash + Eq + Send + Sync + 'static,
+    V: Clone + Send + Sync + 'static,
+{
+    Cache::builder()
+        .max_capacity(CAPACITY)
+        .time_to_live(ttl)
+        .build()
+}
+
+impl CredentialCache {
+    /// Entries expire after `ttl`; a zero `ttl` turns the cache off.
+    #[must_use]
+    pub fn new(ttl: Duration) -> Self {
+        let inner = (!ttl.is_zero()).then(|| Inner {
+            sessions: cache(ttl),
+            api_keys: cache(ttl),
+            users: cache(ttl),
+        });
+        Self { inner }
+    }
+
+    /// Whether the session was found active within the expiry.
+    #[must_use]
+    pub fn session_is_active(&self, id: SessionId) -> bool {
+        self.inner
+            .as_ref()
+            .is_some_and(|c| c.sessions.contains_key(&id))
+    }
+
+    pub fn remember_active_session(&self, id: SessionId) {
+        if let Some(c) = &self.inner {
+            c.sessions.insert(id, ());
+        }
+    }
+
+    pub fn forget_session(&self, id: SessionId) {
+        if let Some(c) = &self.inner {
+            c.sessions.invalidate(&id);
+        }
+    }
+
+    /// For revocations that name no session (sign-out by refresh token, refresh re-use).
+    pub fn forget_all_sessions(&self) {
+        if let Some(c) = &self.inner {
+            c.sessions.invalidate_all();
+        }
+    }
+
+    #[must_use]
+    pub fn api_key_owner(&self, hash: &TokenHash) -> Option<KeyOwner> {
+        self.inner.as_ref().and_then(|c| c.api_keys.get(hash))
+    }
+
+    pub fn remember_api_key(&self, hash: TokenHash, owner: KeyOwner) {
+        if let Some(c) = &self.inner {
+            c.api_keys.insert(hash, owner);
+        }
+    }
+
+    /// Revoking a key names it by id, not by hash; revocations are rare, so all are forgotten.
+    pub fn forget_api_keys(&self) {
+        if let Some(c) = &self.inner {
+            c.api_keys.invalidate_all();
+        }
+    }
+
+    #[must_use]
+    pub fn user(&self, id: UserId) -> Option<User> {
+        self.inner.as_ref().and_then(|c| c.users.get(&id))
+    }
+
+    pub fn remember_user(&self, user: User) {
+        if let Some(c) = &self.inner {
+            c.users.insert(user.id, user);
+        }
+    }
+
+    pub fn forget_user(&self, id: UserId) {
+        if let Some(c) = &self.inner {
+            c.users.invalidate(&id);
+        }
+    }
+
+    /// After an account is deleted: nothing of it may be served from memory.
+    pub fn forget_everything(&self) {
+        if let Some(c) = &self.inner {
+            c.sessions.invalidate_all();
+            c.api_keys.invalidate_all();
+            c.users.invalidate_all();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::account::{Email, User};
+
+    fn user() -> User {
+        User {
+            id: UserId::new(),
+            email: Email::new("ada@example.org").unwrap(),
+            name: Some("Ada".into()),
+            created_at: time::OffsetDateTime::now_utc(),
+            last_login_at: None,
+        }
+    }
+
+    #[test]
+    fn remembered_sessions_are_forgotten_on_revocation() {
+        let cache = CredentialCache::new(Duration::from_secs(60));
+        let (a, b) = (SessionId::new(), SessionId::new());
+        assert!(!cache.session_is_active(a));
+        cache.remember_active_session(a);
+        cache.remember_active_session(b);
+        assert!(cache.session_is_active(a));
+        cache.forget_session(a);
+        assert!(!cache.session_is_active(a) && cache.session_is_active(b));
+        cache.forget_all_sessions();
+        assert!(!cache.session_is_active(b));
+    }
+
+    #[test]
+    fn entries_expire() {
+        let cache = CredentialCache::new(Duration::from_millis(20));
+        let id = SessionId::new();
+        cache.remember_active_session(id);
+        std::thread::sleep(Duration::from_millis(60));
+        assert!(!cache.session_is_active(id));
+    }
+
+    #[test]
+    fn a_zero_expiry_turns_it_off() {
+        let cache = CredentialCache::new(Duration::ZERO);
+        let u = user();
+        let id = u.id;
+        cache.remember_user(u);
+        cache.remember_active_session(SessionId::new());
+        assert_eq!(cache.user(id), None);
+    }
+
+    #[test]
+    fn deleting_an_account_forgets_everything() {
+        let cache = CredentialCache::new(Duration::from_secs(60));
+        let u = user();
+        let id = u.id;
+        let hash = TokenHash::from_hex(&"ab".repeat(32)).unwrap();
+        cache.remember_user(u);
+        cache.remember_api_key(
+            hash.clone(),
+            KeyOwner {
+                user_id: id,
+                is_admin: false,
+            },
+        );
+        assert!(cache.user(id).is_some() && cache.api_key_owner(&hash).is_some());
+        cache.forget_everything();
+        assert!(cache.user(id).is_none() && cache.api_key_owner(&hash).is_none());
+    }
+}

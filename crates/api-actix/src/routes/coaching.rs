@@ -1,0 +1,155 @@
+//! `/coaching/*`: the caller's preferences (derived, overridden, regenerated), check-ins (list,
+//! create now, respond once) and the admin's run of the due check-ins.
+
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use domain::coaching::PreferenceSettings;
+use domain::ids::CheckInId;
+use domain::services::coaching::{CreateCheckInError, PreferencesError, RespondError};
+use domain::text::Note;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::activity::Action;
+use crate::auth::{AdminCaller, Caller};
+use crate::error::ApiError;
+use crate::extract::ApiJson;
+use crate::routes::activity::PageParams;
+use crate::state::AppState;
+use crate::views;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/coaching/preferences", web::get().to(preferences))
+        .route("/coaching/preferences", web::put().to(set_preferences))
+        .route(
+            "/coaching/preferences/regenerate",
+            web::post().to(regenerate),
+        )
+        .route("/coaching/checkins", web::get().to(checkins))
+        .route("/coaching/checkins", web::post().to(create_checkin))
+        .route("/coaching/checkins/{id}/response", web::post().to(respond))
+        .route("/coaching/run", web::post().to(run));
+}
+
+impl From<PreferencesError> for ApiError {
+    fn from(e: PreferencesError) -> Self {
+        match e {
+            PreferencesError::NoProfile => Self::NotFound,
+            PreferencesError::Repo(e) => e.into(),
+        }
+    }
+}
+
+async fn preferences(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    let preferences = state.coaching.preferences(caller.user_id).await?;
+    Ok(HttpResponse::Ok().json(views::preferences(&preferences)))
+}
+
+async fn set_preferences(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: ApiJson<PreferenceSettings>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("preferences.set"));
+    let preferences = state
+        .coaching
+        .set_preferences(caller.user_id, body.into_inner())
+        .await?;
+    Ok(HttpResponse::Ok().json(views::preferences(&preferences)))
+}
+
+async fn regenerate(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut()
+        .insert(Action("preferences.regenerate"));
+    let preferences = state.coaching.regenerate(caller.user_id).await?;
+    Ok(HttpResponse::Ok().json(views::preferences(&preferences)))
+}
+
+async fn checkins(
+    state: web::Data<AppState>,
+    caller: Caller,
+    params: web::Query<PageParams>,
+) -> Result<HttpResponse, ApiError> {
+    let (limit, before) = params.parse()?;
+    let page = state
+        .coaching
+        .checkins(caller.user_id, limit, before)
+        .await?;
+    Ok(HttpResponse::Ok().json(json!({
+        "items": page.items.iter().map(views::checkin).collect::<Vec<_>>(),
+        "next_cursor": page.next_cursor.map(|c| c.to_string()),
+    })))
+}
+
+async fn create_checkin(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("checkin.create"));
+    match state.coaching.create_checkin(caller.user_id).await {
+        Ok(checkin) => Ok(HttpResponse::Created().json(views::checkin(&checkin))),
+        Err(CreateCheckInError::NoProfile) => Err(ApiError::NotFound),
+        Err(CreateCheckInError::NotAffirmed) => Err(ApiError::Conflict {
+            code: "profile_not_affirmed",
+            message: "Affirm your profile before asking for a check-in.",
+        }),
+        Err(CreateCheckInError::Repo(e)) => Err(e.into()),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResponseBody {
+    still_valid: bool,
+    #[serde(default)]
+    note: Option<Note>,
+}
+
+async fn respond(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<String>,
+    body: ApiJson<ResponseBody>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("checkin.respond"));
+    // An id that cannot exist names no check-in of the caller's.
+    let id: CheckInId = id.parse().map_err(|_| ApiError::NotFound)?;
+    let ResponseBody { still_valid, note } = body.into_inner();
+    match state
+        .coaching
+        .respond(caller.user_id, id, still_valid, note)
+        .await
+    {
+        Ok(checkin) => Ok(HttpResponse::Ok().json(views::checkin(&checkin))),
+        Err(RespondError::NotFound) => Err(ApiError::NotFound),
+        Err(RespondError::AlreadyResponded(_)) => Err(ApiError::Conflict {
+            code: "already_responded",
+            message: "This check-in already has your answer.",
+        }),
+        Err(RespondError::Repo(e)) => Err(e.into()),
+    }
+}
+
+async fn run(
+    state: web::Data<AppState>,
+    _admin: AdminCaller,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("coaching.run"));
+    let report = state.coaching.run_due().await?;
+    tracing::info!(
+        considered = report.considered,
+        created = report.created,
+        "due check-ins run"
+    );
+    Ok(
+        HttpResponse::Ok()
+            .json(json!({"considered": report.considered, "created": report.created})),
+    )
+}

@@ -1,0 +1,272 @@
+//! `/discovery/profile/me`: the caller's profile — read, edit (`If-Match` on its version),
+//! affirm (lock), reflect with the coach, and the reflection dialogue and revision history.
+
+use actix_web::http::header::{self, HeaderMap};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use domain::profile::{EditableField, Profile, ProfileEdit};
+use domain::reflection::ReflectionTurn;
+use domain::services::profile::{ChangeProfileError, ReadProfileError, ReflectError};
+use domain::text::{MessageText, Prose};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::activity::Action;
+use crate::auth::Caller;
+use crate::error::{ApiError, FieldError};
+use crate::extract::ApiJson;
+use crate::state::AppState;
+use crate::views;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/discovery/profile/me", web::get().to(get))
+        .route("/discovery/profile/me", web::patch().to(edit))
+        .route("/discovery/profile/me/affirm", web::post().to(affirm))
+        .route("/discovery/profile/me/reflect", web::post().to(reflect))
+        .route(
+            "/discovery/profile/me/reflection",
+            web::get().to(reflection),
+        )
+        .route("/discovery/profile/me/revisions", web::get().to(revisions));
+}
+
+const LOCKED: ApiError = ApiError::Conflict {
+    code: "profile_locked",
+    message: "Your profile is affirmed and can no longer change.",
+};
+
+const STALE: ApiError = ApiError::Conflict {
+    code: "conflict",
+    message: "The profile changed since you read it; reload and try again.",
+};
+
+/// The profile with its version as the entity tag, so a client can send it back in `If-Match`.
+fn profile_response(profile: &Profile) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::ETAG, format!("\"{}\"", profile.version)))
+        .json(views::profile(profile))
+}
+
+impl From<ReadProfileError> for ApiError {
+    fn from(e: ReadProfileError) -> Self {
+        match e {
+            ReadProfileError::NotFound => Self::NotFound,
+            ReadProfileError::Repo(e) => e.into(),
+        }
+    }
+}
+
+impl From<ChangeProfileError> for ApiError {
+    fn from(e: ChangeProfileError) -> Self {
+        match e {
+            ChangeProfileError::NotFound => Self::NotFound,
+            ChangeProfileError::Locked => LOCKED,
+            ChangeProfileError::VersionMismatch => STALE,
+            ChangeProfileError::Repo(e) => e.into(),
+        }
+    }
+}
+
+async fn get(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    let profile = state.profiles.get(caller.user_id).await?;
+    Ok(profile_response(&profile))
+}
+
+/// `If-Match: "<version>"` (a weak tag or a bare number is read the same; `*` matches any).
+fn if_match(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
+    let Some(value) = headers.get(header::IF_MATCH) else {
+        return Ok(None);
+    };
+    let invalid = || ApiError::invalid("If-Match", "must be the profile version, e.g. \"3\"");
+    let raw = value.to_str().map_err(|_| invalid())?.trim();
+    if raw == "*" {
+        return Ok(None);
+    }
+    let tag = raw.strip_prefix("W/").unwrap_or(raw);
+    let tag = tag
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(tag);
+    tag.parse::<i64>().map(Some).map_err(|_| invalid())
+}
+
+/// A PATCH body: any subset of the seven editable fields; anything else is named in a 422.
+fn parse_edit(body: Map<String, Value>) -> Result<ProfileEdit, ApiError> {
+    let mut changes = Vec::with_capacity(body.len());
+    let mut errors = Vec::new();
+    for (name, value) in body {
+        let Ok(field) = name.parse::<EditableField>() else {
+            errors.push(FieldError::new(
+                &name,
+                "is not an editable field (the seven prose fields only)",
+            ));
+            continue;
+        };
+        match value {
+            Value::Null if field.is_nullable() => changes.push((field, None)),
+            Value::Null => errors.push(FieldError::new(&name, "must not be null")),
+            Value::String(text) => match Prose::new(text) {
+                Ok(prose) => changes.push((field, Some(prose))),
+                Err(e) => errors.push(FieldError::new(&name, e)),
+            },
+            _ => errors.push(FieldError::new(&name, "must be a string")),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors));
+    }
+    ProfileEdit::new(changes).map_err(|e| ApiError::invalid("body", e))
+}
+
+async fn edit(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: ApiJson<Map<String, Value>>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("profile.edit"));
+    let version = if_match(req.headers())?;
+    let edit = parse_edit(body.into_inner())?;
+    let profile = state.profiles.edit(caller.user_id, edit, version).await?;
+    Ok(profile_response(&profile))
+}
+
+async fn affirm(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("profile.affirm"));
+    let profile = state.profiles.affirm(caller.user_id).await?;
+    Ok(profile_response(&profile))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReflectBody {
+    opener: Option<bool>,
+    message: Option<String>,
+}
+
+impl ReflectBody {
+    fn turn(self) -> Result<ReflectionTurn, ApiError> {
+        match (self.opener, self.message) {
+            (Some(true), None) => Ok(ReflectionTurn::Opener),
+            (None, Some(message)) => MessageText::non_blank(message)
+                .map(ReflectionTurn::Message)
+                .map_err(|e| ApiError::invalid("message", e)),
+            (Some(false), None) => Err(ApiError::invalid(
+                "opener",
+                "must be true (or send a message instead)",
+            )),
+            _ => Err(ApiError::invalid(
+                "body",
+                "send exactly one of {\"opener\": true} or {\"message\": \"...\"}",
+            )),
+        }
+    }
+}
+
+async fn reflect(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: ApiJson<ReflectBody>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("profile.reflect"));
+    let turn = body.into_inner().turn()?;
+    match state.profiles.reflect(caller.user_id, turn).await {
+        Ok(outcome) => {
+            let revisions: Vec<Value> = outcome
+                .reply
+                .edit
+                .changes()
+                .map(|(field, value)| {
+                    json!({"field": field.name(), "value": value.as_ref().map(Prose::as_str)})
+                })
+                .collect();
+            Ok(HttpResponse::Ok().json(json!({
+                "message": outcome.reply.message.as_str(),
+                "revisions": revisions,
+                "revision_note": outcome.reply.revision_note.as_ref().map(|n| n.as_str()),
+                "profile": views::profile(&outcome.profile),
+            })))
+        }
+        Err(ReflectError::NotFound) => Err(ApiError::NotFound),
+        Err(ReflectError::Locked) => Err(LOCKED),
+        Err(ReflectError::Conflict) => Err(STALE),
+        Err(ReflectError::CoachUnavailable(e)) => {
+            tracing::warn!(error = %e, "coach unavailable");
+            Err(ApiError::CoachUnavailable)
+        }
+        Err(ReflectError::Repo(e)) => Err(e.into()),
+    }
+}
+
+async fn reflection(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    let messages = state.profiles.reflection(caller.user_id).await?;
+    Ok(HttpResponse::Ok().json(
+        messages
+            .iter()
+            .map(views::reflection_message)
+            .collect::<Vec<_>>(),
+    ))
+}
+
+async fn revisions(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    let revisions = state.profiles.revisions(caller.user_id).await?;
+    Ok(HttpResponse::Ok().json(revisions.iter().map(views::revision).collect::<Vec<_>>()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::http::header::HeaderValue;
+
+    fn headers(value: &str) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        map.insert(header::IF_MATCH, HeaderValue::from_str(value).unwrap());
+        map
+    }
+
+    #[test]
+    fn if_match_reads_strong_weak_and_bare_versions() {
+        assert_eq!(if_match(&HeaderMap::new()).unwrap(), None);
+        assert_eq!(if_match(&headers("\"3\"")).unwrap(), Some(3));
+        assert_eq!(if_match(&headers("W/\"4\"")).unwrap(), Some(4));
+        assert_eq!(if_match(&headers("5")).unwrap(), Some(5));
+        assert_eq!(if_match(&headers("*")).unwrap(), None);
+        assert!(if_match(&headers("\"abc\"")).is_err());
+    }
+
+    #[test]
+    fn an_edit_names_every_field_it_refuses() {
+        let body = json!({"triad": "gut", "love_summary": 3, "mission_summary": null, "near_term_goal_summary": null});
+        let Err(ApiError::Validation(errors)) = parse_edit(body.as_object().unwrap().clone())
+        else {
+            panic!("expected a validation error");
+        };
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["love_summary", "mission_summary", "triad"]);
+    }
+
+    #[test]
+    fn exactly_one_of_opener_and_message() {
+        let body = |opener, message: Option<&str>| ReflectBody {
+            opener,
+            message: message.map(str::to_owned),
+        };
+        assert_eq!(
+            body(Some(true), None).turn().unwrap(),
+            ReflectionTurn::Opener
+        );
+        assert!(matches!(
+            body(None, Some("Actually, I teach")).turn().unwrap(),
+            ReflectionTurn::Message(_)
+        ));
+        assert!(body(Some(true), Some("hi")).turn().is_err());
+        assert!(body(None, None).turn().is_err());
+        assert!(body(Some(false), None).turn().is_err());
+        assert!(body(None, Some("  ")).turn().is_err());
+        assert!(body(None, Some(&"x".repeat(4_001))).turn().is_err());
+    }
+}
