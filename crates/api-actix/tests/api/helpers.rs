@@ -544,3 +544,195 @@ pub fn count(app: &TestApp, sql: &str) -> i64 {
 pub fn literal(value: &str) -> String {
     format!("'{}'", value.replace('\'', "''"))
 }
+
+// ---------------------------------------------------------------------------------------------
+// Discovery, profile, coaching and integration
+
+/// The body of `response` as JSON, after checking its status (the body is shown on a mismatch).
+pub async fn json_body(response: Response, status: u16) -> Value {
+    let actual = response.status().as_u16();
+    let text = response.text().await.expect("a body");
+    assert_eq!(actual, status, "status; body: {text}");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// The seven answers of a discovery conversation, in step order (6 and 7 may be `""`).
+pub type Answers<'a> = [&'a str; 7];
+
+/// Neutral answers to steps 1-4 (no word of the offline lexicon), so the drives answer decides.
+const NEUTRAL: [&str; 4] = [
+    "Cooking soup on Sundays and repairing old bicycles.",
+    "Explaining hard things simply to beginners.",
+    "Kids who struggle with books at school.",
+    "I work as a primary school teacher.",
+];
+
+/// Answers the offline engine reads as type 8 (gut), with both goals stated.
+pub const GUT_ANSWERS: Answers<'static> = [
+    NEUTRAL[0],
+    NEUTRAL[1],
+    NEUTRAL[2],
+    NEUTRAL[3],
+    "I want to protect my family. Under pressure I take charge.",
+    "Finish my tutoring certificate by June.",
+    "Open a reading café for kids in my town.",
+];
+
+/// Answers the offline engine reads as type 2 (heart), with both goals stated.
+pub const HEART_ANSWERS: Answers<'static> = [
+    NEUTRAL[0],
+    NEUTRAL[1],
+    NEUTRAL[2],
+    NEUTRAL[3],
+    "I want to be helpful. Under pressure I take care of everyone else first.",
+    "Finish my tutoring certificate by June.",
+    "Open a reading café for kids in my town.",
+];
+
+/// Answers the offline engine reads as type 5 (head), with both goals stated.
+pub const HEAD_ANSWERS: Answers<'static> = [
+    NEUTRAL[0],
+    NEUTRAL[1],
+    NEUTRAL[2],
+    NEUTRAL[3],
+    "I want to understand how things work. Under pressure I withdraw.",
+    "Finish my tutoring certificate by June.",
+    "Open a reading café for kids in my town.",
+];
+
+/// `answers` with both goal answers empty ("I have no such goal").
+pub fn without_goals(answers: Answers<'_>) -> Answers<'_> {
+    let mut answers = answers;
+    answers[5] = "";
+    answers[6] = "";
+    answers
+}
+
+/// The triad of an Enneagram type (API.md: gut 8, 9, 1; heart 2, 3, 4; head 5, 6, 7).
+pub fn triad_of(enneagram_type: u64) -> &'static str {
+    match enneagram_type {
+        8 | 9 | 1 => "gut",
+        2..=4 => "heart",
+        5..=7 => "head",
+        other => panic!("{other} is not an Enneagram type"),
+    }
+}
+
+/// Starts a conversation (201 or 200) and answers the steps of `answers` (200 each), Bearer.
+pub async fn answer_all(app: &TestApp, jwt: &str, answers: Answers<'_>) {
+    let response = send(app.with_bearer(jwt, Method::POST, "/discovery/conversation")).await;
+    assert!(
+        matches!(response.status().as_u16(), 200 | 201),
+        "starting a conversation: {}",
+        response.text().await.unwrap_or_default()
+    );
+    for (i, text) in answers.iter().enumerate() {
+        let path = format!("/discovery/conversation/me/answers/{}", i + 1);
+        let response = send(
+            app.with_bearer(jwt, Method::PUT, &path)
+                .json(&json!({ "text": text })),
+        )
+        .await;
+        json_body(response, 200).await;
+    }
+}
+
+/// Answers the seven prompts and completes the conversation: the new profile (201).
+pub async fn discover(app: &TestApp, jwt: &str, answers: Answers<'_>) -> Value {
+    answer_all(app, jwt, answers).await;
+    json_body(
+        send(app.with_bearer(jwt, Method::POST, "/discovery/conversation/me/complete")).await,
+        201,
+    )
+    .await
+}
+
+/// `GET /discovery/profile/me` (200).
+pub async fn my_profile(app: &TestApp, jwt: &str) -> Value {
+    json_body(
+        send(app.with_bearer(jwt, Method::GET, "/discovery/profile/me")).await,
+        200,
+    )
+    .await
+}
+
+/// `GET /discovery/profile/me/revisions` (200).
+pub async fn my_revisions(app: &TestApp, jwt: &str) -> Vec<Value> {
+    json_body(
+        send(app.with_bearer(jwt, Method::GET, "/discovery/profile/me/revisions")).await,
+        200,
+    )
+    .await
+    .as_array()
+    .expect("a list of revisions")
+    .clone()
+}
+
+/// `POST /discovery/profile/me/affirm` (200): the locked profile.
+pub async fn affirm(app: &TestApp, jwt: &str) -> Value {
+    json_body(
+        send(app.with_bearer(jwt, Method::POST, "/discovery/profile/me/affirm")).await,
+        200,
+    )
+    .await
+}
+
+/// RFC 3339 in UTC, whole seconds (`2026-11-22T10:00:00Z`).
+pub fn rfc3339(at: time::OffsetDateTime) -> String {
+    let at = at
+        .to_offset(time::UtcOffset::UTC)
+        .replace_nanosecond(0)
+        .expect("zero nanoseconds");
+    at.format(&time::format_description::well_known::Rfc3339)
+        .expect("formats")
+}
+
+/// Parses an RFC 3339 timestamp of an answer; panics on anything else.
+pub fn timestamp(value: &Value) -> time::OffsetDateTime {
+    let text = value
+        .as_str()
+        .unwrap_or_else(|| panic!("{value} is not a string"));
+    time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|e| panic!("{text} is not RFC 3339: {e}"))
+}
+
+/// The verdict words a check-in or observation never contains (API.md), found as whole words.
+pub fn verdict_in(text: &str) -> Option<&'static str> {
+    let words: Vec<String> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    ["should", "must", "failed", "need to"]
+        .into_iter()
+        .find(|verdict| {
+            let parts: Vec<&str> = verdict.split(' ').collect();
+            words
+                .windows(parts.len())
+                .any(|w| w.iter().zip(&parts).all(|(a, b)| a == b))
+        })
+}
+
+/// The `field`s of a validation error's `details`.
+pub fn detail_fields(error: &Value) -> Vec<String> {
+    error["error"]["details"]
+        .as_array()
+        .map(|details| {
+            details
+                .iter()
+                .filter_map(|d| d["field"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Asserts a 422 `validation_failed` whose details name `field`; returns the body.
+pub async fn assert_invalid(response: Response, field: &str) -> Value {
+    let body = assert_error(response, 422, "validation_failed").await;
+    let fields = detail_fields(&body);
+    assert!(
+        fields.iter().any(|f| f == field),
+        "details should name {field:?}: {body}"
+    );
+    body
+}
