@@ -29,6 +29,10 @@ lint:
 bench:
     TEST_DATABASE_URL={{pg_url}} cargo bench -p adapters-diesel
 
+# `discovery-batch checkins` for 100,000 people on PostgreSQL, beside a plain batched INSERT.
+bench-checkins users="100000":
+    TEST_DATABASE_URL={{pg_url}} BENCH_USERS={{users}} cargo bench -p batch --bench checkins
+
 # Throughput of authenticated requests vs /healthz (wrk on loopback).
 bench-http seconds="10":
     scripts/bench-auth.sh {{seconds}}

@@ -227,6 +227,15 @@ impl Database {
     /// [`DbError`] for a bad URL, an unreachable database (with the driver's own message), or a
     /// failed migration.
     pub fn connect(config: &DbConfig) -> Result<Self, DbError> {
+        Self::connect_applying(config).map(|(db, _)| db)
+    }
+
+    /// [`Database::connect`], also returning the migration versions this call applied (empty
+    /// when the database was up to date), for the `migrate` job's report.
+    ///
+    /// # Errors
+    /// As [`Database::connect`].
+    pub fn connect_applying(config: &DbConfig) -> Result<(Self, Vec<String>), DbError> {
         let target = Target::parse(&config.url)?;
         if let Target::Sqlite(path) = &target {
             create_parent_dir(path)?;
@@ -243,7 +252,7 @@ impl Database {
             diesel::r2d2::Error::ConnectionError(e) => DbError::Connect(e),
             diesel::r2d2::Error::QueryError(e) => DbError::Query(e),
         })?;
-        migrations::run_migrations(&mut first)?;
+        let applied = migrations::run_migrations(&mut first)?;
         drop(first);
         let pool = Pool::builder()
             .max_size(config.max_connections.max(1))
@@ -252,7 +261,7 @@ impl Database {
             .connection_customizer(Box::new(SqlitePragmas))
             .build(manager)
             .map_err(DbError::Pool)?;
-        Ok(Self { pool, backend })
+        Ok((Self { pool, backend }, applied))
     }
 
     #[must_use]

@@ -58,18 +58,10 @@ impl TestDb {
     /// Like [`TestDb::sqlite`], with the pool configured by `configure` (given the URL).
     #[must_use]
     pub fn sqlite_with(configure: impl FnOnce(&str) -> DbConfig) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "discovery-storage-{}",
-            uuid::Uuid::now_v7().simple()
-        ));
-        // A nested path also proves that connect() creates the parent directory.
-        let url = format!("sqlite://{}", dir.join("data").join("test.db").display());
-        let db = Database::connect(&configure(&url)).expect("SQLite test database opens");
-        Self {
-            db: Some(db),
-            url,
-            cleanup: Cleanup::Dir(dir),
-        }
+        let mut test_db = Self::sqlite_empty();
+        let db = Database::connect(&configure(&test_db.url)).expect("SQLite test database opens");
+        test_db.db = Some(db);
+        test_db
     }
 
     /// A fresh PostgreSQL database on the server of `TEST_DATABASE_URL`, with every migration
@@ -87,31 +79,65 @@ impl TestDb {
     /// `CREATE DATABASE`), with the pool configured by `configure` (given the new URL).
     #[must_use]
     pub fn postgres_at(admin_url: &str, configure: impl FnOnce(&str) -> DbConfig) -> Self {
-        let name = format!("discovery_test_{}", uuid::Uuid::now_v7().simple());
-        let mut admin = PgConnection::establish(admin_url).expect("the PostgreSQL server answers");
-        admin
-            .batch_execute(&format!("CREATE DATABASE \"{name}\""))
-            .expect("test database is created");
-        let url = with_database(admin_url, &name);
         // From here on, a panic drops `Self` and with it the new database.
-        let mut test_db = Self {
-            db: None,
-            url,
-            cleanup: Cleanup::PgDatabase {
-                admin_url: admin_url.to_owned(),
-                name,
-            },
-        };
+        let mut test_db = Self::postgres_empty_at(admin_url);
         let db =
             Database::connect(&configure(&test_db.url)).expect("PostgreSQL test database opens");
         test_db.db = Some(db);
         test_db
     }
 
-    /// A handle on the database (cheap: it clones the pool).
+    /// A SQLite URL in a directory of its own where no file exists yet (nothing applied, and
+    /// no pool: [`TestDb::db`] panics), for tests of the migrations themselves.
+    #[must_use]
+    pub fn sqlite_empty() -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "discovery-storage-{}",
+            uuid::Uuid::now_v7().simple()
+        ));
+        // A nested path also proves that connect() creates the parent directory.
+        let url = format!("sqlite://{}", dir.join("data").join("test.db").display());
+        Self {
+            db: None,
+            url,
+            cleanup: Cleanup::Dir(dir),
+        }
+    }
+
+    /// A fresh, empty PostgreSQL database on the server of `TEST_DATABASE_URL` (nothing
+    /// applied, and no pool: [`TestDb::db`] panics); `None` when `TEST_DATABASE_URL` is unset.
+    #[must_use]
+    pub fn postgres_empty() -> Option<Self> {
+        let admin_url = std::env::var("TEST_DATABASE_URL")
+            .ok()
+            .filter(|u| !u.is_empty())?;
+        Some(Self::postgres_empty_at(&admin_url))
+    }
+
+    /// A fresh, empty database on the server `admin_url` points at (see [`TestDb::postgres_empty`]).
+    #[must_use]
+    pub fn postgres_empty_at(admin_url: &str) -> Self {
+        let name = format!("discovery_test_{}", uuid::Uuid::now_v7().simple());
+        let mut admin = PgConnection::establish(admin_url).expect("the PostgreSQL server answers");
+        admin
+            .batch_execute(&format!("CREATE DATABASE \"{name}\""))
+            .expect("test database is created");
+        Self {
+            db: None,
+            url: with_database(admin_url, &name),
+            cleanup: Cleanup::PgDatabase {
+                admin_url: admin_url.to_owned(),
+                name,
+            },
+        }
+    }
+
+    /// A handle on the database (cheap: it clones the pool). Panics for an empty one.
     #[must_use]
     pub fn db(&self) -> Database {
-        self.db.clone().expect("database is open")
+        self.db
+            .clone()
+            .expect("database is open (an empty TestDb has no pool)")
     }
 
     /// The URL of this database (to open a second, independent pool on it).

@@ -49,7 +49,7 @@ async fn main() -> ExitCode {
         Err(e) => {
             println!(
                 "{}",
-                serde_json::json!({"job": name, "ok": false, "error": format!("{e:#}")})
+                serde_json::json!({"job": name, "ok": false, "error": config::redact(&format!("{e:#}"))})
             );
             ExitCode::FAILURE
         }

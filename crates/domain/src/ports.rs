@@ -2,6 +2,8 @@
 //! are one per aggregate; each write method is one transaction. Adapters implement them; tests
 //! use the mockall mocks (`MockXxx`, also exported under the `mock` feature).
 
+use std::collections::BTreeMap;
+
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
@@ -171,6 +173,24 @@ pub trait PreferencesRepository: Send + Sync {
     async fn put(&self, preferences: &CoachingPreferences) -> Result<(), RepoError>;
 }
 
+/// What the scheduled run needs to decide whether one person's check-in is due and to write it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckInCandidate {
+    /// The person's profile (the run asks only for affirmed ones).
+    pub profile: Profile,
+    /// The stored preferences; `None` until the person (or the API's first read) stored some.
+    pub preferences: Option<CoachingPreferences>,
+    /// When the person's latest check-in was written, if any.
+    pub last_checkin_at: Option<OffsetDateTime>,
+}
+
+/// A check-in to insert unless its person already has one created after `since`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuardedCheckIn {
+    pub checkin: CheckIn,
+    pub since: OffsetDateTime,
+}
+
 /// Check-ins.
 /// # Errors
 /// `Conflict` from [`CheckInRepository::save_response`] when a response is already stored.
@@ -193,9 +213,20 @@ pub trait CheckInRepository: Send + Sync {
         checkin: &CheckIn,
         since: OffsetDateTime,
     ) -> Result<bool, RepoError>;
+    /// Inserts, in one transaction, every check-in whose person has none created after its
+    /// `since` (checked inside the transaction, so several hosts may run it at once over the
+    /// same people without creating duplicates). Returns how many it inserted.
+    async fn insert_unless_recent_batch(&self, batch: &[GuardedCheckIn]) -> Result<u64, RepoError>;
     /// Stores `checkin.response` unless a response exists.
     async fn save_response(&self, checkin: &CheckIn) -> Result<(), RepoError>;
     async fn latest_created_at(&self, user: UserId) -> Result<Option<OffsetDateTime>, RepoError>;
+    /// One keyset page of the people whose profile is affirmed, in user id order after `after`,
+    /// each with their stored preferences and the time of their latest check-in (for the run).
+    async fn candidates(
+        &self,
+        after: Option<UserId>,
+        limit: PageLimit,
+    ) -> Result<Vec<CheckInCandidate>, RepoError>;
 }
 
 /// Task mappings and the rollup over them.
@@ -231,6 +262,13 @@ pub trait TaskMappingRepository: Send + Sync {
         user: UserId,
         window: &Window,
     ) -> Result<Vec<DailyMinutes>, RepoError>;
+    /// [`TaskMappingRepository::daily_minutes`] for several people in one aggregate; people who
+    /// logged nothing in the window are absent.
+    async fn daily_minutes_of(
+        &self,
+        users: &[UserId],
+        window: &Window,
+    ) -> Result<BTreeMap<UserId, Vec<DailyMinutes>>, RepoError>;
 }
 
 /// The activity log.

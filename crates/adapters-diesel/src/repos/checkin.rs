@@ -1,16 +1,19 @@
 //! [`CheckInRepository`] over diesel, including the insert that several batch hosts may run at
 //! once without creating duplicates.
 
+use std::collections::{HashMap, HashSet};
+
 use async_trait::async_trait;
-use diesel::dsl::exists;
+use diesel::dsl::{exists, max};
 use diesel::prelude::*;
-use diesel::sql_types::Integer;
+use diesel::sql_types::{Array, Integer};
 use domain::RepoError;
-use domain::coaching::CheckIn;
+use domain::coaching::{CheckIn, CoachingPreferences};
 use domain::ids::{CheckInId, UserId};
 use domain::pagination::{Cursor, Page, PageLimit};
-use domain::ports::CheckInRepository;
-use time::OffsetDateTime;
+use domain::ports::{CheckInCandidate, CheckInRepository, GuardedCheckIn};
+use domain::profile::Profile;
+use time::{OffsetDateTime, PrimitiveDateTime};
 use uuid::Uuid;
 
 use super::keyset::{cursor_key, overfetch};
@@ -18,7 +21,10 @@ use crate::connection::DbConnection;
 use crate::convert::{from_db, to_db};
 use crate::error::{StoreError, StoreResult};
 use crate::models::checkin::CheckInRow;
-use crate::schema::coaching_checkin;
+use crate::models::preferences::PreferencesRow;
+use crate::models::profile::ProfileRow;
+use crate::schema::{coaching_checkin, coaching_preferences, discovery_profile, users};
+use crate::tx::on_backend;
 
 super::repository!(
     /// Coaching check-ins.
@@ -99,30 +105,29 @@ impl CheckInRepository for DieselCheckInRepository {
         checkin: &CheckIn,
         since: OffsetDateTime,
     ) -> Result<bool, RepoError> {
-        let row = CheckInRow::new(checkin).map_err(RepoError::Unexpected)?;
-        let lock_key = lock_key(checkin.user_id.as_uuid());
-        let since = to_db(since);
-        // write() begins IMMEDIATE on SQLite, which already admits one writer at a time; on
-        // PostgreSQL two READ COMMITTED transactions would both see "no recent check-in", so
-        // the check runs under a per-user advisory lock held until commit.
+        let rows = vec![(
+            CheckInRow::new(checkin).map_err(RepoError::Unexpected)?,
+            to_db(since),
+        )];
         self.db
             .write("storing a due check-in", move |conn| {
-                if let DbConnection::Postgresql(pg) = conn {
-                    diesel::sql_query("SELECT pg_advisory_xact_lock($1, $2)")
-                        .bind::<Integer, _>(CHECKIN_LOCK_SPACE)
-                        .bind::<Integer, _>(lock_key)
-                        .execute(pg)?;
-                }
-                let recent = coaching_checkin::table
-                    .filter(coaching_checkin::user_id.eq(&row.user_id))
-                    .filter(coaching_checkin::created_at.gt(since));
-                if diesel::select(exists(recent)).get_result::<bool>(conn)? {
-                    return Ok(false);
-                }
-                diesel::insert_into(coaching_checkin::table)
-                    .values(&row)
-                    .execute(conn)?;
-                Ok(true)
+                Ok(insert_unless_recent(conn, rows)? == 1)
+            })
+            .await
+    }
+
+    async fn insert_unless_recent_batch(&self, batch: &[GuardedCheckIn]) -> Result<u64, RepoError> {
+        if batch.is_empty() {
+            return Ok(0);
+        }
+        let rows = batch
+            .iter()
+            .map(|g| Ok((CheckInRow::new(&g.checkin)?, to_db(g.since))))
+            .collect::<anyhow::Result<Vec<_>>>()
+            .map_err(RepoError::Unexpected)?;
+        self.db
+            .write("storing due check-ins", move |conn| {
+                insert_unless_recent(conn, rows)
             })
             .await
     }
@@ -155,7 +160,157 @@ impl CheckInRepository for DieselCheckInRepository {
             })
             .await
     }
+
+    async fn candidates(
+        &self,
+        after: Option<UserId>,
+        limit: PageLimit,
+    ) -> Result<Vec<CheckInCandidate>, RepoError> {
+        let after = after.map(|u| u.to_string());
+        self.db
+            .run("listing check-in candidates", move |conn| {
+                candidates(conn, after, limit)
+            })
+            .await
+    }
 }
+
+/// One keyset page of affirmed profiles with their preferences (one join), then the latest
+/// check-in of each (one aggregate over the `(user_id, created_at)` index).
+fn candidates(
+    conn: &mut DbConnection,
+    after: Option<String>,
+    limit: PageLimit,
+) -> StoreResult<Vec<CheckInCandidate>> {
+    use coaching_checkin as cc;
+    use coaching_preferences as cp;
+    use discovery_profile as dp;
+    // A bare boolean filter, so the partial index `WHERE locked` applies.
+    let mut query = dp::table
+        .left_join(cp::table.on(cp::user_id.eq(dp::user_id)))
+        .filter(dp::locked)
+        .order(dp::user_id.asc())
+        .limit(i64::from(limit.get()))
+        .select((
+            ProfileRow::as_select(),
+            Option::<PreferencesRow>::as_select(),
+        ))
+        .into_boxed();
+    if let Some(after) = after {
+        query = query.filter(dp::user_id.gt(after));
+    }
+    let page: Vec<(ProfileRow, Option<PreferencesRow>)> = query.load(conn)?;
+    let users: Vec<&str> = page.iter().map(|(p, _)| p.user_id.as_str()).collect();
+    let latest: HashMap<String, PrimitiveDateTime> = if users.is_empty() {
+        HashMap::new()
+    } else {
+        cc::table
+            .filter(cc::user_id.eq_any(&users))
+            .group_by(cc::user_id)
+            .select((cc::user_id, max(cc::created_at)))
+            .load::<(String, Option<PrimitiveDateTime>)>(conn)?
+            .into_iter()
+            .filter_map(|(user, at)| at.map(|at| (user, at)))
+            .collect()
+    };
+    page.into_iter()
+        .map(|(profile, preferences)| {
+            let last_checkin_at = latest.get(&profile.user_id).copied().map(from_db);
+            Ok(CheckInCandidate {
+                profile: Profile::try_from(profile)?,
+                preferences: preferences.map(CoachingPreferences::try_from).transpose()?,
+                last_checkin_at,
+            })
+        })
+        .collect::<anyhow::Result<_>>()
+        .map_err(StoreError::from)
+}
+
+/// The guarded insert behind both `insert_unless_recent` methods, inside the caller's write
+/// transaction: inserts each row unless its person has a check-in created after the row's
+/// `since` (or an earlier row of the same call is theirs); returns how many it inserted.
+///
+/// SQLite: the transaction began `IMMEDIATE`, so writers already run one at a time. PostgreSQL:
+/// two READ COMMITTED transactions would both see "no recent check-in", so the transaction
+/// first takes a transaction-scoped advisory lock per person, all in one statement and in
+/// ascending key order (two runs over overlapping pages then queue instead of deadlocking), and
+/// only then re-reads the latest check-ins. A competing writer that held a lock has committed
+/// when we get it, and READ COMMITTED shows its rows to every later statement.
+fn insert_unless_recent(
+    conn: &mut DbConnection,
+    rows: Vec<(CheckInRow, PrimitiveDateTime)>,
+) -> StoreResult<u64> {
+    use coaching_checkin as cc;
+    let mut seen = HashSet::new();
+    let rows: Vec<(CheckInRow, PrimitiveDateTime)> = rows
+        .into_iter()
+        .filter(|(row, _)| seen.insert(row.user_id.clone()))
+        .collect();
+    let Some(oldest_since) = rows.iter().map(|(_, since)| *since).min() else {
+        return Ok(0);
+    };
+    if let DbConnection::Postgresql(pg) = conn {
+        let mut keys = rows
+            .iter()
+            .map(|(row, _)| Ok(lock_key(Uuid::parse_str(&row.user_id)?)))
+            .collect::<Result<Vec<i32>, uuid::Error>>()
+            .map_err(anyhow::Error::from)?;
+        keys.sort_unstable();
+        keys.dedup();
+        // The keys are sorted; ORDER BY n takes them in that order (PostgreSQL evaluates a
+        // volatile select list after the sort), so every run locks in the same order.
+        diesel::sql_query(
+            "SELECT pg_advisory_xact_lock($1, k) \
+             FROM unnest($2::int4[]) WITH ORDINALITY AS t(k, n) ORDER BY n",
+        )
+        .bind::<Integer, _>(CHECKIN_LOCK_SPACE)
+        .bind::<Array<Integer>, _>(keys)
+        .execute(pg)?;
+    }
+    let ids: Vec<&str> = rows.iter().map(|(row, _)| row.user_id.as_str()).collect();
+    // A person deleted since the caller read them is skipped instead of failing the whole
+    // batch on the foreign key; on PostgreSQL the share lock keeps the rest from vanishing
+    // before the INSERT (SQLite's write lock already does).
+    let present = users::table
+        .filter(users::id.eq_any(&ids))
+        .select(users::id);
+    let present: HashSet<String> = match conn {
+        DbConnection::Postgresql(pg) => present.for_key_share().load(pg)?,
+        DbConnection::Sqlite(sqlite) => present.load(sqlite)?,
+    }
+    .into_iter()
+    .collect();
+    let latest: HashMap<String, Option<PrimitiveDateTime>> = cc::table
+        .filter(cc::user_id.eq_any(&ids))
+        .filter(cc::created_at.gt(oldest_since))
+        .group_by(cc::user_id)
+        .select((cc::user_id, max(cc::created_at)))
+        .load::<(String, Option<PrimitiveDateTime>)>(conn)?
+        .into_iter()
+        .collect();
+    let fresh: Vec<CheckInRow> = rows
+        .into_iter()
+        .filter(|(row, since)| {
+            present.contains(&row.user_id)
+                && latest
+                    .get(&row.user_id)
+                    .copied()
+                    .flatten()
+                    .is_none_or(|at| at <= *since)
+        })
+        .map(|(row, _)| row)
+        .collect();
+    let mut inserted = 0;
+    for chunk in fresh.chunks(INSERT_CHUNK) {
+        inserted += on_backend!(conn, c => diesel::insert_into(cc::table)
+            .values(chunk)
+            .execute(c))?;
+    }
+    Ok(u64::try_from(inserted).unwrap_or(u64::MAX))
+}
+
+/// Rows per multi-row INSERT: 10 parameters each, well inside both backends' limits.
+const INSERT_CHUNK: usize = 1_000;
 
 /// Writes the response only where none is stored: a second response sees 0 rows.
 fn save_response(conn: &mut DbConnection, row: &CheckInRow) -> StoreResult<()> {

@@ -159,6 +159,69 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
             })
             .await
     }
+
+    async fn daily_minutes_of(
+        &self,
+        users: &[UserId],
+        window: &Window,
+    ) -> Result<BTreeMap<UserId, Vec<DailyMinutes>>, RepoError> {
+        if users.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let users: Vec<String> = users.iter().map(ToString::to_string).collect();
+        let (from, to) = (to_db(window.from), to_db(window.to));
+        self.db
+            .run("summing minutes per person and day", move |conn| {
+                let sums = daily_sums_of(conn, &users, from, to)?;
+                let mut days: BTreeMap<UserId, BTreeMap<time::Date, FoundationMinutes>> =
+                    BTreeMap::new();
+                for (user, date, foundation, minutes) in sums {
+                    let user: UserId = parse(&user, "task_mapping.user_id")?;
+                    let foundation: Foundation = parse(&foundation, "task_mapping.foundation")?;
+                    days.entry(user)
+                        .or_default()
+                        .entry(date)
+                        .or_default()
+                        .add(foundation, minutes.unwrap_or(0));
+                }
+                Ok(days
+                    .into_iter()
+                    .map(|(user, days)| {
+                        let days = days
+                            .into_iter()
+                            .map(|(date, minutes)| DailyMinutes { date, minutes })
+                            .collect();
+                        (user, days)
+                    })
+                    .collect())
+            })
+            .await
+    }
+}
+
+/// One row of [`daily_sums_of`]: person, UTC date, foundation key, minutes.
+type PersonDaySum = (String, time::Date, String, Option<i64>);
+
+/// [`daily_sums`] for several people at once, keyed by person.
+fn daily_sums_of(
+    conn: &mut DbConnection,
+    users: &[String],
+    from: time::PrimitiveDateTime,
+    to: time::PrimitiveDateTime,
+) -> StoreResult<Vec<PersonDaySum>> {
+    use task_mapping as tm;
+    let (user, day, foundation) = (
+        GroupKey(tm::user_id),
+        UtcDate(tm::occurred_at),
+        GroupKey(tm::foundation),
+    );
+    Ok(tm::table
+        .filter(tm::user_id.eq_any(users))
+        .filter(tm::occurred_at.gt(from))
+        .filter(tm::occurred_at.le(to))
+        .group_by((user, day, foundation))
+        .select((user, day, foundation, sum(tm::minutes)))
+        .load(conn)?)
 }
 
 /// One aggregate over the window `(from, to]`, served by the (user_id, occurred_at) index; the

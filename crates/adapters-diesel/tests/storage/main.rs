@@ -15,6 +15,7 @@ mod account;
 mod activity;
 mod api_keys;
 mod cascade;
+mod checkin_run;
 mod checkins;
 mod connect;
 mod conversations;

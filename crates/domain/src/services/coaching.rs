@@ -2,6 +2,7 @@
 //! answered once, and the scheduled run that writes the due ones without duplicates).
 
 use serde::Serialize;
+use time::OffsetDateTime;
 
 use crate::clock::Clock;
 use crate::coaching::checkin::{AlreadyResponded, OBSERVATION_DAYS};
@@ -14,7 +15,8 @@ use crate::ids::{CheckInId, UserId};
 use crate::integration::{Window, WorkPattern, rollup};
 use crate::pagination::{Cursor, Page, PageLimit};
 use crate::ports::{
-    CheckInRepository, PreferencesRepository, ProfileRepository, TaskMappingRepository,
+    CheckInCandidate, CheckInRepository, GuardedCheckIn, PreferencesRepository, ProfileRepository,
+    TaskMappingRepository,
 };
 use crate::profile::Profile;
 use crate::text::Note;
@@ -223,8 +225,7 @@ where
     }
 
     async fn recent_pattern(&self, user: UserId) -> Result<WorkPattern, RepoError> {
-        let window = Window::ending_at(self.clock.now(), i64::from(OBSERVATION_DAYS))
-            .map_err(|e| RepoError::Unexpected(anyhow::anyhow!(e)))?;
+        let window = observation_window(self.clock.now())?;
         let daily = self.tasks.daily_minutes(user, &window).await?;
         Ok(rollup(window, &daily))
     }
@@ -250,47 +251,88 @@ where
         Ok(checkin)
     }
 
-    /// The scheduled run: writes a check-in for every user whose check-in is due. Storage
-    /// refuses a second one within the cadence, so concurrent or repeated runs add nothing.
+    /// The scheduled run: writes a check-in for every user whose check-in is due.
+    ///
+    /// Set-based, a page of [`RUN_PAGE`] affirmed profiles at a time: one read of the page (each
+    /// profile with its stored preferences and the time of its latest check-in), one aggregate
+    /// of the 14-day minutes of the page's due users, composition in memory, and one write that
+    /// inserts the page's check-ins in one transaction. Storage re-checks the cadence inside that
+    /// transaction, so concurrent or repeated runs add nothing.
+    ///
+    /// Preferences are read, never written: a person without stored ones gets the defaults
+    /// derived from the triad for this run (the same pure table the API stores on first read).
     ///
     /// # Errors
-    /// Storage failures (the check-ins written before the failure stay written).
+    /// Storage failures (the pages written before the failure stay written).
     pub async fn run_due(&self) -> Result<RunReport, RepoError> {
-        let page = PageLimit::new(500).map_err(|e| RepoError::Unexpected(anyhow::anyhow!(e)))?;
+        let page =
+            PageLimit::new(RUN_PAGE).map_err(|e| RepoError::Unexpected(anyhow::anyhow!(e)))?;
         let mut report = RunReport::default();
         let mut after = None;
         loop {
-            let users = self.profiles.locked_users(after, page).await?;
-            let Some(last) = users.last().copied() else {
+            let candidates = self.checkins.candidates(after, page).await?;
+            let Some(last) = candidates.last() else {
                 break;
             };
-            after = Some(last);
-            for user in users {
-                report.considered += 1;
-                if self.run_for(user).await? {
-                    report.created += 1;
-                }
-            }
+            after = Some(last.profile.user_id);
+            report.considered += u64::try_from(candidates.len()).unwrap_or(u64::MAX);
+            report.created += self.run_page(candidates).await?;
         }
         Ok(report)
     }
 
-    async fn run_for(&self, user: UserId) -> Result<bool, RepoError> {
-        let Some(profile) = self.profile(user).await? else {
-            return Ok(false);
-        };
-        let preferences = self.preferences_of(&profile).await?;
-        let frequency = preferences.settings.coaching_frequency;
+    /// Composes and writes the due check-ins of one page; returns how many were written.
+    async fn run_page(&self, candidates: Vec<CheckInCandidate>) -> Result<u64, RepoError> {
         let now = self.clock.now();
-        let last = self.checkins.latest_created_at(user).await?;
-        if !is_due(profile.locked, frequency, last, now) {
-            return Ok(false);
+        let due: Vec<(Profile, PreferenceSettings)> = candidates
+            .into_iter()
+            .filter_map(|c| {
+                let settings = c
+                    .preferences
+                    .map_or_else(|| derive_preferences(c.profile.triad()), |p| p.settings);
+                is_due(
+                    c.profile.locked,
+                    settings.coaching_frequency,
+                    c.last_checkin_at,
+                    now,
+                )
+                .then_some((c.profile, settings))
+            })
+            .collect();
+        if due.is_empty() {
+            return Ok(0);
         }
-        let checkin = self.compose(&profile, CheckInOrigin::Batch).await?;
-        self.checkins
-            .insert_unless_recent(&checkin, now - frequency.cadence())
-            .await
+        let window = observation_window(now)?;
+        let users: Vec<UserId> = due.iter().map(|(p, _)| p.user_id).collect();
+        let mut daily = self.tasks.daily_minutes_of(&users, &window).await?;
+        let batch: Vec<GuardedCheckIn> = due
+            .iter()
+            .map(|(profile, settings)| {
+                let days = daily.remove(&profile.user_id).unwrap_or_default();
+                let recent = rollup(window, &days);
+                GuardedCheckIn {
+                    checkin: compose_checkin(
+                        profile,
+                        settings.coaching_style,
+                        Some(&recent),
+                        CheckInOrigin::Batch,
+                        now,
+                    ),
+                    since: now - settings.coaching_frequency.cadence(),
+                }
+            })
+            .collect();
+        self.checkins.insert_unless_recent_batch(&batch).await
     }
+}
+
+/// How many affirmed profiles the run reads, composes and writes at a time.
+pub const RUN_PAGE: i64 = 500;
+
+/// The last [`OBSERVATION_DAYS`] days up to `now`.
+fn observation_window(now: OffsetDateTime) -> Result<Window, RepoError> {
+    Window::ending_at(now, i64::from(OBSERVATION_DAYS))
+        .map_err(|e| RepoError::Unexpected(anyhow::anyhow!(e)))
 }
 
 #[cfg(test)]
@@ -304,8 +346,12 @@ mod tests {
         MockCheckInRepository, MockPreferencesRepository, MockProfileRepository,
         MockTaskMappingRepository,
     };
-    use crate::profile::Triad;
-    use crate::services::fixtures::{NOW, block_on, clock, locked_profile, unlocked_profile};
+    use crate::profile::{ProfileEvent, Triad};
+    use crate::services::fixtures::{
+        NOW, block_on, clock, extraction, locked_profile, unlocked_profile,
+    };
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
     use time::Duration;
 
     type Service = CoachingService<
@@ -529,96 +575,327 @@ mod tests {
         ));
     }
 
-    #[test]
-    fn the_run_writes_only_due_check_ins_and_asks_storage_to_guard_the_cadence() {
-        let due = UserId::new();
-        let recent = UserId::new();
-        let mut profiles = MockProfileRepository::new();
-        profiles
-            .expect_get()
-            .returning(|user| Ok(Some(locked_profile(user))));
-        let mut seq = mockall::Sequence::new();
-        profiles
-            .expect_locked_users()
-            .withf(|after, _| after.is_none())
-            .times(1)
-            .in_sequence(&mut seq)
-            .returning(move |_, _| Ok(vec![due, recent]));
-        profiles
-            .expect_locked_users()
-            .withf(move |after, _| *after == Some(recent))
-            .times(1)
-            .in_sequence(&mut seq)
-            .returning(|_, _| Ok(Vec::new()));
+    /// One person in a run: their profile, stored preferences and latest check-in, and what
+    /// the run must do about them.
+    struct Row {
+        name: &'static str,
+        locked: bool,
+        /// Enneagram type: 9 is gut (derived weekly), 5 is head (derived biweekly).
+        type_: i64,
+        stored: Option<CoachingFrequency>,
+        last_days_ago: Option<Duration>,
+        logged_minutes: i64,
+        due: bool,
+    }
+
+    fn rows() -> Vec<Row> {
+        let d = Duration::days;
+        let just_inside = |days| Some(d(days) - Duration::seconds(1));
+        let row = |name, stored, last_days_ago, due| Row {
+            name,
+            locked: true,
+            type_: 9,
+            stored,
+            last_days_ago,
+            logged_minutes: 0,
+            due,
+        };
+        use CoachingFrequency::{Biweekly, Monthly, Weekly};
+        vec![
+            row("weekly, never checked in", Some(Weekly), None, true),
+            row("weekly, 7 days ago", Some(Weekly), Some(d(7)), true),
+            row(
+                "weekly, just inside 7 days",
+                Some(Weekly),
+                just_inside(7),
+                false,
+            ),
+            row("biweekly, 14 days ago", Some(Biweekly), Some(d(14)), true),
+            row("biweekly, 7 days ago", Some(Biweekly), Some(d(7)), false),
+            row(
+                "biweekly, just inside 14 days",
+                Some(Biweekly),
+                just_inside(14),
+                false,
+            ),
+            row("monthly, 30 days ago", Some(Monthly), Some(d(30)), true),
+            row("monthly, 14 days ago", Some(Monthly), Some(d(14)), false),
+            row(
+                "monthly, just inside 30 days",
+                Some(Monthly),
+                just_inside(30),
+                false,
+            ),
+            row("derived (gut: weekly), 7 days ago", None, Some(d(7)), true),
+            Row {
+                type_: 5,
+                ..row(
+                    "derived (head: biweekly), 7 days ago",
+                    None,
+                    Some(d(7)),
+                    false,
+                )
+            },
+            Row {
+                type_: 5,
+                ..row(
+                    "derived (head: biweekly), 14 days ago",
+                    None,
+                    Some(d(14)),
+                    true,
+                )
+            },
+            Row {
+                locked: false,
+                ..row("unlocked, never checked in", Some(Weekly), None, false)
+            },
+            Row {
+                logged_minutes: 90,
+                ..row(
+                    "weekly, due, with logged work",
+                    Some(Weekly),
+                    Some(d(8)),
+                    true,
+                )
+            },
+            Row {
+                logged_minutes: 90,
+                ..row(
+                    "weekly, not due, with logged work",
+                    Some(Weekly),
+                    Some(d(1)),
+                    false,
+                )
+            },
+        ]
+    }
+
+    fn candidate(row: &Row) -> CheckInCandidate {
+        let user = UserId::new();
+        let mut profile = Profile::extracted(user, extraction(row.type_), NOW).profile;
+        if row.locked {
+            profile = profile.apply(ProfileEvent::Affirm, NOW).unwrap().profile;
+        }
+        CheckInCandidate {
+            profile,
+            preferences: row.stored.map(|f| stored(user, f)),
+            last_checkin_at: row.last_days_ago.map(|ago| NOW - ago),
+        }
+    }
+
+    /// Mocks for a run over `pages` (each a page of candidates, in order), where the storage
+    /// reports `inserted(batch)` check-ins written and `written` collects every batch.
+    fn run_mocks(
+        pages: Vec<Vec<CheckInCandidate>>,
+        minutes: BTreeMap<UserId, i64>,
+        written: Arc<Mutex<Vec<GuardedCheckIn>>>,
+        inserted: fn(&[GuardedCheckIn]) -> u64,
+    ) -> Mocks {
         let mut m = Mocks::new(None);
-        m.profiles = profiles;
-        m.preferences
-            .expect_get()
-            .returning(|user| Ok(Some(stored(user, CoachingFrequency::Weekly))));
-        m.checkins
-            .expect_latest_created_at()
-            .returning(move |user| {
-                Ok(Some(if user == due {
-                    NOW - Duration::days(7)
-                } else {
-                    NOW - Duration::days(6)
-                }))
+        m.profiles.expect_locked_users().never();
+        m.preferences.expect_put().never();
+        m.checkins.expect_insert_unless_recent().never();
+        let mut seq = mockall::Sequence::new();
+        let mut after = None;
+        for page in pages.into_iter().chain([Vec::new()]) {
+            let next = page.last().map(|c| c.profile.user_id);
+            m.checkins
+                .expect_candidates()
+                .withf(move |a, limit| *a == after && i64::from(limit.get()) == RUN_PAGE)
+                .times(1)
+                .in_sequence(&mut seq)
+                .returning(move |_, _| Ok(page.clone()));
+            after = next;
+        }
+        m.tasks
+            .expect_daily_minutes_of()
+            .withf(|_, w| w.days == OBSERVATION_DAYS && w.to == NOW)
+            .returning(move |users, _| {
+                Ok(users
+                    .iter()
+                    .filter_map(|u| minutes.get(u).map(|m| (*u, *m)))
+                    .map(|(u, m)| {
+                        let day = DailyMinutes {
+                            date: NOW.date(),
+                            minutes: FoundationMinutes::from([0, 0, 0, m, 0, 0]),
+                        };
+                        (u, vec![day])
+                    })
+                    .collect())
             });
         m.checkins
-            .expect_insert_unless_recent()
-            .withf(move |c, since| {
-                c.user_id == due
-                    && c.origin == CheckInOrigin::Batch
-                    && *since == NOW - Duration::days(7)
-            })
-            .times(1)
-            .returning(|_, _| Ok(true));
+            .expect_insert_unless_recent_batch()
+            .returning(move |batch| {
+                written.lock().unwrap().extend(batch.iter().cloned());
+                Ok(inserted(batch))
+            });
+        m
+    }
+
+    fn all_inserted(batch: &[GuardedCheckIn]) -> u64 {
+        batch.len() as u64
+    }
+
+    #[test]
+    fn the_run_writes_exactly_the_due_check_ins() {
+        let rows = rows();
+        let candidates: Vec<CheckInCandidate> = rows.iter().map(candidate).collect();
+        let minutes = rows
+            .iter()
+            .zip(&candidates)
+            .filter(|(r, _)| r.logged_minutes > 0)
+            .map(|(r, c)| (c.profile.user_id, r.logged_minutes))
+            .collect();
+        // Two pages, as the keyset hands them out.
+        let pages = vec![candidates[..5].to_vec(), candidates[5..].to_vec()];
+        let written = Arc::new(Mutex::new(Vec::new()));
+        let m = run_mocks(pages, minutes, written.clone(), all_inserted);
         let report = block_on(m.service().run_due()).unwrap();
+
+        let written = written.lock().unwrap();
+        for (row, c) in rows.iter().zip(&candidates) {
+            let user = c.profile.user_id;
+            let mine: Vec<&GuardedCheckIn> = written
+                .iter()
+                .filter(|g| g.checkin.user_id == user)
+                .collect();
+            if !row.due {
+                assert!(mine.is_empty(), "{}: written although not due", row.name);
+                continue;
+            }
+            let [g] = mine.as_slice() else {
+                panic!("{}: expected one check-in, got {}", row.name, mine.len());
+            };
+            let frequency = row.stored.unwrap_or(if row.type_ == 5 {
+                CoachingFrequency::Biweekly
+            } else {
+                CoachingFrequency::Weekly
+            });
+            assert_eq!(g.since, NOW - frequency.cadence(), "{}: guard", row.name);
+            assert_eq!(g.checkin.origin, CheckInOrigin::Batch, "{}", row.name);
+            assert_eq!(g.checkin.created_at, NOW, "{}", row.name);
+            assert_eq!(
+                g.checkin.quoted_goals,
+                ["Open the workshop on Saturdays."],
+                "{}",
+                row.name
+            );
+            match &g.checkin.observation {
+                Some(o) if row.logged_minutes > 0 => {
+                    assert!(
+                        o.contains(Foundation::Vocation.title()),
+                        "{}: {o}",
+                        row.name
+                    );
+                }
+                None if row.logged_minutes == 0 => {}
+                other => panic!("{}: observation {other:?}", row.name),
+            }
+        }
+        let due = rows.iter().filter(|r| r.due).count() as u64;
         assert_eq!(
             report,
             RunReport {
-                considered: 2,
-                created: 1
+                considered: rows.len() as u64,
+                created: due
             }
         );
     }
 
     #[test]
-    fn a_run_that_loses_the_race_to_another_host_counts_nothing_created() {
-        let user = UserId::new();
-        let mut profiles = MockProfileRepository::new();
-        profiles
-            .expect_get()
-            .returning(|user| Ok(Some(locked_profile(user))));
+    fn only_the_due_users_are_summed_and_a_page_with_none_due_writes_nothing() {
+        let rows = rows();
+        let first: Vec<CheckInCandidate> = rows.iter().map(candidate).collect();
+        let idle: Vec<CheckInCandidate> = rows.iter().filter(|r| !r.due).map(candidate).collect();
+        let due_users: Vec<UserId> = rows
+            .iter()
+            .zip(&first)
+            .filter(|(r, _)| r.due)
+            .map(|(_, c)| c.profile.user_id)
+            .collect();
+        let considered = (first.len() + idle.len()) as u64;
+        let mut m = Mocks::new(None);
         let mut seq = mockall::Sequence::new();
-        profiles
-            .expect_locked_users()
+        let after_first = first.last().map(|c| c.profile.user_id);
+        let after_idle = idle.last().map(|c| c.profile.user_id);
+        m.checkins
+            .expect_candidates()
+            .withf(|a, _| a.is_none())
             .times(1)
             .in_sequence(&mut seq)
-            .returning(move |_, _| Ok(vec![user]));
-        profiles
-            .expect_locked_users()
+            .returning(move |_, _| Ok(first.clone()));
+        m.checkins
+            .expect_candidates()
+            .withf(move |a, _| *a == after_first)
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(move |_, _| Ok(idle.clone()));
+        m.checkins
+            .expect_candidates()
+            .withf(move |a, _| *a == after_idle)
             .times(1)
             .in_sequence(&mut seq)
             .returning(|_, _| Ok(Vec::new()));
-        let mut m = Mocks::new(None);
-        m.profiles = profiles;
-        m.preferences
-            .expect_get()
-            .returning(|user| Ok(Some(stored(user, CoachingFrequency::Monthly))));
-        m.checkins
-            .expect_latest_created_at()
-            .returning(|_| Ok(None));
-        m.checkins
-            .expect_insert_unless_recent()
+        // One aggregate and one write, both for the first page only.
+        m.tasks
+            .expect_daily_minutes_of()
+            .withf(move |users, _| users == due_users.as_slice())
             .times(1)
-            .returning(|_, _| Ok(false));
+            .returning(|_, _| Ok(BTreeMap::new()));
+        m.checkins
+            .expect_insert_unless_recent_batch()
+            .times(1)
+            .returning(|batch| Ok(batch.len() as u64));
+        let report = block_on(m.service().run_due()).unwrap();
         assert_eq!(
-            block_on(m.service().run_due()).unwrap(),
+            report,
             RunReport {
-                considered: 1,
-                created: 0
+                considered,
+                created: rows.iter().filter(|r| r.due).count() as u64,
             }
         );
+    }
+
+    #[test]
+    fn a_run_that_loses_the_race_to_another_host_counts_only_what_storage_wrote() {
+        let rows = rows();
+        let candidates: Vec<CheckInCandidate> = rows.iter().map(candidate).collect();
+        let written = Arc::new(Mutex::new(Vec::new()));
+        // Another host wrote all but one of this page's check-ins first.
+        let m = run_mocks(vec![candidates], BTreeMap::new(), written.clone(), |_| 1);
+        let report = block_on(m.service().run_due()).unwrap();
+        assert_eq!(
+            report,
+            RunReport {
+                considered: rows.len() as u64,
+                created: 1
+            }
+        );
+        assert_eq!(
+            written.lock().unwrap().len(),
+            rows.iter().filter(|r| r.due).count()
+        );
+    }
+
+    #[test]
+    fn a_storage_failure_stops_the_run() {
+        let rows = rows();
+        let candidates: Vec<CheckInCandidate> = rows.iter().map(candidate).collect();
+        let mut m = Mocks::new(None);
+        m.checkins
+            .expect_candidates()
+            .times(1)
+            .returning(move |_, _| Ok(candidates.clone()));
+        m.tasks
+            .expect_daily_minutes_of()
+            .returning(|_, _| Ok(BTreeMap::new()));
+        m.checkins
+            .expect_insert_unless_recent_batch()
+            .times(1)
+            .returning(|_| Err(RepoError::Unavailable(anyhow::anyhow!("down"))));
+        assert!(matches!(
+            block_on(m.service().run_due()),
+            Err(RepoError::Unavailable(_))
+        ));
     }
 }
