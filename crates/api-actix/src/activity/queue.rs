@@ -16,6 +16,9 @@ pub const CAPACITY: usize = 4_096;
 pub const BATCH: usize = 256;
 /// A batch the database refuses this many times is given up (and logged with its size).
 const ATTEMPTS: u32 = 4;
+/// How long a started batch waits for more entries before it is written. Under load this turns
+/// many one-entry transactions into a few full ones; when idle an entry lands within it.
+pub const LINGER: Duration = Duration::from_millis(25);
 
 /// The sending side, cloned into every worker.
 #[derive(Debug, Clone)]
@@ -87,10 +90,34 @@ async fn drain<R: ActivityRepository>(
         if received == 0 {
             break;
         }
+        if !stopping {
+            stopping = fill(&mut rx, &mut batch, &mut stopped).await;
+        }
         written += write(&repo, &batch).await;
         batch.clear();
     }
     written
+}
+
+/// Adds entries to a started batch until it is full or [`LINGER`] has passed. Returns whether
+/// shutdown began meanwhile (the queue is then closed; what it holds is still delivered).
+async fn fill(
+    rx: &mut mpsc::Receiver<ActivityEntry>,
+    batch: &mut Vec<ActivityEntry>,
+    stopped: &mut tokio::sync::oneshot::Receiver<()>,
+) -> bool {
+    let deadline = tokio::time::Instant::now() + LINGER;
+    while batch.len() < BATCH {
+        tokio::select! {
+            n = rx.recv_many(batch, BATCH - batch.len()) => if n == 0 { return false },
+            () = tokio::time::sleep_until(deadline) => return false,
+            _ = &mut *stopped => {
+                rx.close();
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Writes a batch, retrying while the database is unavailable. A batch refused because one of
@@ -204,6 +231,27 @@ mod tests {
         }
         assert_eq!(writer.shutdown().await, 6);
         assert_eq!(written.load(Ordering::SeqCst), 6);
+    }
+
+    #[tokio::test]
+    async fn entries_arriving_within_the_linger_share_one_write() {
+        let batches = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let b = Arc::clone(&batches);
+        let mut repo = MockActivityRepository::new();
+        repo.expect_record().returning(move |batch| {
+            b.lock().unwrap().push(batch.len());
+            Ok(())
+        });
+        let (queue, writer) = ActivityWriter::spawn(repo);
+        queue.push(entry(0)).await;
+        // The writer takes the first entry and waits for more.
+        tokio::time::sleep(LINGER / 5).await;
+        for n in 1..10 {
+            queue.push(entry(n)).await;
+        }
+        tokio::time::sleep(LINGER * 3).await;
+        assert_eq!(*batches.lock().unwrap(), [10]);
+        assert_eq!(writer.shutdown().await, 10);
     }
 
     #[tokio::test]
