@@ -16,7 +16,7 @@ pub const CAPACITY: usize = 4_096;
 pub const BATCH: usize = 256;
 /// A batch the database refuses this many times is given up (and logged with its size).
 const ATTEMPTS: u32 = 4;
-/// How long a started batch waits for more entries before it is written. Under load this turns
+/// How long the writer lets entries gather after the first one of a round. Under load this turns
 /// many one-entry transactions into a few full ones; when idle an entry lands within it.
 pub const LINGER: Duration = Duration::from_millis(25);
 
@@ -74,6 +74,7 @@ async fn drain<R: ActivityRepository>(
     let mut batch = Vec::with_capacity(BATCH);
     let mut stopping = false;
     loop {
+        // Wait for the first entry of a round (or for shutdown).
         let received = if stopping {
             rx.recv_many(&mut batch, BATCH).await
         } else {
@@ -90,34 +91,34 @@ async fn drain<R: ActivityRepository>(
         if received == 0 {
             break;
         }
-        if !stopping {
-            stopping = fill(&mut rx, &mut batch, &mut stopped).await;
+        // Let the round fill up. While the writer sleeps, queuing an entry wakes nobody, so a
+        // busy service pays one wake-up and a few full batches per round, not one per request.
+        if !stopping && batch.len() < BATCH {
+            tokio::select! {
+                () = tokio::time::sleep(LINGER) => {}
+                _ = &mut stopped => {
+                    stopping = true;
+                    rx.close();
+                }
+            }
         }
-        written += write(&repo, &batch).await;
-        batch.clear();
-    }
-    written
-}
-
-/// Adds entries to a started batch until it is full or [`LINGER`] has passed. Returns whether
-/// shutdown began meanwhile (the queue is then closed; what it holds is still delivered).
-async fn fill(
-    rx: &mut mpsc::Receiver<ActivityEntry>,
-    batch: &mut Vec<ActivityEntry>,
-    stopped: &mut tokio::sync::oneshot::Receiver<()>,
-) -> bool {
-    let deadline = tokio::time::Instant::now() + LINGER;
-    while batch.len() < BATCH {
-        tokio::select! {
-            n = rx.recv_many(batch, BATCH - batch.len()) => if n == 0 { return false },
-            () = tokio::time::sleep_until(deadline) => return false,
-            _ = &mut *stopped => {
-                rx.close();
-                return true;
+        // Write everything queued now, a full batch at a time.
+        loop {
+            while batch.len() < BATCH {
+                match rx.try_recv() {
+                    Ok(entry) => batch.push(entry),
+                    Err(_) => break,
+                }
+            }
+            let full = batch.len() == BATCH;
+            written += write(&repo, &batch).await;
+            batch.clear();
+            if !full {
+                break;
             }
         }
     }
-    false
+    written
 }
 
 /// Writes a batch, retrying while the database is unavailable. A batch refused because one of
