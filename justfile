@@ -33,9 +33,9 @@ bench:
 bench-checkins users="100000":
     TEST_DATABASE_URL={{pg_url}} BENCH_USERS={{users}} cargo bench -p batch --bench checkins
 
-# Throughput of authenticated requests vs /healthz (wrk on loopback).
+# HTTP benchmarks against raw-database baselines (wrk on loopback; PostgreSQL too).
 bench-http seconds="10":
-    scripts/bench-auth.sh {{seconds}}
+    BENCH_SECONDS={{seconds}} TEST_DATABASE_URL={{pg_url}} cargo bench -p api-actix --bench http
 
 # Exactly what CI runs.
 ci:

@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
@@ -181,11 +182,15 @@ impl ManageConnection for DbConnectionManager {
 #[derive(Debug, Clone, Copy)]
 struct SqlitePragmas;
 
-/// `busy_timeout` comes first so the others wait for a lock instead of failing.
+/// `busy_timeout` comes first so the others wait for a lock instead of failing. `mmap_size`:
+/// reads map the file instead of copying pages into each connection's own cache, which SQLite
+/// empties whenever another connection commits — with the activity log writing every few
+/// milliseconds, a read would otherwise start cold almost every time.
 const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; \
      PRAGMA journal_mode = WAL; \
      PRAGMA foreign_keys = ON; \
-     PRAGMA synchronous = NORMAL;";
+     PRAGMA synchronous = NORMAL; \
+     PRAGMA mmap_size = 268435456;";
 
 impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
     fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), diesel::r2d2::Error> {
@@ -206,6 +211,9 @@ pub type DbPooledConnection = PooledConnection<DbConnectionManager>;
 pub struct Database {
     pool: Pool<DbConnectionManager>,
     backend: Backend,
+    /// SQLite admits one writer at a time and makes the others sleep and retry (1 ms, 2 ms,
+    /// 5 ms...); queuing this process's writers on a mutex instead hands the lock on at once.
+    sqlite_writer: Arc<Mutex<()>>,
 }
 
 impl fmt::Debug for Database {
@@ -261,7 +269,14 @@ impl Database {
             .connection_customizer(Box::new(SqlitePragmas))
             .build(manager)
             .map_err(DbError::Pool)?;
-        Ok((Self { pool, backend }, applied))
+        Ok((
+            Self {
+                pool,
+                backend,
+                sqlite_writer: Arc::default(),
+            },
+            applied,
+        ))
     }
 
     #[must_use]
@@ -313,8 +328,52 @@ impl Database {
         F: FnOnce(&mut DbConnection) -> StoreResult<T> + Send + 'static,
         T: Send + 'static,
     {
+        self.blocking(context, None, step).await
+    }
+
+    /// Like [`Database::run`], inside one write transaction. On SQLite the writers of this
+    /// process take turns on a mutex (held from before a connection is taken until commit).
+    pub(crate) async fn write<T, F>(&self, context: &'static str, step: F) -> Result<T, RepoError>
+    where
+        F: FnOnce(&mut DbConnection) -> StoreResult<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let turn = (self.backend == Backend::Sqlite).then(|| Arc::clone(&self.sqlite_writer));
+        self.blocking(context, turn, move |conn| write_tx(conn, step))
+            .await
+    }
+
+    /// Like [`Database::run`] for one statement that writes (autocommitted, no transaction
+    /// around it), queued with the other writers on SQLite as [`Database::write`] is.
+    pub(crate) async fn write_one<T, F>(
+        &self,
+        context: &'static str,
+        step: F,
+    ) -> Result<T, RepoError>
+    where
+        F: FnOnce(&mut DbConnection) -> StoreResult<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let turn = (self.backend == Backend::Sqlite).then(|| Arc::clone(&self.sqlite_writer));
+        self.blocking(context, turn, step).await
+    }
+
+    async fn blocking<T, F>(
+        &self,
+        context: &'static str,
+        turn: Option<Arc<Mutex<()>>>,
+        step: F,
+    ) -> Result<T, RepoError>
+    where
+        F: FnOnce(&mut DbConnection) -> StoreResult<T> + Send + 'static,
+        T: Send + 'static,
+    {
         let pool = self.pool.clone();
         let joined = tokio::task::spawn_blocking(move || {
+            // The mutex guards no data, so a panic elsewhere leaves nothing to repair.
+            let _turn = turn
+                .as_ref()
+                .map(|t| t.lock().unwrap_or_else(PoisonError::into_inner));
             let mut conn = pool.get()?;
             step(&mut conn)
         })
@@ -325,15 +384,6 @@ impl Database {
                 anyhow::Error::new(e).context(context),
             )),
         }
-    }
-
-    /// Like [`Database::run`], inside one write transaction.
-    pub(crate) async fn write<T, F>(&self, context: &'static str, step: F) -> Result<T, RepoError>
-    where
-        F: FnOnce(&mut DbConnection) -> StoreResult<T> + Send + 'static,
-        T: Send + 'static,
-    {
-        self.run(context, move |conn| write_tx(conn, step)).await
     }
 }
 

@@ -35,7 +35,7 @@ impl PreferencesRepository for DieselPreferencesRepository {
     async fn put(&self, preferences: &CoachingPreferences) -> Result<(), RepoError> {
         let row = PreferencesRow::from(preferences);
         self.db
-            .run("storing coaching preferences", move |conn| {
+            .write("storing coaching preferences", move |conn| {
                 // One statement: the first read of two requests at once must not collide.
                 on_backend!(conn, c => diesel::insert_into(coaching_preferences::table)
                     .values(&row)

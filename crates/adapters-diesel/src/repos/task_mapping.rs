@@ -42,7 +42,7 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
         let row = TaskMappingRow::new(user, input, now);
         // No explicit transaction: whichever way it goes, a single statement writes.
         self.db
-            .run("storing a task mapping", move |conn| {
+            .write_one("storing a task mapping", move |conn| {
                 let (stored, outcome) = upsert(conn, &row)?;
                 Ok((TaskMapping::try_from(stored)?, outcome))
             })

@@ -67,7 +67,7 @@ impl UserRepository for DieselUserRepository {
             oidc_subject: identity.subject.clone(),
         };
         self.db
-            .run("signing a user in", move |conn| {
+            .write("signing a user in", move |conn| {
                 // One statement, so two first sign-ins at once cannot both insert. The e-mail
                 // follows the provider; a provider that sends no name keeps the stored one.
                 let stored: UserRow = on_backend!(conn, c => diesel::insert_into(users::table)
