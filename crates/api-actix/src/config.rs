@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 
 use adapters_diesel::DbConfig;
+use adapters_llm::OpenAiConfig;
 use url::Url;
 
 /// Where dev mode keeps its database.
@@ -29,11 +30,14 @@ pub struct Settings {
 }
 
 /// Which engine extracts profiles and coaches (`LLM_PROVIDER`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum LlmProvider {
     /// The deterministic offline engine: no model, no data leaves the server.
     #[default]
     Offline,
+    /// An OpenAI-compatible chat-completions endpoint (`LLM_PROVIDER=openai`): `LLM_BASE_URL`,
+    /// `LLM_MODEL`, `LLM_API_KEY` (optional; redacted in `Debug`), `LLM_TIMEOUT_SECONDS` (30).
+    OpenAi(OpenAiConfig),
 }
 
 /// Sessions, cookies, keys and who may sign in.
@@ -272,10 +276,31 @@ impl Settings {
             .map_err(|e| invalid("ACTIVITY_RETENTION_DAYS", e))?;
         let llm_provider = match var("LLM_PROVIDER").as_deref() {
             None | Some("offline") => LlmProvider::Offline,
+            Some("openai") => {
+                let required = |name: &'static str, example: &str| {
+                    var(name).ok_or_else(|| {
+                        invalid(
+                            name,
+                            format!("must be set with LLM_PROVIDER=openai, e.g. {example}"),
+                        )
+                    })
+                };
+                let base_url = required("LLM_BASE_URL", "http://127.0.0.1:11434/v1 (Ollama)")?;
+                let model = required("LLM_MODEL", "llama3.1:8b")?;
+                let timeout = number("LLM_TIMEOUT_SECONDS", 30, 1)?;
+                OpenAiConfig::new(
+                    &base_url,
+                    &model,
+                    var("LLM_API_KEY"),
+                    std::time::Duration::from_secs(timeout.unsigned_abs()),
+                )
+                .map(LlmProvider::OpenAi)
+                .map_err(|e| invalid(e.setting, e.reason))?
+            }
             Some(other) => {
                 return Err(invalid(
                     "LLM_PROVIDER",
-                    format!("expected \"offline\" (the only engine in this build), got {other:?}"),
+                    format!("expected \"offline\" or \"openai\", got {other:?}"),
                 ));
             }
         };
@@ -388,6 +413,60 @@ mod tests {
             settings(&["--prod"], &[]),
             Err(ConfigError::UnknownArgument(_))
         ));
+    }
+
+    #[test]
+    fn the_openai_provider_needs_a_url_and_a_model_and_hides_its_key() {
+        let base = [
+            ("JWT_SECRET", SECRET),
+            ("LLM_PROVIDER", "openai"),
+            ("LLM_BASE_URL", "http://127.0.0.1:11434/v1"),
+            ("LLM_MODEL", "llama3.1:8b"),
+            ("LLM_API_KEY", "sk-live-key-never-printed"),
+        ];
+        let s = settings(&[], &base).unwrap();
+        let LlmProvider::OpenAi(config) = &s.llm_provider else {
+            panic!("openai expected: {:?}", s.llm_provider);
+        };
+        assert_eq!(config.model, "llama3.1:8b");
+        assert_eq!(config.timeout, std::time::Duration::from_secs(30));
+        assert_eq!(
+            config.api_key.as_ref().map(adapters_llm::ApiKey::expose),
+            Some("sk-live-key-never-printed")
+        );
+        let debug = format!("{s:?}");
+        assert!(!debug.contains("never-printed"), "{debug}");
+
+        let cases: [(&str, Option<&str>); 6] = [
+            ("LLM_BASE_URL", None),
+            ("LLM_BASE_URL", Some("localhost:11434")),
+            ("LLM_MODEL", None),
+            ("LLM_TIMEOUT_SECONDS", Some("0")),
+            ("LLM_TIMEOUT_SECONDS", Some("soon")),
+            ("LLM_TIMEOUT_SECONDS", Some("86400")),
+        ];
+        for (name, value) in cases {
+            let vars: Vec<(&str, &str)> = base
+                .iter()
+                .copied()
+                .filter(|(n, _)| *n != name)
+                .chain(value.map(|v| (name, v)))
+                .collect();
+            let err = settings(&[], &vars).unwrap_err();
+            assert!(err.to_string().starts_with(name), "{name}={value:?}: {err}");
+            assert!(!err.to_string().contains('\n'));
+        }
+        // The offline engine ignores the other LLM settings.
+        let s = settings(
+            &[],
+            &[
+                ("JWT_SECRET", SECRET),
+                ("LLM_MODEL", ""),
+                ("LLM_BASE_URL", "::"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(s.llm_provider, LlmProvider::Offline);
     }
 
     #[test]

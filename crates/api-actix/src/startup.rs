@@ -13,7 +13,7 @@ use adapters_diesel::{
     DieselReflectionRepository, DieselSessionRepository, DieselTaskMappingRepository,
     DieselUserRepository,
 };
-use adapters_llm::OfflineEngine;
+use adapters_llm::{LanguageModel, OfflineEngine, OpenAiClient};
 use adapters_oidc::{ClientSecret, OidcConfig, OidcProvider};
 use anyhow::Context;
 use domain::account::{Email, LoginIdentity};
@@ -29,10 +29,10 @@ use crate::auth::cache::CredentialCache;
 use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
 use crate::auth::jwt::JwtKeys;
-use crate::config::{OidcSettings, Settings};
+use crate::config::{LlmProvider, OidcSettings, Settings};
 use crate::middleware::request_id;
 use crate::state::{AppState, Operator};
-use crate::{auth, extract, routes};
+use crate::{auth, extract, routes, telemetry};
 
 /// The synthetic user the operator key (`API_KEY`) acts as.
 pub const OPERATOR_SUBJECT: &str = "api-key-admin";
@@ -75,16 +75,17 @@ impl Application {
             SystemClock,
             refresh_ttl,
         );
+        let language_model = language_model(&settings.llm_provider)?;
         let discovery = DiscoveryService::new(
             DieselConversationRepository::new(db.clone()),
             DieselProfileRepository::new(db.clone()),
-            OfflineEngine,
+            language_model.clone(),
             SystemClock,
         );
         let profiles = ProfileService::new(
             DieselProfileRepository::new(db.clone()),
             DieselReflectionRepository::new(db.clone()),
-            OfflineEngine,
+            language_model.clone(),
             DieselPreferencesRepository::new(db.clone()),
             SystemClock,
         );
@@ -136,6 +137,7 @@ impl Application {
             profiles,
             coaching,
             integration,
+            language_model,
             identity,
             operator,
             dev_login,
@@ -153,7 +155,9 @@ impl Application {
                 .wrap(from_fn(auth::caller::authenticate_request))
                 .wrap(from_fn(activity::middleware::record))
                 .wrap(cors(&state.settings.auth.cors_allowed_origins))
-                .wrap(Compat::new(TracingLogger::default()))
+                .wrap(Compat::new(
+                    TracingLogger::<telemetry::PathOnlyRootSpan>::new(),
+                ))
                 .wrap(from_fn(request_id::request_id))
         })
         .listen(listener)?
@@ -206,6 +210,38 @@ fn cors(origins: &[String]) -> actix_cors::Cors {
         // CSRF check answers its cookie-authenticated writes with a 403 in the contract's shape.
         .block_on_origin_mismatch(false)
         .max_age(600)
+}
+
+/// The extractor and coach of `LLM_PROVIDER`. One value (cheap to clone) serves both services,
+/// so an OpenAI-compatible client shares its connections and what it learnt about JSON mode.
+fn language_model(provider: &LlmProvider) -> anyhow::Result<LanguageModel> {
+    match provider {
+        LlmProvider::Offline => {
+            tracing::info!(
+                provider = "offline",
+                "language model: the offline engine; nothing leaves the server"
+            );
+            Ok(LanguageModel::Offline(OfflineEngine))
+        }
+        LlmProvider::OpenAi(config) => {
+            if config.sends_in_clear_text() {
+                tracing::warn!(
+                    base_url = %config.base_url,
+                    "LLM_BASE_URL is plain http to another machine: the person's answers and profile travel unencrypted"
+                );
+            }
+            let client = OpenAiClient::new(config.clone()).context("the language-model client")?;
+            tracing::info!(
+                provider = "openai",
+                endpoint = %client.endpoint(),
+                model = %config.model,
+                timeout_seconds = config.timeout.as_secs(),
+                api_key = config.api_key.is_some(),
+                "language model: an OpenAI-compatible endpoint"
+            );
+            Ok(LanguageModel::OpenAi(client))
+        }
+    }
 }
 
 fn operator_identity() -> anyhow::Result<LoginIdentity> {

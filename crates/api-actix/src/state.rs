@@ -9,7 +9,7 @@ use adapters_diesel::{
     DieselReflectionRepository, DieselSessionRepository, DieselTaskMappingRepository,
     DieselUserRepository,
 };
-use adapters_llm::OfflineEngine;
+use adapters_llm::LanguageModel;
 use domain::account::{Email, User};
 use domain::clock::SystemClock;
 use domain::ports::IdentityProvider;
@@ -34,14 +34,14 @@ pub type Accounts = AccountService<
 pub type Discovery = DiscoveryService<
     DieselConversationRepository,
     DieselProfileRepository,
-    OfflineEngine,
+    LanguageModel,
     SystemClock,
 >;
 
 pub type Profiles = ProfileService<
     DieselProfileRepository,
     DieselReflectionRepository,
-    OfflineEngine,
+    LanguageModel,
     DieselPreferencesRepository,
     SystemClock,
 >;
@@ -72,6 +72,8 @@ pub struct AppState {
     pub profiles: Profiles,
     pub coaching: Coaching,
     pub integration: Integration,
+    /// The extractor and coach the services use (`LLM_PROVIDER`), for the request preview.
+    pub language_model: LanguageModel,
     pub activity: DieselActivityRepository,
     pub activity_queue: ActivityQueue,
     pub identity: Option<Arc<dyn IdentityProvider>>,

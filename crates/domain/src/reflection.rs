@@ -62,11 +62,18 @@ pub enum ReflectionTurn {
     Message(MessageText),
 }
 
-/// A revision as a model proposes it: any field name, any text.
+/// A revision as a model proposes it: any field name, any text. A `null` value (a model trying
+/// to clear a field, a goal perhaps) is read as empty and so dropped by the guard: the coach
+/// never clears a field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProposedRevision {
     pub field: String,
+    #[serde(deserialize_with = "null_as_empty")]
     pub value: String,
+}
+
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
 }
 
 /// A coach reply exactly as the model must shape it.
@@ -193,5 +200,30 @@ mod tests {
         let (_, value) = reply.edit.changes().next().unwrap();
         assert_eq!(value.as_ref().unwrap().as_str().chars().count(), 4_000);
         assert_eq!(reply.revision_note.unwrap().as_str().chars().count(), 2_000);
+    }
+
+    #[test]
+    fn a_revision_that_clears_a_field_is_dropped() {
+        let raw = r#"{"message": "I removed your goal.", "revisions": [
+            {"field": "near_term_goal_summary", "value": null},
+            {"field": "love_summary", "value": "   "}
+        ], "revision_note": "Cleared."}"#;
+        let reply = CoachReplyDraft::parse(raw).unwrap().guard(&message());
+        assert!(reply.edit.is_empty());
+        assert_eq!(reply.revision_note, None, "no note without a change");
+    }
+
+    #[test]
+    fn only_exact_field_names_count() {
+        let raw = r#"{"message": "m", "revisions": [
+            {"field": "Love_Summary", "value": "a"},
+            {"field": " mission_summary", "value": "b"},
+            {"field": "locked", "value": "false"},
+            {"field": "version", "value": "1"},
+            {"field": "vocation_summary", "value": "c"}
+        ]}"#;
+        let reply = CoachReplyDraft::parse(raw).unwrap().guard(&message());
+        let fields: Vec<_> = reply.edit.changes().map(|(f, _)| f).collect();
+        assert_eq!(fields, [EditableField::VocationSummary]);
     }
 }

@@ -2,6 +2,8 @@
 //! lexicon, prose from the summaries), which the engine returns as JSON text for the domain to
 //! parse and guard like any model's reply.
 
+use std::collections::BTreeMap;
+
 use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::profile::EnneagramType;
 
@@ -28,8 +30,30 @@ pub fn draft(
         overlap_narrative: overlap(input),
         near_term_goal_summary: goal_summary(input.near_term_goal.as_deref()),
         long_term_goal_summary: goal_summary(input.long_term_goal.as_deref()),
+        sources: sources(input),
     };
     Ok((draft, decision))
+}
+
+/// The steps each summary quotes: one answer each, the overlap all four, a goal its own answer.
+fn sources(input: &ExtractionInput) -> BTreeMap<String, Vec<i64>> {
+    let mut sources: BTreeMap<String, Vec<i64>> = [
+        ("love_summary", vec![1]),
+        ("strength_summary", vec![2]),
+        ("mission_summary", vec![3]),
+        ("vocation_summary", vec![4]),
+        ("overlap_narrative", vec![1, 2, 3, 4]),
+    ]
+    .into_iter()
+    .map(|(field, steps)| (field.to_owned(), steps))
+    .collect();
+    if input.near_term_goal.is_some() {
+        sources.insert("near_term_goal_summary".to_owned(), vec![6]);
+    }
+    if input.long_term_goal.is_some() {
+        sources.insert("long_term_goal_summary".to_owned(), vec![7]);
+    }
+    sources
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod health;
 pub mod integration;
 pub mod me;
 pub mod profile;
+pub mod reflect_preview;
 pub mod sessions;
 
 use actix_web::web;
@@ -22,6 +23,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, dev_login_enabled: bool) {
         .configure(|cfg| auth::configure(cfg, dev_login_enabled))
         .configure(discovery::configure)
         .configure(profile::configure)
+        .configure(reflect_preview::configure)
         .configure(coaching::configure)
         .configure(integration::configure)
         .configure(me::configure)

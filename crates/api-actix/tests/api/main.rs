@@ -21,6 +21,7 @@ mod helpers;
 mod integration;
 mod isolation;
 mod journey;
+mod llm;
 mod profile;
 mod secrets_at_rest;
 mod sessions;

@@ -1,7 +1,9 @@
 //! Extraction: the answers an extractor reads, the draft it returns (untrusted), and the guards
 //! that turn a draft into an [`Extraction`] the profile may hold.
 
-use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::model_output::{ModelOutputError, parse_first_object};
 use crate::profile::{EnneagramType, ProseFields, Triad};
@@ -31,6 +33,38 @@ pub struct ExtractionDraft {
     pub overlap_narrative: String,
     pub near_term_goal_summary: Option<String>,
     pub long_term_goal_summary: Option<String>,
+    /// For each summary (by its field name), the answer steps it came from, as the extractor
+    /// states them: `{"love_summary": [1], "overlap_narrative": [1, 2, 3, 4]}`. Optional; a
+    /// single number or `null` is read as a list of one or none.
+    #[serde(
+        default,
+        deserialize_with = "step_lists",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub sources: BTreeMap<String, Vec<i64>>,
+}
+
+/// Reads `sources` values given as a list of steps, a single step or `null`.
+fn step_lists<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, Vec<i64>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Steps {
+        One(i64),
+        Many(Vec<i64>),
+    }
+    let raw: Option<BTreeMap<String, Option<Steps>>> = Option::deserialize(d)?;
+    Ok(raw
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(field, steps)| {
+            let steps = match steps {
+                None => Vec::new(),
+                Some(Steps::One(step)) => vec![step],
+                Some(Steps::Many(steps)) => steps,
+            };
+            (field, steps)
+        })
+        .collect())
 }
 
 /// A draft the guards refused (the service asks the extractor once more, then gives up).
@@ -67,7 +101,8 @@ impl ExtractionDraft {
     }
 
     /// Applies the guards: type in range, triad consistent with it, summaries present and capped,
-    /// and goal summaries kept only for goals the person actually stated.
+    /// and goal summaries kept only for goals the person actually stated, and only when the
+    /// extractor does not itself say it took them from another answer.
     ///
     /// # Errors
     /// [`ExtractionRejected`] naming the first broken rule.
@@ -90,9 +125,17 @@ impl ExtractionDraft {
                 Ok(prose)
             }
         };
-        // A summary for a goal the person left empty would be an invented goal: drop it.
-        let goal = |stated: &Option<String>, summary: Option<String>| {
+        // A summary for a goal the person left empty would be an invented goal: drop it. So is
+        // one the extractor says it drew from another answer (a mission read as a goal).
+        let sources = &self.sources;
+        let goal = |field: &str, step: i64, stated: &Option<String>, summary: Option<String>| {
             stated.as_ref()?;
+            if sources
+                .get(field)
+                .is_some_and(|steps| !steps.is_empty() && !steps.contains(&step))
+            {
+                return None;
+            }
             summary
                 .map(|s| Prose::capped(s.trim()))
                 .filter(|p| !p.is_blank())
@@ -105,8 +148,18 @@ impl ExtractionDraft {
                 mission_summary: required("mission_summary", &self.mission_summary)?,
                 vocation_summary: required("vocation_summary", &self.vocation_summary)?,
                 overlap_narrative: required("overlap_narrative", &self.overlap_narrative)?,
-                near_term_goal_summary: goal(&input.near_term_goal, self.near_term_goal_summary),
-                long_term_goal_summary: goal(&input.long_term_goal, self.long_term_goal_summary),
+                near_term_goal_summary: goal(
+                    "near_term_goal_summary",
+                    6,
+                    &input.near_term_goal,
+                    self.near_term_goal_summary,
+                ),
+                long_term_goal_summary: goal(
+                    "long_term_goal_summary",
+                    7,
+                    &input.long_term_goal,
+                    self.long_term_goal_summary,
+                ),
             },
         })
     }
@@ -139,6 +192,7 @@ mod tests {
             overlap_narrative: "Teaching ties it together.".into(),
             near_term_goal_summary: Some("Finish the course".into()),
             long_term_goal_summary: Some("Open a school".into()),
+            sources: BTreeMap::new(),
         }
     }
 
@@ -211,5 +265,49 @@ mod tests {
         ));
         let raw = serde_json::to_string(&draft(5, "head")).unwrap();
         assert_eq!(ExtractionDraft::parse(&raw).unwrap(), draft(5, "head"));
+    }
+
+    #[test]
+    fn a_goal_summary_the_extractor_took_from_another_answer_is_dropped() {
+        let raw = r#"{"enneagram_type": 3, "triad": "heart", "love_summary": "l",
+            "strength_summary": "s", "mission_summary": "m", "vocation_summary": "v",
+            "overlap_narrative": "o", "near_term_goal_summary": "Lead the team",
+            "long_term_goal_summary": "Open a school",
+            "sources": {"love_summary": 1, "overlap_narrative": [1, 2, 3, 4],
+                        "near_term_goal_summary": [3], "long_term_goal_summary": [7, 3]}}"#;
+        let draft = ExtractionDraft::parse(raw).unwrap();
+        assert_eq!(draft.sources["love_summary"], [1]);
+        let e = draft.guard(&input(Some("lead"), Some("school"))).unwrap();
+        assert_eq!(e.prose.near_term_goal_summary, None, "taken from step 3");
+        assert_eq!(
+            e.prose.long_term_goal_summary.unwrap().as_str(),
+            "Open a school"
+        );
+    }
+
+    #[test]
+    fn sources_are_optional_and_may_be_null_or_single_steps() {
+        let mut value = serde_json::to_value(draft(6, "head")).unwrap();
+        assert!(
+            value.get("sources").is_none(),
+            "empty sources are not written"
+        );
+        value["sources"] = serde_json::json!({"near_term_goal_summary": null, "love_summary": 1});
+        let d = ExtractionDraft::parse(&value.to_string()).unwrap();
+        assert_eq!(d.sources["near_term_goal_summary"], Vec::<i64>::new());
+        let e = d.guard(&input(Some("finish"), None)).unwrap();
+        assert!(e.prose.near_term_goal_summary.is_some());
+        value["sources"] = serde_json::Value::Null;
+        assert!(ExtractionDraft::parse(&value.to_string()).is_ok());
+        value["sources"] = serde_json::json!({"love_summary": "step one"});
+        assert!(ExtractionDraft::parse(&value.to_string()).is_err());
+    }
+
+    #[test]
+    fn a_triad_is_read_without_regard_to_case_or_spaces_but_never_corrected() {
+        assert!(draft(5, " Head ").guard(&input(None, None)).is_ok());
+        // The type is not adjusted to fit the triad, nor the triad to fit the type.
+        let err = draft(5, "gut").guard(&input(None, None)).unwrap_err();
+        assert!(err.to_string().contains("whose triad is head"), "{err}");
     }
 }

@@ -252,6 +252,7 @@ mod tests {
             overlap_narrative: "Teaching reading.".into(),
             near_term_goal_summary: Some("invented goal".into()),
             long_term_goal_summary: Some("Start a library.".into()),
+            sources: std::collections::BTreeMap::new(),
         })
         .unwrap()
     }

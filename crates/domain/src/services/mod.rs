@@ -12,6 +12,7 @@ pub use account::AccountService;
 pub use coaching::CoachingService;
 pub use discovery::DiscoveryService;
 pub use integration::IntegrationService;
+pub use model_retry::ModelFailure;
 pub use profile::ProfileService;
 
 #[cfg(test)]

@@ -1,0 +1,268 @@
+//! The settings of the OpenAI-compatible client (`LLM_BASE_URL`, `LLM_MODEL`, `LLM_API_KEY`,
+//! `LLM_TIMEOUT_SECONDS`), checked once when they are read. The binary reads the environment;
+//! this crate never does.
+
+use std::fmt;
+use std::time::Duration;
+
+use url::{Host, Url};
+
+/// The longest `LLM_TIMEOUT_SECONDS` accepted: an hour is already far beyond any reply.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(3_600);
+
+/// A bearer token for the endpoint. It has no `Display`, and its `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    #[must_use]
+    pub fn new(key: impl Into<String>) -> Self {
+        Self(key.into())
+    }
+
+    /// The key itself, for the `Authorization` header only.
+    #[must_use]
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey([REDACTED])")
+    }
+}
+
+/// Where the model is and how long to wait for it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct OpenAiConfig {
+    /// The API root, e.g. `http://127.0.0.1:11434/v1`; requests go to `<base_url>/chat/completions`.
+    pub base_url: Url,
+    pub model: String,
+    /// Sent as `Authorization: Bearer <key>` when set.
+    pub api_key: Option<ApiKey>,
+    /// The bound on one model call, from the first byte sent to the last byte read, including
+    /// a `Retry-After` wait and the fallback without JSON mode.
+    pub timeout: Duration,
+}
+
+/// A setting that cannot be used, named with its variable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{setting} is not valid: {reason}")]
+pub struct InvalidSetting {
+    /// The environment variable, e.g. `LLM_BASE_URL`.
+    pub setting: &'static str,
+    pub reason: String,
+}
+
+impl OpenAiConfig {
+    /// Checks the settings: an `http(s)` base URL without credentials in it (the key belongs in
+    /// `LLM_API_KEY`), a model name, a timeout of 1 second to an hour.
+    ///
+    /// # Errors
+    /// [`InvalidSetting`] naming the first unusable value.
+    pub fn new(
+        base_url: &str,
+        model: &str,
+        api_key: Option<String>,
+        timeout: Duration,
+    ) -> Result<Self, InvalidSetting> {
+        let invalid = |setting, reason: String| InvalidSetting { setting, reason };
+        let base_url = Url::parse(base_url.trim()).map_err(|e| {
+            invalid(
+                "LLM_BASE_URL",
+                format!("{e} (expected e.g. http://127.0.0.1:11434/v1)"),
+            )
+        })?;
+        if !matches!(base_url.scheme(), "http" | "https") || base_url.cannot_be_a_base() {
+            return Err(invalid(
+                "LLM_BASE_URL",
+                "must be an http:// or https:// URL".to_owned(),
+            ));
+        }
+        if !base_url.username().is_empty() || base_url.password().is_some() {
+            return Err(invalid(
+                "LLM_BASE_URL",
+                "must not contain credentials; put the key in LLM_API_KEY".to_owned(),
+            ));
+        }
+        if base_url.query().is_some() || base_url.fragment().is_some() {
+            return Err(invalid(
+                "LLM_BASE_URL",
+                "must not have a query or fragment (the API root only, e.g. https://api.openai.com/v1)"
+                    .to_owned(),
+            ));
+        }
+        let model = model.trim();
+        if model.is_empty() || model.chars().any(char::is_control) {
+            return Err(invalid(
+                "LLM_MODEL",
+                "must name a model, e.g. llama3.1:8b".to_owned(),
+            ));
+        }
+        if timeout < Duration::from_secs(1) || timeout > MAX_TIMEOUT {
+            return Err(invalid(
+                "LLM_TIMEOUT_SECONDS",
+                format!("must be between 1 and {} seconds", MAX_TIMEOUT.as_secs()),
+            ));
+        }
+        let api_key = api_key
+            .map(|k| k.trim().to_owned())
+            .filter(|k| !k.is_empty())
+            .map(ApiKey);
+        if api_key
+            .as_ref()
+            .is_some_and(|k| k.0.chars().any(|c| c.is_control() || c == ' '))
+        {
+            return Err(invalid(
+                "LLM_API_KEY",
+                "must not contain spaces or control characters".to_owned(),
+            ));
+        }
+        Ok(Self {
+            base_url,
+            model: model.to_owned(),
+            api_key,
+            timeout,
+        })
+    }
+
+    /// `<base_url>/chat/completions`.
+    #[must_use]
+    pub fn endpoint(&self) -> Url {
+        let mut url = self.base_url.clone();
+        if let Ok(mut segments) = url.path_segments_mut() {
+            segments.pop_if_empty().extend(["chat", "completions"]);
+        }
+        url
+    }
+
+    /// Whether the person's words would cross a network unencrypted: plain `http` to a host
+    /// that is not this machine.
+    #[must_use]
+    pub fn sends_in_clear_text(&self) -> bool {
+        let loopback = match self.base_url.host() {
+            Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+            Some(Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        };
+        self.base_url.scheme() == "http" && !loopback
+    }
+}
+
+impl fmt::Debug for OpenAiConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiConfig")
+            .field("base_url", &self.base_url.as_str())
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(base_url: &str) -> Result<OpenAiConfig, InvalidSetting> {
+        OpenAiConfig::new(base_url, "m", None, Duration::from_secs(30))
+    }
+
+    #[test]
+    fn the_endpoint_is_the_chat_completions_path_under_the_base_url() {
+        for (base, endpoint) in [
+            (
+                "http://127.0.0.1:11434/v1",
+                "http://127.0.0.1:11434/v1/chat/completions",
+            ),
+            (
+                "http://127.0.0.1:11434/v1/",
+                "http://127.0.0.1:11434/v1/chat/completions",
+            ),
+            (
+                "https://api.openai.com/v1",
+                "https://api.openai.com/v1/chat/completions",
+            ),
+            (
+                "http://localhost:8080",
+                "http://localhost:8080/chat/completions",
+            ),
+        ] {
+            assert_eq!(config(base).unwrap().endpoint().as_str(), endpoint);
+        }
+    }
+
+    #[test]
+    fn bad_settings_are_named() {
+        for (base, model, key, secs, setting) in [
+            ("not a url", "m", None, 30, "LLM_BASE_URL"),
+            ("ftp://host/v1", "m", None, 30, "LLM_BASE_URL"),
+            ("https://user:pw@host/v1", "m", None, 30, "LLM_BASE_URL"),
+            ("https://host/v1?key=secret", "m", None, 30, "LLM_BASE_URL"),
+            ("https://host/v1", "  ", None, 30, "LLM_MODEL"),
+            ("https://host/v1", "m", None, 0, "LLM_TIMEOUT_SECONDS"),
+            ("https://host/v1", "m", None, 7_200, "LLM_TIMEOUT_SECONDS"),
+            ("https://host/v1", "m", Some("a b"), 30, "LLM_API_KEY"),
+        ] {
+            let err = OpenAiConfig::new(
+                base,
+                model,
+                key.map(str::to_owned),
+                Duration::from_secs(secs),
+            )
+            .unwrap_err();
+            assert_eq!(err.setting, setting, "{base} {model}: {err}");
+            assert!(err.to_string().starts_with(setting));
+            assert!(!err.to_string().contains('\n'));
+        }
+    }
+
+    #[test]
+    fn the_key_never_reaches_debug_output() {
+        let c = OpenAiConfig::new(
+            "https://api.openai.com/v1",
+            "gpt-4o-mini",
+            Some(" sk-very-secret ".to_owned()),
+            Duration::from_secs(30),
+        )
+        .unwrap();
+        assert_eq!(c.api_key.as_ref().unwrap().expose(), "sk-very-secret");
+        let debug = format!("{c:?} {:?}", c.api_key);
+        assert!(!debug.contains("very-secret"), "{debug}");
+        assert!(debug.contains("REDACTED"));
+        let empty = OpenAiConfig::new(
+            "https://h/v1",
+            "m",
+            Some(" ".to_owned()),
+            Duration::from_secs(1),
+        );
+        assert_eq!(empty.unwrap().api_key, None);
+    }
+
+    #[test]
+    fn plain_http_is_flagged_only_off_this_machine() {
+        assert!(
+            !config("http://127.0.0.1:11434/v1")
+                .unwrap()
+                .sends_in_clear_text()
+        );
+        assert!(
+            !config("http://localhost:1234/v1")
+                .unwrap()
+                .sends_in_clear_text()
+        );
+        assert!(
+            !config("http://[::1]:8000/v1")
+                .unwrap()
+                .sends_in_clear_text()
+        );
+        assert!(!config("https://gpu.lan/v1").unwrap().sends_in_clear_text());
+        assert!(
+            config("http://gpu.lan:8000/v1")
+                .unwrap()
+                .sends_in_clear_text()
+        );
+    }
+}

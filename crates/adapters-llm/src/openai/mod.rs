@@ -1,0 +1,421 @@
+//! A client for the OpenAI-compatible chat-completions protocol (`POST <base>/chat/completions`),
+//! which Ollama, llama.cpp's server, vLLM, LM Studio and OpenAI all speak (`LLM_PROVIDER=openai`).
+//!
+//! It asks in JSON mode (`response_format: {"type": "json_object"}`) and, once an endpoint refuses
+//! that, without it from then on; either way the domain reads the first JSON object of the reply.
+//! One port call is bounded by `LLM_TIMEOUT_SECONDS`, a `Retry-After` wait included. Nothing the
+//! person wrote, and never the API key, reaches a log line: errors name statuses, not bodies.
+
+pub mod body;
+pub mod config;
+pub mod prompts;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use domain::discovery::ExtractionInput;
+use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::{Response, StatusCode};
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::time::Instant;
+
+pub use config::{ApiKey, InvalidSetting, OpenAiConfig};
+
+/// The largest reply read from the endpoint; a chat completion is a few kilobytes.
+const MAX_REPLY_BYTES: usize = 2 * 1024 * 1024;
+/// How many `429 Too Many Requests` are waited out (within the timeout) before giving up.
+const MAX_RATE_LIMIT_WAITS: u32 = 2;
+
+/// Why a chat completion could not be had; mapped to [`ModelError`] at the port.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChatError {
+    #[error("no answer within {0:?}")]
+    Timeout(Duration),
+    #[error("rate limited by the endpoint")]
+    RateLimited,
+    #[error("could not connect to the endpoint")]
+    Connect,
+    #[error("the endpoint answered {0}")]
+    Status(StatusCode),
+    #[error("the endpoint's answer is not a chat completion")]
+    Protocol,
+    #[error("the request failed: {0}")]
+    Transport(String),
+}
+
+impl From<ChatError> for ModelError {
+    fn from(e: ChatError) -> Self {
+        match e {
+            ChatError::Timeout(_) => Self::Timeout,
+            ChatError::RateLimited => Self::RateLimited,
+            ChatError::Status(status) => Self::Unavailable(match status.as_u16() {
+                401 | 403 => {
+                    format!("the endpoint refused the credentials ({status}); check LLM_API_KEY")
+                }
+                404 => format!("the endpoint answered {status}; check LLM_BASE_URL and LLM_MODEL"),
+                300..=399 => format!(
+                    "the endpoint redirected ({status}); set LLM_BASE_URL to the final address"
+                ),
+                _ => format!("the endpoint answered {status}"),
+            }),
+            other => Self::Unavailable(other.to_string()),
+        }
+    }
+}
+
+/// The client. Cloning is cheap and clones share the connection pool and what was learnt about
+/// JSON mode.
+#[derive(Clone)]
+pub struct OpenAiClient {
+    config: Arc<OpenAiConfig>,
+    endpoint: reqwest::Url,
+    http: reqwest::Client,
+    /// Cleared, for the life of the process, once the endpoint refuses `response_format`.
+    json_mode: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for OpenAiClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiClient")
+            .field("config", &self.config)
+            .field("json_mode", &self.json_mode())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the endpoint answers, as far as it is read.
+#[derive(Deserialize)]
+struct ChatResponse {
+    choices: Vec<Choice>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: ChoiceMessage,
+}
+
+#[derive(Deserialize)]
+struct ChoiceMessage {
+    #[serde(default)]
+    content: Option<String>,
+}
+
+impl OpenAiClient {
+    /// A client for `config`. No request is made until the first port call.
+    ///
+    /// # Errors
+    /// When the HTTP client cannot be built (the TLS backend fails to start).
+    pub fn new(config: OpenAiConfig) -> Result<Self, reqwest::Error> {
+        let http = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
+            // The configured address is the only place the person's words may go.
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("discovery-service/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(Self {
+            endpoint: config.endpoint(),
+            config: Arc::new(config),
+            http,
+            json_mode: Arc::new(AtomicBool::new(true)),
+        })
+    }
+
+    #[must_use]
+    pub fn config(&self) -> &OpenAiConfig {
+        &self.config
+    }
+
+    /// `<base_url>/chat/completions`.
+    #[must_use]
+    pub fn endpoint(&self) -> &reqwest::Url {
+        &self.endpoint
+    }
+
+    /// Whether requests still ask for JSON mode (`false` once the endpoint refused it).
+    #[must_use]
+    pub fn json_mode(&self) -> bool {
+        self.json_mode.load(Ordering::Relaxed)
+    }
+
+    /// The exact body the extractor would send for `input` now (with the one retry's `feedback`).
+    #[must_use]
+    pub fn extraction_body(&self, input: &ExtractionInput, feedback: Option<&str>) -> Value {
+        body::chat(
+            &self.config.model,
+            body::extraction_messages(input, feedback),
+            self.json_mode(),
+        )
+    }
+
+    /// The exact body the coach would send for `request` now.
+    #[must_use]
+    pub fn reflection_body(&self, request: &CoachRequest) -> Value {
+        body::chat(
+            &self.config.model,
+            body::coach_messages(request),
+            self.json_mode(),
+        )
+    }
+
+    /// Sends `messages` and returns the reply's text, all within the timeout.
+    ///
+    /// # Errors
+    /// [`ChatError`] when no reply could be had.
+    pub async fn complete(&self, messages: Vec<Value>) -> Result<String, ChatError> {
+        let timeout = self.config.timeout;
+        let deadline = Instant::now() + timeout;
+        tokio::time::timeout_at(deadline, self.complete_before(messages, deadline))
+            .await
+            .map_err(|_| ChatError::Timeout(timeout))?
+    }
+
+    async fn complete_before(
+        &self,
+        messages: Vec<Value>,
+        deadline: Instant,
+    ) -> Result<String, ChatError> {
+        let mut json_mode = self.json_mode();
+        let mut waits = 0;
+        loop {
+            let body = body::chat(&self.config.model, messages.clone(), json_mode);
+            let started = Instant::now();
+            let response = self.send(&body).await?;
+            let status = response.status();
+            tracing::debug!(
+                model = %self.config.model,
+                status = status.as_u16(),
+                json_mode,
+                elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                "chat completion answered"
+            );
+            if status.is_success() {
+                return read_reply(response, self.config.timeout).await;
+            }
+            if status == StatusCode::TOO_MANY_REQUESTS {
+                // Wait only when the endpoint says how long and the wait ends before the deadline.
+                match retry_after(response.headers()) {
+                    Some(wait)
+                        if waits < MAX_RATE_LIMIT_WAITS && Instant::now() + wait < deadline =>
+                    {
+                        waits += 1;
+                        tracing::info!(
+                            wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                            "the model endpoint is rate limiting; waiting as it asks"
+                        );
+                        tokio::time::sleep(wait).await;
+                        continue;
+                    }
+                    _ => return Err(ChatError::RateLimited),
+                }
+            }
+            if json_mode
+                && matches!(status.as_u16(), 400 | 422)
+                && refuses_json_mode(response, self.config.timeout).await
+            {
+                tracing::warn!(
+                    "the model endpoint refused response_format (JSON mode); asking without it from now on"
+                );
+                self.json_mode.store(false, Ordering::Relaxed);
+                json_mode = false;
+                continue;
+            }
+            return Err(ChatError::Status(status));
+        }
+    }
+
+    async fn send(&self, body: &Value) -> Result<Response, ChatError> {
+        let mut request = self.http.post(self.endpoint.clone()).json(body);
+        if let Some(key) = &self.config.api_key {
+            // reqwest marks the header sensitive, so it is never printed either.
+            request = request.bearer_auth(key.expose());
+        }
+        request
+            .send()
+            .await
+            .map_err(|e| transport_error(&e, self.config.timeout))
+    }
+}
+
+fn transport_error(e: &reqwest::Error, timeout: Duration) -> ChatError {
+    if e.is_timeout() {
+        ChatError::Timeout(timeout)
+    } else if e.is_connect() {
+        ChatError::Connect
+    } else {
+        // Without the URL (it is in the settings anyway) and never with a body.
+        let kind = if e.is_body() || e.is_decode() {
+            "while reading the answer"
+        } else if e.is_request() {
+            "while sending"
+        } else {
+            "unexpectedly"
+        };
+        ChatError::Transport(kind.to_owned())
+    }
+}
+
+/// Reads at most [`MAX_REPLY_BYTES`] of a body.
+async fn read_bounded(mut response: Response, timeout: Duration) -> Result<Vec<u8>, ChatError> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| transport_error(&e, timeout))?
+    {
+        if bytes.len() + chunk.len() > MAX_REPLY_BYTES {
+            return Err(ChatError::Protocol);
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+/// The text of the first choice. A completion without text is returned as `""`: the domain
+/// judges it unusable and asks once more, as for any reply without JSON.
+async fn read_reply(response: Response, timeout: Duration) -> Result<String, ChatError> {
+    let bytes = read_bounded(response, timeout).await?;
+    let parsed: ChatResponse = serde_json::from_slice(&bytes).map_err(|_| ChatError::Protocol)?;
+    let content = parsed
+        .choices
+        .into_iter()
+        .next()
+        .and_then(|c| c.message.content)
+        .unwrap_or_default();
+    Ok(without_reasoning(&content).to_owned())
+}
+
+/// Reasoning models (DeepSeek-R1, Qwen3...) served by Ollama or llama.cpp may think aloud in
+/// `<think>...</think>` before answering, braces and all; only what follows is the answer.
+fn without_reasoning(content: &str) -> &str {
+    content
+        .rfind("</think>")
+        .map_or(content, |end| &content[end + "</think>".len()..])
+}
+
+/// Whether an error answer is about `response_format` (so the endpoint lacks JSON mode).
+async fn refuses_json_mode(response: Response, timeout: Duration) -> bool {
+    read_bounded(response, timeout)
+        .await
+        .map(|bytes| {
+            String::from_utf8_lossy(&bytes)
+                .to_ascii_lowercase()
+                .contains("response_format")
+        })
+        .unwrap_or(false)
+}
+
+/// How long a 429 asks to wait: OpenAI's `retry-after-ms`, else `Retry-After` in seconds or as an
+/// HTTP date.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let header = |name| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
+        return seconds(ms / 1_000.0);
+    }
+    let value = header(RETRY_AFTER.as_str())?;
+    if let Ok(secs) = value.parse::<f64>() {
+        return seconds(secs);
+    }
+    let at =
+        time::OffsetDateTime::parse(value, &time::format_description::well_known::Rfc2822).ok()?;
+    let wait = at - time::OffsetDateTime::now_utc();
+    Some(Duration::try_from(wait).unwrap_or(Duration::ZERO))
+}
+
+fn seconds(secs: f64) -> Option<Duration> {
+    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)))
+}
+
+#[async_trait]
+impl Extractor for OpenAiClient {
+    async fn extract(
+        &self,
+        input: &ExtractionInput,
+        feedback: Option<String>,
+    ) -> Result<String, ModelError> {
+        Ok(self
+            .complete(body::extraction_messages(input, feedback.as_deref()))
+            .await?)
+    }
+}
+
+#[async_trait]
+impl Coach for OpenAiClient {
+    async fn reply(&self, request: &CoachRequest) -> Result<String, ModelError> {
+        Ok(self.complete(body::coach_messages(request)).await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn retry_after_is_read_in_seconds_milliseconds_and_dates() {
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", "2")])),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", "1"), ("retry-after-ms", "250")])),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(retry_after(&headers(&[("retry-after", "soon")])), None);
+        assert_eq!(retry_after(&headers(&[("retry-after", "-1")])), None);
+        assert_eq!(retry_after(&HeaderMap::new()), None);
+        let past = retry_after(&headers(&[(
+            "retry-after",
+            "Wed, 21 Oct 2015 07:28:00 GMT",
+        )]));
+        assert_eq!(past, Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn reasoning_before_the_answer_is_left_out() {
+        assert_eq!(
+            without_reasoning("<think>{x}</think>\n{\"a\":1}"),
+            "\n{\"a\":1}"
+        );
+        assert_eq!(without_reasoning("{\"a\":1}"), "{\"a\":1}");
+    }
+
+    #[test]
+    fn errors_map_to_the_port_by_meaning() {
+        assert!(matches!(
+            ModelError::from(ChatError::Timeout(Duration::from_secs(1))),
+            ModelError::Timeout
+        ));
+        assert!(matches!(
+            ModelError::from(ChatError::RateLimited),
+            ModelError::RateLimited
+        ));
+        let ModelError::Unavailable(why) =
+            ModelError::from(ChatError::Status(StatusCode::UNAUTHORIZED))
+        else {
+            panic!("unavailable");
+        };
+        assert!(why.contains("LLM_API_KEY"), "{why}");
+        assert!(matches!(
+            ModelError::from(ChatError::Status(StatusCode::BAD_GATEWAY)),
+            ModelError::Unavailable(_)
+        ));
+    }
+}
