@@ -10,7 +10,7 @@
 //!   1,000,000 mappings (wrk, one connection, p50) against the raw SQL aggregate run
 //!   directly (p50 of sequential runs). Target: within 1.5x.
 //!
-//! The release `discovery-api` binary serves a fresh database: SQLite always, PostgreSQL too when
+//! The release `discovery-api` binary (with `DATABASE_MAX_CONNECTIONS=32`) serves a fresh database: SQLite always, PostgreSQL too when
 //! `BENCH_DATABASE_URL` or `TEST_DATABASE_URL` names a server. Needs `wrk` (Debian package).
 //! `BENCH_SECONDS` (default 10) bounds each wrk run; `BENCH_ROWS` (default 1,000,000) the seed;
 //! `BENCH_ONLY=auth,mappings,patterns` picks scenarios. Run: `cargo bench -p api-actix --bench http`.
@@ -249,6 +249,8 @@ impl Server {
             .env("DATABASE_URL", database_url)
             .env("BIND_ADDR", format!("127.0.0.1:{port}"))
             .env("RUST_LOG", "warn")
+            // As many database connections as load connections, like the raw baseline.
+            .env("DATABASE_MAX_CONNECTIONS", CONNECTIONS.to_string())
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()

@@ -199,8 +199,10 @@ impl Settings {
                 ),
             ));
         }
-        let database =
+        let mut database =
             DbConfig::new(var("DATABASE_URL").unwrap_or_else(|| DEV_DATABASE_URL.to_owned()));
+        database.max_connections = u32::try_from(number("DATABASE_MAX_CONNECTIONS", 10, 1)?)
+            .map_err(|e| invalid("DATABASE_MAX_CONNECTIONS", e))?;
         let public_base_url = origin(
             "PUBLIC_BASE_URL",
             &var("PUBLIC_BASE_URL").unwrap_or_else(|| DEFAULT_PUBLIC_BASE_URL.to_owned()),
@@ -403,6 +405,7 @@ mod tests {
             ("API_KEY", "short"),
             ("OIDC_ISSUER_URL", "::"),
             ("LLM_PROVIDER", "gpt"),
+            ("DATABASE_MAX_CONNECTIONS", "0"),
         ];
         for (name, value) in cases {
             let err = settings(&[], &[("JWT_SECRET", SECRET), (name, value)]).unwrap_err();
