@@ -20,6 +20,10 @@ test:
 test-pg:
     TEST_DATABASE_URL={{pg_url}} cargo test --workspace
 
+# The pages in Debian's Chromium (installs chromium and playwright-core; rewrites docs/screenshots/).
+test-browser:
+    bash tests/browser/run.sh
+
 # Format check and clippy with warnings as errors.
 lint:
     cargo fmt --all -- --check

@@ -11,13 +11,14 @@ pub mod me;
 pub mod profile;
 pub mod reflect_preview;
 pub mod sessions;
+pub mod web;
 
-use actix_web::web;
+use actix_web::web as actix;
 
 use crate::error::ApiError;
 
 /// Mounts every route.
-pub fn configure(cfg: &mut web::ServiceConfig, dev_login_enabled: bool) {
+pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
     cfg.service(health::healthz)
         .service(health::readyz)
         .configure(|cfg| auth::configure(cfg, dev_login_enabled))
@@ -29,7 +30,9 @@ pub fn configure(cfg: &mut web::ServiceConfig, dev_login_enabled: bool) {
         .configure(me::configure)
         .configure(sessions::configure)
         .configure(api_keys::configure)
-        .configure(activity::configure);
+        .configure(activity::configure)
+        // Last: the pages and their files, so every API path above wins.
+        .configure(web::configure);
 }
 
 /// Anything no route matched: 404 in the contract's shape.

@@ -26,3 +26,4 @@ mod profile;
 mod secrets_at_rest;
 mod sessions;
 mod sign_in;
+mod web;

@@ -1,0 +1,148 @@
+// Coaching: the preferences (derived from the triad, or the person's own) and the check-ins,
+// each answered "still holds" or "no longer holds" with an optional note.
+import { api, ApiError } from './api.js';
+import { el, fill, initPage, notice, explain, when } from './ui.js';
+
+initPage();
+
+const CHOICES = {
+  coaching_frequency: { label: 'How often', options: { weekly: 'Weekly', biweekly: 'Every two weeks', monthly: 'Monthly' } },
+  coaching_style: { label: 'Style', options: { direct: 'Direct', warm: 'Warm', reflective: 'Reflective' } },
+  friction_tolerance: { label: 'How much challenge', options: { low: 'Low', medium: 'Medium', high: 'High' } },
+  time_of_day_preference: { label: 'Time of day', options: { morning: 'Morning', afternoon: 'Afternoon', evening: 'Evening', any: 'Any time' } },
+};
+
+function select(name, spec, value) {
+  const id = `pref-${name}`;
+  const input = el('select', { id, name },
+    Object.entries(spec.options).map(([key, label]) => el('option', { value: key, selected: key === value, text: label })));
+  return el('div', null, el('label', { for: id, text: spec.label }), input);
+}
+
+function renderPreferences(prefs) {
+  const section = document.getElementById('preferences');
+  const threshold = el('input', { id: 'pref-threshold', name: 'misalignment_threshold', type: 'number',
+    min: '0', max: '1', step: '0.05', value: String(prefs.misalignment_threshold), 'aria-describedby': 'threshold-hint' });
+  const questions = el('input', { id: 'pref-questions', type: 'checkbox', checked: prefs.prefer_questions_over_directives });
+  const form = el('form', { class: 'card', id: 'preferences-form' },
+    el('p', { id: 'pref-source' },
+      prefs.source === 'derived'
+        ? el('span', { class: 'badge', text: 'Derived from your type' })
+        : el('span', { class: 'badge warn', text: 'Your own settings' }),
+      ' ', el('span', { class: 'muted', text: `updated ${when(prefs.updated_at)}` })),
+    el('div', { class: 'grid2' },
+      Object.entries(CHOICES).map(([name, spec]) => select(name, spec, prefs[name])),
+      el('div', null, el('label', { for: 'pref-threshold', text: 'Misalignment threshold' }), threshold,
+        el('p', { class: 'hint', id: 'threshold-hint', text: 'From 0 to 1: how far your time may drift from your goals before a check-in mentions it.' }))),
+    el('p', null, el('label', { class: 'inline', for: 'pref-questions' }, questions, 'Prefer questions over suggestions')),
+    el('div', { class: 'actions' },
+      el('button', { type: 'submit', text: 'Save my settings' }),
+      el('button', { type: 'button', class: 'secondary', id: 'regenerate', text: 'Go back to the derived settings', onclick: regenerate })));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const body = {};
+    for (const name of Object.keys(CHOICES)) body[name] = form.querySelector(`[name="${name}"]`).value;
+    body.misalignment_threshold = Number(threshold.value);
+    body.prefer_questions_over_directives = questions.checked;
+    const button = form.querySelector('button[type="submit"]');
+    button.disabled = true;
+    try {
+      renderPreferences(await api.put('/coaching/preferences', body));
+      notice('Your coaching settings are saved.');
+    } catch (error) {
+      notice(explain(error), 'error');
+      button.disabled = false;
+    }
+  });
+  fill(section, el('h2', { id: 'preferences-title', text: 'How the coach works with you' }), form);
+}
+
+async function regenerate(event) {
+  event.target.disabled = true;
+  try {
+    renderPreferences(await api.post('/coaching/preferences/regenerate'));
+    notice('Your coaching settings are derived from your type again.');
+  } catch (error) {
+    notice(explain(error), 'error');
+    event.target.disabled = false;
+  }
+}
+
+function renderCheckin(checkin) {
+  const item = el('li', { class: 'card checkin', 'data-id': checkin.id },
+    el('p', { class: 'muted', text: `${when(checkin.created_at)}${checkin.origin === 'batch' ? ' · scheduled' : ''}` }),
+    el('p', { class: 'message', text: checkin.message }),
+    checkin.quoted_goals.map((goal) => el('blockquote', { text: goal })),
+    checkin.observation ? el('p', { class: 'observation', text: checkin.observation }) : null);
+  if (checkin.responded_at) {
+    item.append(el('p', { class: 'response' },
+      el('strong', { text: checkin.still_valid ? 'Still holds.' : 'No longer holds.' }),
+      checkin.response_note ? ' ' : null, checkin.response_note || null));
+    return item;
+  }
+  const noteId = `note-${checkin.id}`;
+  const note = el('textarea', { id: noteId, maxlength: '4000' });
+  const respond = async (stillValid, button) => {
+    button.disabled = true;
+    const body = { still_valid: stillValid };
+    if (note.value.trim()) body.note = note.value.trim();
+    try {
+      const updated = await api.post(`/coaching/checkins/${checkin.id}/response`, body);
+      item.replaceWith(renderCheckin(updated));
+      notice('Thank you: your answer is recorded.');
+    } catch (error) {
+      notice(error instanceof ApiError && error.code === 'already_responded'
+        ? 'This check-in was already answered.' : explain(error), 'error');
+      button.disabled = false;
+    }
+  };
+  item.append(
+    el('label', { for: noteId, text: 'A note, if you like' }), note,
+    el('div', { class: 'actions' },
+      el('button', { type: 'button', class: 'still-holds', text: 'Still holds', onclick: (e) => respond(true, e.target) }),
+      el('button', { type: 'button', class: 'secondary no-longer', text: 'No longer holds', onclick: (e) => respond(false, e.target) })));
+  return item;
+}
+
+async function renderCheckins() {
+  const section = document.getElementById('checkins');
+  const page = await api.get('/coaching/checkins?limit=50');
+  const list = el('ul', { class: 'plain', id: 'checkin-list' }, page.items.map(renderCheckin));
+  const ask = el('button', { type: 'button', id: 'new-checkin', text: 'Check in now' });
+  ask.addEventListener('click', async () => {
+    ask.disabled = true;
+    try {
+      const checkin = await api.post('/coaching/checkins');
+      list.prepend(renderCheckin(checkin));
+      document.getElementById('no-checkins')?.remove();
+      notice('A new check-in is ready below.');
+    } catch (error) {
+      notice(error instanceof ApiError && error.code === 'profile_not_affirmed'
+        ? 'Check-ins start once your profile is affirmed: affirm it on your profile page first.' : explain(error), 'error');
+    } finally {
+      ask.disabled = false;
+    }
+  });
+  fill(section, el('h2', { id: 'checkins-title', text: 'Check-ins' }),
+    el('p', { class: 'muted', text: 'The coach holds your goals up against where your time went, and asks whether the direction still feels right.' }),
+    el('div', { class: 'actions' }, ask),
+    page.items.length ? null : el('p', { class: 'muted', id: 'no-checkins', text: 'No check-ins yet.' }),
+    list);
+}
+
+async function main() {
+  try {
+    renderPreferences(await api.get('/coaching/preferences'));
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      fill(document.getElementById('preferences'), el('div', { class: 'card' },
+        el('p', { text: 'Coaching begins from your profile, and you have none yet.' }),
+        el('a', { class: 'button', href: '/discovery.html', text: 'Begin your discovery' })));
+      return;
+    }
+    throw error;
+  }
+  await renderCheckins();
+}
+
+main().catch((error) => notice(explain(error), 'error'));
