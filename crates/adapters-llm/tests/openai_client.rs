@@ -623,9 +623,21 @@ async fn server_errors_refusals_and_garbage_are_unavailable_without_the_body() {
 
 #[tokio::test]
 async fn a_closed_port_is_unavailable() {
-    let server = MockServer::start().await;
-    let client = client(&server);
-    drop(server);
+    // Not a dropped MockServer: wiremock pools its servers, so a dropped one keeps listening
+    // and may already answer another test.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let config = OpenAiConfig::new(
+        &format!("http://127.0.0.1:{port}/v1"),
+        MODEL,
+        None,
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let client = OpenAiClient::new(config).unwrap();
     let err = client.extract(&input(), None).await.unwrap_err();
     assert!(matches!(err, ModelError::Unavailable(_)), "{err:?}");
 }
