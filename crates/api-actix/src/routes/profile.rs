@@ -140,15 +140,20 @@ async fn affirm(
     Ok(profile_response(&profile))
 }
 
+/// A reflection turn as the person sends it (also what the preview route reads).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ReflectBody {
+pub struct ReflectBody {
     opener: Option<bool>,
     message: Option<String>,
 }
 
 impl ReflectBody {
-    fn turn(self) -> Result<ReflectionTurn, ApiError> {
+    /// Exactly one of `opener: true` and a non-blank `message` of at most 4,000 characters.
+    ///
+    /// # Errors
+    /// 422 naming the field.
+    pub fn turn(self) -> Result<ReflectionTurn, ApiError> {
         match (self.opener, self.message) {
             (Some(true), None) => Ok(ReflectionTurn::Opener),
             (None, Some(message)) => MessageText::non_blank(message)
@@ -158,9 +163,10 @@ impl ReflectBody {
                 "opener",
                 "must be true (or send a message instead)",
             )),
+            // Named after the field a person most likely meant to send.
             _ => Err(ApiError::invalid(
-                "body",
-                "send exactly one of {\"opener\": true} or {\"message\": \"...\"}",
+                "message",
+                "send exactly one of opener (true) or message",
             )),
         }
     }
@@ -174,31 +180,33 @@ async fn reflect(
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("profile.reflect"));
     let turn = body.into_inner().turn()?;
-    match state.profiles.reflect(caller.user_id, turn).await {
-        Ok(outcome) => {
-            let revisions: Vec<Value> = outcome
-                .reply
-                .edit
-                .changes()
-                .map(|(field, value)| {
-                    json!({"field": field.name(), "value": value.as_ref().map(Prose::as_str)})
-                })
-                .collect();
-            Ok(HttpResponse::Ok().json(json!({
-                "message": outcome.reply.message.as_str(),
-                "revisions": revisions,
-                "revision_note": outcome.reply.revision_note.as_ref().map(|n| n.as_str()),
-                "profile": views::profile(&outcome.profile),
-            })))
+    let outcome = state.profiles.reflect(caller.user_id, turn).await?;
+    let revisions: Vec<Value> = outcome
+        .reply
+        .edit
+        .changes()
+        .map(|(field, value)| json!({"field": field.name(), "value": value.as_ref().map(Prose::as_str)}))
+        .collect();
+    Ok(HttpResponse::Ok().json(json!({
+        "message": outcome.reply.message.as_str(),
+        "revisions": revisions,
+        "revision_note": outcome.reply.revision_note.as_ref().map(|n| n.as_str()),
+        "profile": views::profile(&outcome.profile),
+    })))
+}
+
+impl From<ReflectError> for ApiError {
+    fn from(e: ReflectError) -> Self {
+        match e {
+            ReflectError::NotFound => Self::NotFound,
+            ReflectError::Locked => LOCKED,
+            ReflectError::Conflict => STALE,
+            ReflectError::CoachUnavailable(e) => {
+                tracing::warn!(error = %e, "coach unavailable");
+                Self::CoachUnavailable
+            }
+            ReflectError::Repo(e) => e.into(),
         }
-        Err(ReflectError::NotFound) => Err(ApiError::NotFound),
-        Err(ReflectError::Locked) => Err(LOCKED),
-        Err(ReflectError::Conflict) => Err(STALE),
-        Err(ReflectError::CoachUnavailable(e)) => {
-            tracing::warn!(error = %e, "coach unavailable");
-            Err(ApiError::CoachUnavailable)
-        }
-        Err(ReflectError::Repo(e)) => Err(e.into()),
     }
 }
 
