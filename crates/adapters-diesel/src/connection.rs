@@ -49,17 +49,21 @@ pub struct DbConfig {
     /// `postgres://…` / `postgresql://…`, or `sqlite://path`, `sqlite:path` or a plain file path.
     pub url: String,
     pub max_connections: u32,
+    /// Connections kept open while idle; the pool opens replacements in the background.
+    /// One-shot processes use 0, so no connection is still being opened when they exit.
+    pub min_idle: u32,
     /// How long to wait for a connection (at start-up and from the pool).
     pub connect_timeout: Duration,
 }
 
 impl DbConfig {
-    /// A configuration with 10 connections and a 5-second timeout.
+    /// A configuration with 10 connections (one kept while idle) and a 5-second timeout.
     #[must_use]
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
             max_connections: 10,
+            min_idle: 1,
             connect_timeout: Duration::from_secs(5),
         }
     }
@@ -71,6 +75,7 @@ impl fmt::Debug for DbConfig {
         f.debug_struct("DbConfig")
             .field("url", &redact(&self.url))
             .field("max_connections", &self.max_connections)
+            .field("min_idle", &self.min_idle)
             .field("connect_timeout", &self.connect_timeout)
             .finish()
     }
@@ -264,7 +269,7 @@ impl Database {
         drop(first);
         let pool = Pool::builder()
             .max_size(config.max_connections.max(1))
-            .min_idle(Some(1))
+            .min_idle(Some(config.min_idle.min(config.max_connections)))
             .connection_timeout(config.connect_timeout)
             .connection_customizer(Box::new(SqlitePragmas))
             .build(manager)

@@ -29,7 +29,10 @@ pub async fn database() -> anyhow::Result<Database> {
 /// # Errors
 /// When the database cannot be opened or migrated.
 pub async fn database_applying() -> anyhow::Result<(Database, Vec<String>)> {
-    let config = DbConfig::new(database_url());
+    let mut config = DbConfig::new(database_url());
+    // A one-shot job: no connection may still be opening in the background when the process
+    // exits (libpq's TLS clean-up at exit then races it and the process dies by a signal).
+    config.min_idle = 0;
     tokio::task::spawn_blocking(move || Database::connect_applying(&config))
         .await?
         .context("opening the database")
