@@ -5,6 +5,7 @@ use domain::account::{ActivityEntry, ApiKey, Session, User};
 use domain::coaching::{CheckIn, CoachingPreferences};
 use domain::discovery::Conversation;
 use domain::integration::TaskMapping;
+use domain::pagination::Page;
 use domain::profile::{Profile, Revision};
 use domain::reflection::ReflectionMessage;
 use serde_json::{Value, json};
@@ -170,5 +171,14 @@ pub fn api_key(k: &ApiKey) -> Value {
         "prefix": k.prefix,
         "created_at": rfc3339(k.created_at),
         "last_used_at": k.last_used_at.map(rfc3339),
+    })
+}
+
+/// A page of a growing list in the contract's envelope: `{"items": [...], "next_cursor"}`.
+#[must_use]
+pub fn page<T>(page: &Page<T>, item: impl Fn(&T) -> Value) -> Value {
+    json!({
+        "items": page.items.iter().map(item).collect::<Vec<_>>(),
+        "next_cursor": page.next_cursor.map(|c| c.to_string()),
     })
 }

@@ -62,10 +62,7 @@ async fn page(
             before,
         })
         .await?;
-    Ok(HttpResponse::Ok().json(json!({
-        "items": page.items.iter().map(views::activity).collect::<Vec<_>>(),
-        "next_cursor": page.next_cursor.map(|c| c.to_string()),
-    })))
+    Ok(HttpResponse::Ok().json(views::page(&page, views::activity)))
 }
 
 async fn list(

@@ -79,10 +79,7 @@ async fn checkins(
         .coaching
         .checkins(caller.user_id, limit, before)
         .await?;
-    Ok(HttpResponse::Ok().json(json!({
-        "items": page.items.iter().map(views::checkin).collect::<Vec<_>>(),
-        "next_cursor": page.next_cursor.map(|c| c.to_string()),
-    })))
+    Ok(HttpResponse::Ok().json(views::page(&page, views::checkin)))
 }
 
 async fn create_checkin(

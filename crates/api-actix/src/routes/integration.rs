@@ -200,10 +200,7 @@ async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let query = params.into_inner().query()?;
     let page = state.integration.list(caller.user_id, &query).await?;
-    Ok(HttpResponse::Ok().json(json!({
-        "items": page.items.iter().map(views::task_mapping).collect::<Vec<_>>(),
-        "next_cursor": page.next_cursor.map(|c| c.to_string()),
-    })))
+    Ok(HttpResponse::Ok().json(views::page(&page, views::task_mapping)))
 }
 
 async fn delete(
