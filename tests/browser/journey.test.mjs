@@ -6,15 +6,10 @@
 // Run through ./run.sh, which starts the service and sets BASE_URL and SCREENSHOTS.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { BASE, launch, watch as watchFor, shot, devLogin as devLoginAs, idle } from './helpers.mjs';
 
-const BASE = process.env.BASE_URL || 'http://127.0.0.1:8011';
-const SHOTS = process.env.SCREENSHOTS || null;
 const EMAIL = 'robin@example.org';
 const XSS = '<img src=x onerror=alert(1)>';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const PAGES = ['/', '/discovery.html', '/profile.html', '/coaching.html', '/dashboard.html', '/account.html'];
 
 let browser;
@@ -24,41 +19,15 @@ const problems = [];
 let apiKey = null;
 
 function watch(p) {
-  p.setDefaultTimeout(15000);
-  p.on('console', (message) => {
-    // A fetch that answers 4xx is logged by Chromium as "Failed to load resource": the pages
-    // expect some (the 401 before a silent refresh, the 404 of "no conversation yet", the dev
-    // login probe). Everything else logged as an error is a fault.
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
-      problems.push(`${p.url()}: console error: ${message.text()}`);
-    }
-  });
-  p.on('pageerror', (error) => problems.push(`${p.url()}: uncaught: ${error.message}`));
-  p.on('dialog', async (dialog) => {
-    problems.push(`${p.url()}: unexpected dialog: ${dialog.message()}`);
-    await dialog.dismiss();
-  });
+  return watchFor(p, problems);
 }
 
-async function shot(p, name) {
-  if (!SHOTS) return;
-  const width = p.viewportSize().width;
-  await p.screenshot({ path: path.join(SHOTS, `${name}-${width < 600 ? 'phone' : 'desktop'}.png`), fullPage: true });
-}
-
-async function devLogin(p, email = EMAIL) {
-  await p.goto(`${BASE}/login`);
-  await p.locator('#dev').waitFor({ state: 'visible' });
-  await p.fill('#dev-email', email);
-  await Promise.all([p.waitForURL(`${BASE}/`), p.click('#dev-form button[type="submit"]')]);
-}
-
-async function idle(p) {
-  await p.waitForLoadState('networkidle');
+function devLogin(p, email = EMAIL) {
+  return devLoginAs(p, email);
 }
 
 before(async () => {
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: FLAGS });
+  browser = await launch();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
   watch(page);

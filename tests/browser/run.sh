@@ -4,6 +4,8 @@
 #
 #   bash tests/browser/run.sh            # from anywhere; builds the service (debug) first
 #
+# Every *.test.mjs here runs, one file after another (each with its own people): the journey,
+# accessibility (a11y), the account's data flows and the profile's conflicts in two tabs.
 # Screenshots of every page (phone 390 px and desktop 1280 px) go to docs/screenshots/, or to
 # SCREENSHOTS=<dir> (CI points it elsewhere so a run leaves the tree clean).
 # Environment: CARGO_TARGET_DIR is honoured; DISCOVERY_API=<path> skips the build.
@@ -57,7 +59,7 @@ shots="${SCREENSHOTS:-$root/docs/screenshots}"
 mkdir -p "$shots"
 status=0
 BASE_URL="$base" SCREENSHOTS="$shots" \
-  node --test --test-concurrency=1 "$here/journey.test.mjs" || status=$?
+  node --test --test-concurrency=1 "$here"/*.test.mjs || status=$?
 if [ "$status" -ne 0 ]; then
   echo "--- service log (tail) ---"
   tail -n 50 "$work/server.log"

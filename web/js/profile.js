@@ -52,7 +52,7 @@ function editField(field, box) {
     el('div', { class: 'actions' },
       el('button', { type: 'submit', text: 'Save' }),
       el('button', { type: 'button', class: 'secondary', text: 'Cancel',
-        onclick: () => form.replaceWith(renderField(field)) })));
+        onclick: () => { form.replaceWith(renderField(field)); focusEdit(field); } })));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const button = form.querySelector('button[type="submit"]');
@@ -62,11 +62,15 @@ function editField(field, box) {
         { headers: { 'If-Match': `"${profile.version}"` } });
       notice(`${FIELD_TITLES[field]} saved.`);
       renderAll();
+      focusEdit(field);
       loadHistory();
     } catch (error) {
       if (error instanceof ApiError && error.code === 'conflict') {
-        notice('Your profile changed elsewhere meanwhile; here is the latest version. Please make your edit again.', 'error');
         await load();
+        // Changed elsewhere: if that change was the affirmation, say so rather than "edit again".
+        notice(profile && profile.locked ? lockedMessage()
+          : 'Your profile changed elsewhere meanwhile; here is the latest version. Please make your edit again.', 'error');
+        focusEdit(field);
       } else if (error instanceof ApiError && error.code === 'profile_locked') {
         notice(lockedMessage(), 'error');
         await load();
@@ -78,6 +82,12 @@ function editField(field, box) {
   });
   box.replaceWith(form);
   textarea.focus();
+}
+
+/** Keeps the keyboard where it was: on the field's Edit button (there is none once locked). */
+function focusEdit(field) {
+  const button = document.querySelector(`#field-${field} button`);
+  if (button) button.focus();
 }
 
 function renderAffirm() {
