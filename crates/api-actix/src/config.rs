@@ -27,7 +27,28 @@ pub struct Settings {
     pub oidc: Option<OidcSettings>,
     pub activity_retention_days: u32,
     pub llm_provider: LlmProvider,
+    pub rate_limits: RateLimitSettings,
 }
+
+/// How many sign-in attempts and coach calls a caller may make (`RATE_LIMIT_*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateLimitSettings {
+    /// `/api/auth/login`, `/callback` and `/dev-login` per client address per window (0: off).
+    pub sign_in: u32,
+    /// `POST /discovery/profile/me/reflect` per person per window (0: off).
+    pub reflect: u32,
+    /// `POST /discovery/conversation/me/complete` per person per window (0: off).
+    pub complete: u32,
+    /// The window the limits are counted in: one minute (the tests shorten it).
+    pub window: std::time::Duration,
+    /// Key sign-in by the last `X-Forwarded-For` address instead of the peer's
+    /// (`RATE_LIMIT_TRUST_FORWARDED_FOR`): only behind a reverse proxy that appends it, since a
+    /// client can write any value there itself.
+    pub trust_forwarded_for: bool,
+}
+
+/// The highest accepted `RATE_LIMIT_*_PER_MINUTE`: beyond it the limit means nothing.
+pub const MAX_RATE_LIMIT_PER_MINUTE: i64 = 100_000;
 
 /// Which engine extracts profiles and coaches (`LLM_PROVIDER`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -306,6 +327,25 @@ impl Settings {
                 ));
             }
         };
+        let per_minute = |name: &'static str, default: u32| -> Result<u32, ConfigError> {
+            let n = number(name, i64::from(default), 0)?;
+            if n > MAX_RATE_LIMIT_PER_MINUTE {
+                return Err(invalid(
+                    name,
+                    format!(
+                        "expected 0 (off) to {MAX_RATE_LIMIT_PER_MINUTE} requests per minute, got {n}"
+                    ),
+                ));
+            }
+            u32::try_from(n).map_err(|e| invalid(name, e))
+        };
+        let rate_limits = RateLimitSettings {
+            sign_in: per_minute("RATE_LIMIT_SIGN_IN_PER_MINUTE", 30)?,
+            reflect: per_minute("RATE_LIMIT_REFLECT_PER_MINUTE", 20)?,
+            complete: per_minute("RATE_LIMIT_COMPLETE_PER_MINUTE", 5)?,
+            window: std::time::Duration::from_secs(60),
+            trust_forwarded_for: flag("RATE_LIMIT_TRUST_FORWARDED_FOR", false)?,
+        };
         Ok(Self {
             dev,
             bind_addr,
@@ -315,6 +355,7 @@ impl Settings {
             oidc,
             activity_retention_days,
             llm_provider,
+            rate_limits,
         })
     }
 
@@ -406,6 +447,11 @@ mod tests {
             ("OIDC_ISSUER_URL", "::"),
             ("LLM_PROVIDER", "gpt"),
             ("DATABASE_MAX_CONNECTIONS", "0"),
+            ("RATE_LIMIT_SIGN_IN_PER_MINUTE", "-1"),
+            ("RATE_LIMIT_REFLECT_PER_MINUTE", "many"),
+            ("RATE_LIMIT_COMPLETE_PER_MINUTE", "2.5"),
+            ("RATE_LIMIT_COMPLETE_PER_MINUTE", "100001"),
+            ("RATE_LIMIT_TRUST_FORWARDED_FOR", "sometimes"),
         ];
         for (name, value) in cases {
             let err = settings(&[], &[("JWT_SECRET", SECRET), (name, value)]).unwrap_err();
@@ -470,6 +516,58 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.llm_provider, LlmProvider::Offline);
+    }
+
+    #[test]
+    fn rate_limits_have_defaults_and_zero_turns_one_off() {
+        let s = settings(&[], &[("JWT_SECRET", SECRET)]).unwrap();
+        assert_eq!(
+            s.rate_limits,
+            RateLimitSettings {
+                sign_in: 30,
+                reflect: 20,
+                complete: 5,
+                window: std::time::Duration::from_secs(60),
+                trust_forwarded_for: false,
+            }
+        );
+        let s = settings(
+            &[],
+            &[
+                ("JWT_SECRET", SECRET),
+                ("RATE_LIMIT_SIGN_IN_PER_MINUTE", "0"),
+                ("RATE_LIMIT_REFLECT_PER_MINUTE", " 7 "),
+                ("RATE_LIMIT_COMPLETE_PER_MINUTE", "100000"),
+                ("RATE_LIMIT_TRUST_FORWARDED_FOR", "true"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                s.rate_limits.sign_in,
+                s.rate_limits.reflect,
+                s.rate_limits.complete
+            ),
+            (0, 7, 100_000)
+        );
+        assert!(s.rate_limits.trust_forwarded_for);
+    }
+
+    #[test]
+    fn a_bad_rate_limit_refuses_to_start_naming_the_variable() {
+        for (name, value) in [
+            ("RATE_LIMIT_SIGN_IN_PER_MINUTE", "-1"),
+            ("RATE_LIMIT_SIGN_IN_PER_MINUTE", "ten"),
+            ("RATE_LIMIT_REFLECT_PER_MINUTE", "1e3"),
+            ("RATE_LIMIT_REFLECT_PER_MINUTE", "99999999999"),
+            ("RATE_LIMIT_COMPLETE_PER_MINUTE", "100001"),
+        ] {
+            let err = settings(&[], &[("JWT_SECRET", SECRET), (name, value)]).unwrap_err();
+            let line = err.to_string();
+            assert!(line.starts_with(&format!("{name} is not valid")), "{line}");
+            assert!(line.contains(value), "names the bad value: {line}");
+            assert!(!line.contains('\n'), "{line}");
+        }
     }
 
     #[test]

@@ -34,6 +34,9 @@ pub enum ApiError {
     Forbidden(&'static str),
     #[error("Nothing was found here.")]
     NotFound,
+    /// A path the service has, with a method it does not declare there; `allow` lists those it does.
+    #[error("This path does not take that method.")]
+    MethodNotAllowed { allow: String },
     #[error("{message}")]
     Conflict {
         code: &'static str,
@@ -68,6 +71,7 @@ impl ApiError {
             Self::Unauthenticated => "unauthenticated",
             Self::Forbidden(_) => "forbidden",
             Self::NotFound => "not_found",
+            Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::Conflict { code, .. } => code,
             Self::PayloadTooLarge => "payload_too_large",
             Self::UnsupportedMediaType => "unsupported_media_type",
@@ -123,6 +127,7 @@ impl ResponseError for ApiError {
             Self::Unauthenticated => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::Conflict { .. } => StatusCode::CONFLICT,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -154,6 +159,9 @@ impl ResponseError for ApiError {
         } = self
         {
             response.insert_header((header::RETRY_AFTER, retry_after_seconds.to_string()));
+        }
+        if let Self::MethodNotAllowed { allow } = self {
+            response.insert_header((header::ALLOW, allow.as_str()));
         }
         if matches!(self, Self::Unauthenticated) {
             response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));

@@ -5,7 +5,8 @@ use std::net::TcpListener;
 use std::sync::Arc;
 
 use actix_web::dev::Server;
-use actix_web::middleware::{Compat, from_fn};
+use actix_web::http::header;
+use actix_web::middleware::{Compat, DefaultHeaders, from_fn};
 use actix_web::{App, HttpServer, web};
 use adapters_diesel::{
     Database, DieselActivityRepository, DieselApiKeyRepository, DieselCheckInRepository,
@@ -30,6 +31,7 @@ use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
 use crate::auth::jwt::JwtKeys;
 use crate::config::{LlmProvider, OidcSettings, Settings};
+use crate::middleware::rate_limit::{self, RateLimits};
 use crate::middleware::request_id;
 use crate::state::{AppState, Operator};
 use crate::{auth, extract, routes, telemetry};
@@ -116,6 +118,8 @@ impl Application {
             tracing::warn!("AUTH_DEV_LOGIN is ignored: dev login only works on a loopback address");
         }
         tracing::info!(%address, backend = ?db.backend(), dev = settings.dev, sign_in = identity.is_some(), dev_login, "listening");
+        // One set of limits for every worker, or each would grant the whole budget again.
+        let rate_limits = web::Data::new(RateLimits::new(&settings.rate_limits));
 
         let state = web::Data::new(AppState {
             jwt: JwtKeys::new(
@@ -147,11 +151,15 @@ impl Application {
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
+                .app_data(rate_limits.clone())
                 .app_data(extract::payload_config())
                 .app_data(extract::query_config())
                 .app_data(extract::path_config())
                 .configure(|cfg| routes::configure(cfg, state.dev_login))
                 .default_service(web::to(routes::not_found))
+                // Inside authentication (coach calls are limited per person) and inside the
+                // activity log (a refused request is still recorded).
+                .wrap(from_fn(rate_limit::limit))
                 .wrap(from_fn(auth::caller::authenticate_request))
                 .wrap(from_fn(activity::middleware::record))
                 .wrap(cors(&state.settings.auth.cors_allowed_origins))
@@ -159,6 +167,7 @@ impl Application {
                     TracingLogger::<telemetry::PathOnlyRootSpan>::new(),
                 ))
                 .wrap(from_fn(request_id::request_id))
+                .wrap(security_headers())
         })
         .listen(listener)?
         .run();
@@ -185,6 +194,14 @@ impl Application {
         tracing::info!(activity_entries_written = written, "stopped");
         served
     }
+}
+
+/// Headers every answer carries: API JSON and errors as well as pages (which add their own
+/// Content-Security-Policy in `routes::web`; `DefaultHeaders` keeps a header already set).
+fn security_headers() -> DefaultHeaders {
+    DefaultHeaders::new()
+        .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .add((header::REFERRER_POLICY, "same-origin"))
 }
 
 /// CORS for the configured origins only, with credentials (cookies) allowed.

@@ -50,10 +50,10 @@ pub use adapters_diesel::testing::{TestDb, config};
 /// An instant with microseconds, as the domain produces them.
 pub const T0: OffsetDateTime = datetime!(2026-11-22 10:00:00.123_456 UTC);
 
-/// Emoji, right-to-left text, a right-to-left mark and control characters (no NUL, which the
-/// domain refuses): must come back byte for byte.
+/// Emoji, right-to-left text, a right-to-left mark, tab and CR LF, DEL, a C1 control and a
+/// byte-order mark (the C0 controls the domain refuses are left out): must come back byte for byte.
 pub const TRICKY: &str =
-    "Mon but 🌱🎶 — שלום עולם\u{200f} مرحبا\t\u{7}\u{1b}[0m\r\nline 2 \u{feff}end";
+    "Mon but 🌱🎶 — שלום עולם\u{200f} مرحبا\t\u{7f}\u{9b}[0m\r\nline 2 \u{feff}end";
 
 /// The identity provider the fixtures sign in with.
 pub const ISSUER: &str = "https://id.example.org";

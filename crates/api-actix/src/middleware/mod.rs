@@ -1,3 +1,4 @@
-//! Middleware that wraps every request.
+//! Middleware that wraps every request: request ids and rate limits.
 
+pub mod rate_limit;
 pub mod request_id;

@@ -65,7 +65,18 @@ async fn page(
     Ok(HttpResponse::Ok().json(views::page(&page, views::activity)))
 }
 
-async fn list(
+#[utoipa::path(
+    get,
+    path = "/api/activity",
+    tag = "activity",
+    summary = "The caller's activity, newest first.",
+    params(crate::openapi::schemas::PageQuery),
+    responses(
+        (status = 200, description = "A page.", body = crate::openapi::schemas::ActivityPage),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn list(
     state: web::Data<AppState>,
     caller: Caller,
     params: web::Query<PageParams>,
@@ -75,13 +86,25 @@ async fn list(
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct AdminParams {
+pub(crate) struct AdminParams {
     user_id: Option<String>,
     limit: Option<i64>,
     before: Option<String>,
 }
 
-async fn admin_list(
+#[utoipa::path(
+    get,
+    path = "/api/admin/activity",
+    tag = "activity",
+    summary = "Everyone's activity (admins only).",
+    params(crate::openapi::schemas::AdminActivityQuery),
+    responses(
+        (status = 200, description = "A page.", body = crate::openapi::schemas::ActivityPage),
+        (status = 403, description = "Not an admin.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn admin_list(
     state: web::Data<AppState>,
     _admin: AdminCaller,
     params: web::Query<AdminParams>,
@@ -107,11 +130,22 @@ async fn admin_list(
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct SummaryParams {
+pub(crate) struct SummaryParams {
     days: Option<i64>,
 }
 
-async fn summary(
+#[utoipa::path(
+    get,
+    path = "/api/activity/summary",
+    tag = "activity",
+    summary = "The caller's activity counted by action, source and day.",
+    params(crate::openapi::schemas::SummaryQuery),
+    responses(
+        (status = 200, description = "The summary.", body = crate::openapi::schemas::ActivitySummary),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn summary(
     state: web::Data<AppState>,
     caller: Caller,
     params: web::Query<SummaryParams>,

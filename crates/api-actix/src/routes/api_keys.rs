@@ -22,11 +22,22 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct CreateKey {
+pub(crate) struct CreateKey {
     name: String,
 }
 
-async fn create(
+#[utoipa::path(
+    post,
+    path = "/api/me/api-keys",
+    tag = "account",
+    summary = "Create a personal API key.",
+    request_body = crate::openapi::schemas::ApiKeyRequest,
+    responses(
+        (status = 201, description = "The key, shown this once.", body = crate::openapi::schemas::ApiKeyCreated),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn create(
     state: web::Data<AppState>,
     caller: Caller,
     body: ApiJson<CreateKey>,
@@ -50,13 +61,38 @@ async fn create(
     })))
 }
 
-async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/api/me/api-keys",
+    tag = "account",
+    summary = "The caller's API keys (never the secret).",
+    responses(
+        (status = 200, description = "The keys.", body = [crate::openapi::schemas::ApiKeyView]),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn list(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
     let keys = state.accounts.api_keys(caller.user_id).await?;
     let items: Vec<_> = keys.iter().map(views::api_key).collect();
     Ok(HttpResponse::Ok().json(items))
 }
 
-async fn revoke(
+#[utoipa::path(
+    delete,
+    path = "/api/me/api-keys/{id}",
+    tag = "account",
+    summary = "Revoke an API key.",
+    params(("id" = String, Path, description = "The key's id.")),
+    responses(
+        (status = 204, description = "Revoked."),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn revoke(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<String>,

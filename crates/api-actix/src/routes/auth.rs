@@ -9,6 +9,7 @@ use domain::account::{Email, LoginIdentity, Source};
 use domain::clock::{Clock, SystemClock};
 use domain::ports::IdentityError;
 use domain::services::account::{Device, RefreshError};
+use domain::text::PersonName;
 use serde::Deserialize;
 
 use crate::activity::Action;
@@ -46,7 +47,18 @@ struct LoginParams {
     redirect: Option<String>,
 }
 
-async fn login(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+#[utoipa::path(
+    get,
+    path = "/api/auth/login",
+    tag = "auth",
+    summary = "Start signing in with the identity provider.",
+    params(crate::openapi::schemas::LoginQuery),
+    responses(
+        (status = 302, description = "To the identity provider (authorization code + PKCE); to `/login?error=` when sign-in is not configured."),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = crate::openapi::schemas::ErrorBody),
+    ),
+)]
+pub(crate) async fn login(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     req.extensions_mut().insert(Action("auth.login_start"));
     let Some(identity) = &state.identity else {
         return failed(&state, "sign_in_unavailable");
@@ -92,7 +104,18 @@ struct CallbackParams {
     error: Option<String>,
 }
 
-async fn callback(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+#[utoipa::path(
+    get,
+    path = "/api/auth/callback",
+    tag = "auth",
+    summary = "Finish signing in.",
+    params(crate::openapi::schemas::CallbackQuery),
+    responses(
+        (status = 302, description = "Signed in: cookies set, to the page asked for at login; on any failure to `/login?error=<code>`. Never JSON."),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = crate::openapi::schemas::ErrorBody),
+    ),
+)]
+pub(crate) async fn callback(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     req.extensions_mut().insert(Action("auth.login"));
     match finish_sign_in(&state, &req).await {
         Ok(response) => response,
@@ -139,7 +162,11 @@ async fn finish_sign_in(state: &AppState, req: &HttpRequest) -> Result<HttpRespo
         issuer: verified.issuer,
         subject: verified.subject,
         email,
-        name: verified.name,
+        name: verified
+            .name
+            .map(|n| PersonName::capped(&n))
+            .filter(|n| !n.is_blank())
+            .map(PersonName::into_string),
     };
     let target = login
         .redirect
@@ -233,7 +260,21 @@ fn signed_out(state: &AppState) -> HttpResponse {
     response
 }
 
-async fn refresh(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
+#[utoipa::path(
+    post,
+    path = "/api/auth/refresh",
+    tag = "auth",
+    summary = "Rotate the refresh token (`ds_refresh` cookie).",
+    description = "Re-use of a rotated refresh token revokes the whole session.",
+    responses(
+        (status = 204, description = "New cookies are set; the old refresh token is revoked."),
+        (status = 403, description = "A write without a trusted Origin or Referer (CSRF defence).", body = crate::openapi::schemas::ErrorBody),
+    ),
+)]
+pub(crate) async fn refresh(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("auth.refresh"));
     if !state.origins.allows(&req) {
         return Err(ApiError::Forbidden(
@@ -281,7 +322,20 @@ async fn refresh(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpRes
     }
 }
 
-async fn logout(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
+#[utoipa::path(
+    post,
+    path = "/api/auth/logout",
+    tag = "auth",
+    summary = "Sign out: revoke the session and clear the cookies.",
+    responses(
+        (status = 204, description = "Signed out."),
+        (status = 403, description = "A write without a trusted Origin or Referer (CSRF defence).", body = crate::openapi::schemas::ErrorBody),
+    ),
+)]
+pub(crate) async fn logout(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("auth.logout"));
     let bearer = req
         .headers()
@@ -317,11 +371,24 @@ async fn logout(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResp
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct DevLogin {
+pub(crate) struct DevLogin {
     email: String,
 }
 
-async fn dev_login(
+#[utoipa::path(
+    post,
+    path = "/api/auth/dev-login",
+    tag = "auth",
+    summary = "Sign in by e-mail alone (dev mode on loopback only; 404 otherwise).",
+    request_body = crate::openapi::schemas::DevLoginRequest,
+    responses(
+        (status = 200, description = "Signed in: cookies set; the person.", body = crate::openapi::schemas::Me),
+        (status = 403, description = "A page elsewhere tried to sign someone in.", body = crate::openapi::schemas::ErrorBody),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = crate::openapi::schemas::ErrorBody),
+    ),
+)]
+pub(crate) async fn dev_login(
     state: web::Data<AppState>,
     req: HttpRequest,
     body: ApiJson<DevLogin>,

@@ -39,12 +39,38 @@ impl From<PreferencesError> for ApiError {
     }
 }
 
-async fn preferences(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/coaching/preferences",
+    tag = "coaching",
+    summary = "The coaching preferences (derived from the triad until overridden).",
+    responses(
+        (status = 200, description = "The preferences.", body = crate::openapi::schemas::Preferences),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn preferences(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
     let preferences = state.coaching.preferences(caller.user_id).await?;
     Ok(HttpResponse::Ok().json(views::preferences(&preferences)))
 }
 
-async fn set_preferences(
+#[utoipa::path(
+    put,
+    path = "/coaching/preferences",
+    tag = "coaching",
+    summary = "Override the preferences.",
+    request_body = crate::openapi::schemas::PreferencesRequest,
+    responses(
+        (status = 200, description = "Stored with `source: override`.", body = crate::openapi::schemas::Preferences),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn set_preferences(
     state: web::Data<AppState>,
     caller: Caller,
     body: ApiJson<PreferenceSettings>,
@@ -58,7 +84,18 @@ async fn set_preferences(
     Ok(HttpResponse::Ok().json(views::preferences(&preferences)))
 }
 
-async fn regenerate(
+#[utoipa::path(
+    post,
+    path = "/coaching/preferences/regenerate",
+    tag = "coaching",
+    summary = "Re-derive the preferences from the triad.",
+    responses(
+        (status = 200, description = "Stored with `source: derived`.", body = crate::openapi::schemas::Preferences),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn regenerate(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
@@ -69,7 +106,18 @@ async fn regenerate(
     Ok(HttpResponse::Ok().json(views::preferences(&preferences)))
 }
 
-async fn checkins(
+#[utoipa::path(
+    get,
+    path = "/coaching/checkins",
+    tag = "coaching",
+    summary = "The check-ins, newest first.",
+    params(crate::openapi::schemas::PageQuery),
+    responses(
+        (status = 200, description = "A page.", body = crate::openapi::schemas::CheckInPage),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn checkins(
     state: web::Data<AppState>,
     caller: Caller,
     params: web::Query<PageParams>,
@@ -82,7 +130,19 @@ async fn checkins(
     Ok(HttpResponse::Ok().json(views::page(&page, views::checkin)))
 }
 
-async fn create_checkin(
+#[utoipa::path(
+    post,
+    path = "/coaching/checkins",
+    tag = "coaching",
+    summary = "Write a check-in now.",
+    responses(
+        (status = 201, description = "The check-in.", body = crate::openapi::schemas::CheckIn),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 409, description = "`profile_not_affirmed`.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn create_checkin(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
@@ -101,13 +161,27 @@ async fn create_checkin(
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ResponseBody {
+pub(crate) struct ResponseBody {
     still_valid: bool,
     #[serde(default)]
     note: Option<Note>,
 }
 
-async fn respond(
+#[utoipa::path(
+    post,
+    path = "/coaching/checkins/{id}/response",
+    tag = "coaching",
+    summary = "Answer a check-in.",
+    request_body = crate::openapi::schemas::CheckInResponseRequest,
+    params(("id" = String, Path, description = "The check-in's id.")),
+    responses(
+        (status = 200, description = "The check-in with the answer.", body = crate::openapi::schemas::CheckIn),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 409, description = "`already_responded`.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn respond(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<String>,
@@ -133,7 +207,18 @@ async fn respond(
     }
 }
 
-async fn run(
+#[utoipa::path(
+    post,
+    path = "/coaching/run",
+    tag = "coaching",
+    summary = "Run the due check-ins now (admins only).",
+    responses(
+        (status = 200, description = "What the run did.", body = crate::openapi::schemas::RunReport),
+        (status = 403, description = "Not an admin, or a cookie write from a foreign origin.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn run(
     state: web::Data<AppState>,
     _admin: AdminCaller,
     req: HttpRequest,

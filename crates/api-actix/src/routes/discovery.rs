@@ -29,7 +29,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         );
 }
 
-async fn prompts() -> HttpResponse {
+#[utoipa::path(
+    get,
+    path = "/discovery/prompts",
+    tag = "discovery",
+    summary = "The seven prompts, in order.",
+    responses(
+        (status = 200, description = "The prompts.", body = [crate::openapi::schemas::Prompt]),
+    ),
+)]
+pub(crate) async fn prompts() -> HttpResponse {
     let prompts: Vec<_> = PROMPTS
         .iter()
         .map(|p| json!({"step": p.step, "key": p.key.key(), "title": p.title, "text": p.text, "horizon": p.horizon}))
@@ -37,7 +46,18 @@ async fn prompts() -> HttpResponse {
     HttpResponse::Ok().json(prompts)
 }
 
-async fn start(
+#[utoipa::path(
+    post,
+    path = "/discovery/conversation",
+    tag = "discovery",
+    summary = "Start a conversation (or return the one in progress).",
+    responses(
+        (status = 201, description = "Started.", body = crate::openapi::schemas::Conversation),
+        (status = 200, description = "One was already in progress.", body = crate::openapi::schemas::Conversation),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn start(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
@@ -52,7 +72,21 @@ async fn start(
     Ok(response.json(views::conversation(&conversation)))
 }
 
-async fn get(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/discovery/conversation/me",
+    tag = "discovery",
+    summary = "The latest conversation.",
+    responses(
+        (status = 200, description = "The conversation.", body = crate::openapi::schemas::Conversation),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn get(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
     match state.discovery.get(caller.user_id).await {
         Ok(conversation) => Ok(HttpResponse::Ok().json(views::conversation(&conversation))),
         Err(GetConversationError::NotFound) => Err(ApiError::NotFound),
@@ -62,11 +96,25 @@ async fn get(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse,
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct AnswerBody {
+pub(crate) struct AnswerBody {
     text: String,
 }
 
-async fn answer(
+#[utoipa::path(
+    put,
+    path = "/discovery/conversation/me/answers/{step}",
+    tag = "discovery",
+    summary = "Answer one prompt.",
+    request_body = crate::openapi::schemas::AnswerRequest,
+    params(("step" = u8, Path, minimum = 1, maximum = 7, description = "The prompt's step, 1-7.")),
+    responses(
+        (status = 200, description = "The conversation with the answer saved.", body = crate::openapi::schemas::Conversation),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 409, description = "`conversation_completed`: the conversation is completed.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn answer(
     state: web::Data<AppState>,
     caller: Caller,
     step: web::Path<String>,
@@ -94,7 +142,21 @@ async fn answer(
     }
 }
 
-async fn complete(
+#[utoipa::path(
+    post,
+    path = "/discovery/conversation/me/complete",
+    tag = "discovery",
+    summary = "Extract the profile from the answers.",
+    responses(
+        (status = 201, description = "The profile.", body = crate::openapi::schemas::Profile),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 409, description = "`conversation_incomplete` (steps 1-5 not all answered) or `profile_locked`.", body = crate::openapi::schemas::ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = crate::openapi::schemas::ErrorBody),
+        (status = 502, description = "The language model failed (after one retry); nothing was changed.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn complete(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,

@@ -31,7 +31,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .app_data(extract::payload_config_of(MAX_BATCH_BODY_BYTES))
                 .route(web::post().to(batch))
                 // This path shadows a mapping whose external id is "batch"; keep it deletable.
-                .route(web::delete().to(delete_named_batch)),
+                .route(web::delete().to(delete_named_batch))
+                // Any other method: the contract's JSON 405 (actix's own would have no body).
+                .default_service(web::to(super::not_found)),
         )
         .route(
             "/integration/task-mappings/{external_task_id}",
@@ -44,7 +46,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 /// entry is 150-250 bytes), so batches get room for 1,000 entries at their largest.
 pub const MAX_BATCH_BODY_BYTES: usize = 4 * 1024 * 1024;
 
-async fn foundations(_caller: Caller) -> HttpResponse {
+#[utoipa::path(
+    get,
+    path = "/integration/foundations",
+    tag = "integration",
+    summary = "The six foundations, in order.",
+    responses(
+        (status = 200, description = "The foundations.", body = [crate::openapi::schemas::Foundation]),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn foundations(_caller: Caller) -> HttpResponse {
     let all: Vec<Value> = Foundation::ALL
         .iter()
         .map(|f| json!({"key": f.key(), "title": f.title(), "description": f.description()}))
@@ -56,7 +68,7 @@ async fn foundations(_caller: Caller) -> HttpResponse {
 /// the offending field; only the blank-id rule is checked after.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct MappingBody {
+pub(crate) struct MappingBody {
     external_task_id: ExternalTaskId,
     #[serde(default)]
     task_label: Option<TaskLabel>,
@@ -80,7 +92,19 @@ impl MappingBody {
     }
 }
 
-async fn upsert(
+#[utoipa::path(
+    post,
+    path = "/integration/task-mappings",
+    tag = "integration",
+    summary = "Record a time entry (idempotent per external id).",
+    request_body = crate::openapi::schemas::TaskMappingRequest,
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::TaskMapping),
+        (status = 200, description = "Replaced the entry with this external id.", body = crate::openapi::schemas::TaskMapping),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn upsert(
     state: web::Data<AppState>,
     caller: Caller,
     body: ApiJson<MappingBody>,
@@ -100,7 +124,7 @@ async fn upsert(
 /// limit is checked before any item is parsed.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct BatchBody {
+pub(crate) struct BatchBody {
     items: Vec<Map<String, Value>>,
 }
 
@@ -122,7 +146,19 @@ fn parse_batch(items: Vec<Map<String, Value>>) -> Result<Vec<TaskMappingInput>, 
         .collect()
 }
 
-async fn batch(
+#[utoipa::path(
+    post,
+    path = "/integration/task-mappings/batch",
+    tag = "integration",
+    summary = "Record up to 1,000 entries, all or nothing.",
+    request_body = crate::openapi::schemas::TaskMappingBatchRequest,
+    responses(
+        (status = 200, description = "How many were created and replaced.", body = crate::openapi::schemas::BatchReport),
+        (status = 413, description = "The body is larger than 4 MiB.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn batch(
     state: web::Data<AppState>,
     caller: Caller,
     body: ApiJson<BatchBody, MAX_BATCH_BODY_BYTES>,
@@ -148,7 +184,7 @@ async fn batch(
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ListParams {
+pub(crate) struct ListParams {
     from: Option<String>,
     to: Option<String>,
     foundation: Option<String>,
@@ -193,7 +229,18 @@ impl ListParams {
     }
 }
 
-async fn list(
+#[utoipa::path(
+    get,
+    path = "/integration/task-mappings",
+    tag = "integration",
+    summary = "Time entries, newest `occurred_at` first.",
+    params(crate::openapi::schemas::TaskMappingQuery),
+    responses(
+        (status = 200, description = "A page.", body = crate::openapi::schemas::TaskMappingPage),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn list(
     state: web::Data<AppState>,
     caller: Caller,
     params: web::Query<ListParams>,
@@ -203,7 +250,19 @@ async fn list(
     Ok(HttpResponse::Ok().json(views::page(&page, views::task_mapping)))
 }
 
-async fn delete(
+#[utoipa::path(
+    delete,
+    path = "/integration/task-mappings/{external_task_id}",
+    tag = "integration",
+    summary = "Delete a time entry.",
+    params(("external_task_id" = String, Path, description = "The tracker's id of the entry.")),
+    responses(
+        (status = 204, description = "Deleted."),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn delete(
     state: web::Data<AppState>,
     caller: Caller,
     external_task_id: web::Path<String>,
@@ -212,7 +271,18 @@ async fn delete(
     delete_mapping(&state, &caller, &external_task_id, &req).await
 }
 
-async fn delete_named_batch(
+#[utoipa::path(
+    delete,
+    path = "/integration/task-mappings/batch",
+    tag = "integration",
+    summary = "Delete the time entry whose external id is `batch`.",
+    responses(
+        (status = 204, description = "Deleted."),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn delete_named_batch(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
@@ -240,11 +310,22 @@ async fn delete_mapping(
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct WorkPatternParams {
+pub(crate) struct WorkPatternParams {
     days: Option<i64>,
 }
 
-async fn work_patterns(
+#[utoipa::path(
+    get,
+    path = "/integration/work-patterns",
+    tag = "integration",
+    summary = "Where the logged time went.",
+    params(crate::openapi::schemas::WorkPatternQuery),
+    responses(
+        (status = 200, description = "Minutes and shares per foundation, per day, and a summary.", body = crate::openapi::schemas::WorkPattern),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn work_patterns(
     state: web::Data<AppState>,
     caller: Caller,
     params: web::Query<WorkPatternParams>,

@@ -19,7 +19,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/api/me/stats", web::get().to(stats));
 }
 
-async fn get(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/api/me",
+    tag = "account",
+    summary = "The signed-in person.",
+    responses(
+        (status = 200, description = "The person.", body = crate::openapi::schemas::Me),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn get(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
     let user = match state.credentials.user(caller.user_id) {
         Some(user) => user,
         None => {
@@ -35,7 +48,17 @@ async fn get(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse,
     Ok(HttpResponse::Ok().json(views::user(&user, caller.is_admin)))
 }
 
-async fn delete(
+#[utoipa::path(
+    delete,
+    path = "/api/me",
+    tag = "account",
+    summary = "Delete the account and all its data.",
+    responses(
+        (status = 204, description = "Deleted; cookies cleared."),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn delete(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
@@ -57,7 +80,17 @@ async fn delete(
     Ok(response.finish())
 }
 
-async fn export(
+#[utoipa::path(
+    get,
+    path = "/api/me/export",
+    tag = "account",
+    summary = "Every record of the caller's, as one document.",
+    responses(
+        (status = 200, description = "The export.", body = crate::openapi::schemas::Export),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn export(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
@@ -86,7 +119,20 @@ async fn export(
         .json(document))
 }
 
-async fn stats(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/api/me/stats",
+    tag = "account",
+    summary = "Counts of the caller's requests and records.",
+    responses(
+        (status = 200, description = "The counts.", body = crate::openapi::schemas::Stats),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn stats(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
     let stats = state.accounts.stats(caller.user_id).await?;
     let by_source: serde_json::Map<String, serde_json::Value> = Source::ALL
         .iter()

@@ -31,13 +31,18 @@ pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
         .configure(sessions::configure)
         .configure(api_keys::configure)
         .configure(activity::configure)
+        .configure(crate::openapi::configure)
         // Last: the pages and their files, so every API path above wins.
         .configure(web::configure);
 }
 
-/// Anything no route matched: 404 in the contract's shape.
-pub async fn not_found() -> Result<actix_web::HttpResponse, ApiError> {
-    Err(ApiError::NotFound)
+/// Anything no route matched: 405 with `Allow` when the path is one of the API's and the method
+/// is not declared there, else 404; both in the contract's shape.
+pub async fn not_found(req: actix_web::HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
+    Err(crate::openapi::allowed_methods::refusal(
+        req.method(),
+        req.path(),
+    ))
 }
 
 /// RFC 3339 in UTC, as every timestamp of the contract.

@@ -66,7 +66,21 @@ impl From<ChangeProfileError> for ApiError {
     }
 }
 
-async fn get(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/discovery/profile/me",
+    tag = "profile",
+    summary = "The profile.",
+    responses(
+        (status = 200, description = "The profile; `ETag` is its version.", body = crate::openapi::schemas::Profile),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn get(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
     let profile = state.profiles.get(caller.user_id).await?;
     Ok(profile_response(&profile))
 }
@@ -117,7 +131,21 @@ fn parse_edit(body: Map<String, Value>) -> Result<ProfileEdit, ApiError> {
     ProfileEdit::new(changes).map_err(|e| ApiError::invalid("body", e))
 }
 
-async fn edit(
+#[utoipa::path(
+    patch,
+    path = "/discovery/profile/me",
+    tag = "profile",
+    summary = "Edit any of the seven prose fields (a `manual_edit` revision).",
+    request_body = crate::openapi::schemas::ProfileEditRequest,
+    params(("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,18}"|[0-9]{1,18})$"#, description = "The version read, quoted, e.g. `\"3\"`: refuse the edit if the profile changed since.")),
+    responses(
+        (status = 200, description = "The updated profile.", body = crate::openapi::schemas::Profile),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 409, description = "`profile_locked`, or `conflict` when `If-Match` is stale.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn edit(
     state: web::Data<AppState>,
     caller: Caller,
     body: ApiJson<Map<String, Value>>,
@@ -130,7 +158,18 @@ async fn edit(
     Ok(profile_response(&profile))
 }
 
-async fn affirm(
+#[utoipa::path(
+    post,
+    path = "/discovery/profile/me/affirm",
+    tag = "profile",
+    summary = "Affirm (lock) the profile.",
+    responses(
+        (status = 200, description = "The locked profile (unchanged when already locked).", body = crate::openapi::schemas::Profile),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn affirm(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
@@ -172,7 +211,22 @@ impl ReflectBody {
     }
 }
 
-async fn reflect(
+#[utoipa::path(
+    post,
+    path = "/discovery/profile/me/reflect",
+    tag = "profile",
+    summary = "One turn with the reflection coach.",
+    request_body = crate::openapi::schemas::ReflectRequest,
+    responses(
+        (status = 200, description = "The coach's reply and any revisions applied.", body = crate::openapi::schemas::ReflectReply),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 409, description = "`profile_locked`.", body = crate::openapi::schemas::ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = crate::openapi::schemas::ErrorBody),
+        (status = 502, description = "The language model failed (after one retry); nothing was changed.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn reflect(
     state: web::Data<AppState>,
     caller: Caller,
     body: ApiJson<ReflectBody>,
@@ -210,7 +264,21 @@ impl From<ReflectError> for ApiError {
     }
 }
 
-async fn reflection(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/discovery/profile/me/reflection",
+    tag = "profile",
+    summary = "The reflection dialogue, oldest first.",
+    responses(
+        (status = 200, description = "The messages.", body = [crate::openapi::schemas::ReflectionMessageView]),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn reflection(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
     let messages = state.profiles.reflection(caller.user_id).await?;
     Ok(HttpResponse::Ok().json(
         messages
@@ -220,7 +288,21 @@ async fn reflection(state: web::Data<AppState>, caller: Caller) -> Result<HttpRe
     ))
 }
 
-async fn revisions(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/discovery/profile/me/revisions",
+    tag = "profile",
+    summary = "The revision history, oldest first.",
+    responses(
+        (status = 200, description = "The revisions.", body = [crate::openapi::schemas::Revision]),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn revisions(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
     let revisions = state.profiles.revisions(caller.user_id).await?;
     Ok(HttpResponse::Ok().json(revisions.iter().map(views::revision).collect::<Vec<_>>()))
 }

@@ -24,7 +24,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route(PATH, web::post().to(preview_post));
 }
 
-async fn preview_get(
+#[utoipa::path(
+    get,
+    path = "/discovery/profile/me/reflect/preview",
+    tag = "profile",
+    summary = "What the next reflection turn would send to the language model (sent nowhere).",
+    params(crate::openapi::schemas::PreviewQuery),
+    responses(
+        (status = 200, description = "The request that would be sent.", body = crate::openapi::schemas::ReflectPreview),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 409, description = "`profile_locked`: an affirmed profile takes no more reflection.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn preview_get(
     state: web::Data<AppState>,
     caller: Caller,
     query: web::Query<ReflectBody>,
@@ -33,7 +46,20 @@ async fn preview_get(
     preview(&state, &caller, query.into_inner(), &req).await
 }
 
-async fn preview_post(
+#[utoipa::path(
+    post,
+    path = "/discovery/profile/me/reflect/preview",
+    tag = "profile",
+    summary = "As the GET, with the reflect body (keeps the message out of URLs).",
+    request_body = crate::openapi::schemas::ReflectRequest,
+    responses(
+        (status = 200, description = "The request that would be sent.", body = crate::openapi::schemas::ReflectPreview),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 409, description = "`profile_locked`: an affirmed profile takes no more reflection.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn preview_post(
     state: web::Data<AppState>,
     caller: Caller,
     body: ApiJson<ReflectBody>,

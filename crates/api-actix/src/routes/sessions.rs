@@ -14,7 +14,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/api/me/sessions/{id}", web::delete().to(revoke));
 }
 
-async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/api/me/sessions",
+    tag = "account",
+    summary = "The caller's sessions.",
+    responses(
+        (status = 200, description = "The sessions.", body = [crate::openapi::schemas::SessionView]),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn list(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
     let sessions = state.accounts.sessions(caller.user_id).await?;
     let items: Vec<_> = sessions
         .iter()
@@ -23,7 +36,19 @@ async fn list(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse
     Ok(HttpResponse::Ok().json(items))
 }
 
-async fn revoke(
+#[utoipa::path(
+    delete,
+    path = "/api/me/sessions/{id}",
+    tag = "account",
+    summary = "Revoke a session.",
+    params(("id" = String, Path, description = "The session's id.")),
+    responses(
+        (status = 204, description = "Revoked."),
+        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn revoke(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<String>,

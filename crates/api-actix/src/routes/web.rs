@@ -78,7 +78,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 /// Forgets who sent the request, so fetching a page or a script is not the person's activity.
-async fn anonymous(
+pub(crate) async fn anonymous(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {

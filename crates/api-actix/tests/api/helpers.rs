@@ -56,6 +56,16 @@ pub async fn spawn_app_with(vars: &[(&str, &str)]) -> TestApp {
 /// Defaults: a fresh database, `BIND_ADDR=127.0.0.1:0`, [`JWT_SECRET`], [`OPERATOR_KEY`] as
 /// `API_KEY`, [`ADMIN_EMAIL`] in `ADMIN_EMAILS`.
 pub async fn spawn_app_configured(args: &[&str], vars: &[(&str, &str)]) -> TestApp {
+    spawn_app_tuned(args, vars, |_| {}).await
+}
+
+/// Like [`spawn_app_configured`], with `tune` applied to the settings read from the variables:
+/// for what no variable sets, such as the one-minute window of the rate limits.
+pub async fn spawn_app_tuned(
+    args: &[&str],
+    vars: &[(&str, &str)],
+    tune: impl FnOnce(&mut Settings),
+) -> TestApp {
     init_tracing();
     let db = fresh_database();
     let mut all: Vec<(String, String)> = vec![
@@ -69,10 +79,11 @@ pub async fn spawn_app_configured(args: &[&str], vars: &[(&str, &str)]) -> TestA
         all.retain(|(n, _)| n != name);
         all.push(((*name).to_owned(), (*value).to_owned()));
     }
-    let settings = Settings::from_lookup(args.iter().map(|a| (*a).to_owned()), |name| {
+    let mut settings = Settings::from_lookup(args.iter().map(|a| (*a).to_owned()), |name| {
         all.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
     })
     .expect("test settings are valid");
+    tune(&mut settings);
     let app = Application::build(settings)
         .await
         .expect("the application builds");

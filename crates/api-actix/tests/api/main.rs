@@ -7,6 +7,7 @@
     missing_debug_implementations
 )]
 
+mod abuse;
 mod account;
 mod activity;
 mod admin;
@@ -22,7 +23,9 @@ mod integration;
 mod isolation;
 mod journey;
 mod llm;
+mod openapi;
 mod profile;
+mod rate_limits;
 mod secrets_at_rest;
 mod sessions;
 mod sign_in;

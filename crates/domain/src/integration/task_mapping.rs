@@ -48,7 +48,39 @@ impl Minutes {
 
 impl<'de> Deserialize<'de> for Minutes {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Self::new(i64::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+        deserializer.deserialize_any(MinutesVisitor)
+    }
+}
+
+/// Reads a whole number of minutes. JSON has one number type: `90.0` is the integer 90 (as JSON
+/// Schema's `integer` says), so an integral float is taken; `90.5` is not.
+struct MinutesVisitor;
+
+impl serde::de::Visitor<'_> for MinutesVisitor {
+    type Value = Minutes;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a whole number of minutes between 0 and 1440")
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Minutes, E> {
+        Minutes::new(v).map_err(E::custom)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Minutes, E> {
+        Minutes::new(i64::try_from(v).unwrap_or(i64::MAX)).map_err(E::custom)
+    }
+
+    #[allow(clippy::cast_possible_truncation)] // Integral and within range: checked first.
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Minutes, E> {
+        if v.fract() != 0.0 || !(0.0..=f64::from(Minutes::MAX)).contains(&v) {
+            return Err(if v.fract() == 0.0 {
+                E::custom(InvalidMinutes)
+            } else {
+                E::custom("must be a whole number of minutes")
+            });
+        }
+        Minutes::new(v as i64).map_err(E::custom)
     }
 }
 
@@ -127,6 +159,20 @@ pub struct TaskMappingQuery {
 mod tests {
     use super::*;
     use time::macros::datetime;
+
+    #[test]
+    fn minutes_read_whole_numbers_however_json_writes_them() {
+        let read = |json: &str| serde_json::from_str::<Minutes>(json).map(Minutes::get);
+        assert_eq!(read("90").unwrap(), 90);
+        assert_eq!(read("90.0").unwrap(), 90);
+        assert_eq!(read("1440.0").unwrap(), 1_440);
+        assert_eq!(read("0.0").unwrap(), 0);
+        for refused in [
+            "90.5", "-1", "1441", "1441.0", "-0.5", "1e300", "\"90\"", "null",
+        ] {
+            assert!(read(refused).is_err(), "{refused}");
+        }
+    }
 
     #[test]
     fn minutes_run_from_zero_to_a_full_day() {

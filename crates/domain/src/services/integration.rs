@@ -5,8 +5,8 @@ use crate::clock::Clock;
 use crate::error::RepoError;
 use crate::ids::UserId;
 use crate::integration::{
-    InvalidDays, MAX_BATCH, TaskMapping, TaskMappingInput, TaskMappingQuery, UpsertOutcome, Window,
-    WorkPattern, rollup,
+    ExternalTaskId, InvalidDays, MAX_BATCH, TaskMapping, TaskMappingInput, TaskMappingQuery,
+    UpsertOutcome, Window, WorkPattern, rollup,
 };
 use crate::pagination::Page;
 use crate::ports::TaskMappingRepository;
@@ -94,12 +94,17 @@ impl<T: TaskMappingRepository, K: Clock> IntegrationService<T, K> {
     }
 
     /// # Errors
-    /// [`DeleteMappingError::NotFound`] when the user has no mapping with this external id.
+    /// [`DeleteMappingError::NotFound`] when the user has no mapping with this external id,
+    /// including an id no mapping can have (too long, or with NUL or control characters, which
+    /// are refused on the way in and which PostgreSQL could not even compare).
     pub async fn delete(
         &self,
         user: UserId,
         external_task_id: &str,
     ) -> Result<(), DeleteMappingError> {
+        if ExternalTaskId::new(external_task_id).is_err() {
+            return Err(DeleteMappingError::NotFound);
+        }
         if self.tasks.delete(user, external_task_id).await? {
             Ok(())
         } else {
@@ -126,7 +131,7 @@ impl<T: TaskMappingRepository, K: Clock> IntegrationService<T, K> {
 mod tests {
     use super::*;
     use crate::foundation::Foundation;
-    use crate::integration::{DailyMinutes, ExternalTaskId, FoundationMinutes, Minutes};
+    use crate::integration::{DailyMinutes, FoundationMinutes, Minutes};
     use crate::ports::MockTaskMappingRepository;
     use crate::services::fixtures::{NOW, block_on, clock};
 
@@ -175,6 +180,17 @@ mod tests {
         let err = block_on(IntegrationService::new(tasks, clock()).delete(UserId::new(), "t-1"))
             .unwrap_err();
         assert!(matches!(err, DeleteMappingError::NotFound));
+    }
+
+    #[test]
+    fn deleting_by_an_id_no_mapping_can_have_is_not_found_without_asking_storage() {
+        let mut tasks = MockTaskMappingRepository::new();
+        tasks.expect_delete().never();
+        let service = IntegrationService::new(tasks, clock());
+        for id in ["t\0-1", "t\u{1b}-1", &"x".repeat(201)] {
+            let err = block_on(service.delete(UserId::new(), id)).unwrap_err();
+            assert!(matches!(err, DeleteMappingError::NotFound), "{id:?}");
+        }
     }
 
     #[test]

@@ -1,0 +1,221 @@
+//! Rate limits: sign-in attempts per client address and the costly coach calls (reflect,
+//! complete) per signed-in person, each a keyed GCRA limiter (`governor`). A request over its
+//! limit is answered 429 `rate_limited` with `Retry-After` before any handler runs, so it changes
+//! nothing; the activity log sits outside this middleware and still records it.
+//!
+//! Routes are matched here by method and path rather than annotated one by one, so the limits
+//! are in one place and the route files stay free of them.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
+use actix_web::middleware::Next;
+use actix_web::{Error, HttpMessage, HttpRequest, ResponseError, web};
+use domain::ids::UserId;
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota};
+
+use crate::auth::Caller;
+use crate::config::RateLimitSettings;
+use crate::error::ApiError;
+
+/// Sign-in requests, keyed by client address: no one is signed in yet.
+const SIGN_IN: [(Method, &str); 3] = [
+    (Method::GET, "/api/auth/login"),
+    (Method::GET, "/api/auth/callback"),
+    (Method::POST, "/api/auth/dev-login"),
+];
+const REFLECT: (Method, &str) = (Method::POST, "/discovery/profile/me/reflect");
+const COMPLETE: (Method, &str) = (Method::POST, "/discovery/conversation/me/complete");
+
+/// How many checks of one limiter pass between clean-ups of the keys it no longer needs, so
+/// memory stays bounded by recent callers without a sweep on every request.
+const HOUSEKEEPING_EVERY: u64 = 4_096;
+
+/// One keyed limit and its housekeeping counter.
+struct Limit<K: std::hash::Hash + Eq + Clone> {
+    limiter: DefaultKeyedRateLimiter<K>,
+    checks: AtomicU64,
+}
+
+impl<K: std::hash::Hash + Eq + Clone> Limit<K> {
+    /// `per_window` requests in each `window`, all of them usable at once (the burst), then one
+    /// more each `window / per_window`. `None` when the limit is off (0).
+    fn new(per_window: u32, window: Duration) -> Option<Self> {
+        let burst = NonZeroU32::new(per_window)?;
+        let quota = Quota::with_period(window / per_window)?.allow_burst(burst);
+        Some(Self {
+            limiter: DefaultKeyedRateLimiter::dashmap(quota),
+            checks: AtomicU64::new(0),
+        })
+    }
+
+    /// `Err(seconds)` to wait when `key` is over its limit; counts the request otherwise.
+    fn check(&self, key: &K) -> Result<(), u64> {
+        if self.checks.fetch_add(1, Ordering::Relaxed) % HOUSEKEEPING_EVERY
+            == HOUSEKEEPING_EVERY - 1
+        {
+            self.limiter.retain_recent();
+            self.limiter.shrink_to_fit();
+        }
+        self.limiter.check_key(key).map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            // Whole seconds, rounded up: waiting that long is always enough.
+            (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
+        })
+    }
+}
+
+/// The limits of the service (`RATE_LIMIT_*`), shared by every worker.
+pub struct RateLimits {
+    sign_in: Option<Limit<IpAddr>>,
+    reflect: Option<Limit<UserId>>,
+    complete: Option<Limit<UserId>>,
+    trust_forwarded_for: bool,
+}
+
+impl std::fmt::Debug for RateLimits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RateLimits")
+            .field("sign_in", &self.sign_in.is_some())
+            .field("reflect", &self.reflect.is_some())
+            .field("complete", &self.complete.is_some())
+            .field("trust_forwarded_for", &self.trust_forwarded_for)
+            .finish()
+    }
+}
+
+impl RateLimits {
+    #[must_use]
+    pub fn new(settings: &RateLimitSettings) -> Self {
+        Self {
+            sign_in: Limit::new(settings.sign_in, settings.window),
+            reflect: Limit::new(settings.reflect, settings.window),
+            complete: Limit::new(settings.complete, settings.window),
+            trust_forwarded_for: settings.trust_forwarded_for,
+        }
+    }
+
+    /// `Err(seconds)` when the request is over the limit of its route; `Ok` for every route
+    /// without one, and for coach calls without a signed-in caller (the handler answers 401).
+    fn check(&self, req: &ServiceRequest) -> Result<(), u64> {
+        let method = req.method();
+        // The path as the router matches it (percent-encoded letters decoded), so an encoded
+        // spelling of a limited path cannot slip past.
+        let path = req.match_info().as_str();
+        let is = |(m, p): &(Method, &str)| m == method && *p == path;
+        if SIGN_IN.iter().any(is) {
+            if let Some(limit) = &self.sign_in {
+                return limit.check(&self.client_key(req.request()));
+            }
+        } else if is(&REFLECT) {
+            return Self::per_person(self.reflect.as_ref(), req);
+        } else if is(&COMPLETE) {
+            return Self::per_person(self.complete.as_ref(), req);
+        }
+        Ok(())
+    }
+
+    fn per_person(limit: Option<&Limit<UserId>>, req: &ServiceRequest) -> Result<(), u64> {
+        let caller = req.extensions().get::<Caller>().copied();
+        match (limit, caller) {
+            (Some(limit), Some(caller)) => limit.check(&caller.user_id),
+            _ => Ok(()),
+        }
+    }
+
+    /// Who is signing in: the peer address, or with `RATE_LIMIT_TRUST_FORWARDED_FOR` the last
+    /// `X-Forwarded-For` entry (the one the trusted proxy appended; earlier ones are the
+    /// client's own words). IPv6 callers are keyed by their /64, which one host usually owns.
+    fn client_key(&self, req: &HttpRequest) -> IpAddr {
+        let forwarded = self
+            .trust_forwarded_for
+            .then(|| {
+                req.headers()
+                    .get_all("x-forwarded-for")
+                    .last()
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.rsplit(',').next())
+                    .and_then(|v| v.trim().parse::<IpAddr>().ok())
+            })
+            .flatten();
+        let ip = forwarded
+            .or_else(|| req.peer_addr().map(|a| a.ip()))
+            // Without a peer address (not over TCP) every such caller shares one budget.
+            .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+        network_of(ip)
+    }
+}
+
+/// The key of an address: IPv4 as it is (also when written IPv4-mapped), IPv6 by its /64.
+fn network_of(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !u128::from(u64::MAX))),
+        },
+    }
+}
+
+/// Refuses a request over its limit with 429 `rate_limited` and `Retry-After`; runs after
+/// authentication (it needs the caller) and inside the activity log (which records the 429).
+pub async fn limit<B: MessageBody>(
+    req: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<EitherBody<B>>, Error> {
+    let verdict = req
+        .app_data::<web::Data<RateLimits>>()
+        .map_or(Ok(()), |limits| limits.check(&req));
+    match verdict {
+        Ok(()) => next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_left_body),
+        Err(retry_after_seconds) => {
+            tracing::info!(
+                method = %req.method(),
+                path = req.path(),
+                retry_after_seconds,
+                "rate limited"
+            );
+            let response = ApiError::RateLimited {
+                retry_after_seconds,
+            }
+            .error_response();
+            Ok(req.into_response(response).map_into_right_body())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ipv6_callers_share_their_64_and_mapped_ipv4_is_ipv4() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:bbbb::2".parse().unwrap();
+        let c: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(network_of(a), network_of(b));
+        assert_ne!(network_of(a), network_of(c));
+        let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
+        assert_eq!(network_of(mapped), "192.0.2.7".parse::<IpAddr>().unwrap());
+    }
+
+    #[test]
+    fn a_limit_allows_its_burst_then_names_a_whole_second_wait() {
+        let limit = Limit::new(2, Duration::from_secs(60)).unwrap();
+        assert!(limit.check(&1).is_ok());
+        assert!(limit.check(&1).is_ok());
+        let wait = limit.check(&1).unwrap_err();
+        assert!((29..=30).contains(&wait), "{wait}");
+        assert!(limit.check(&2).is_ok(), "another key has its own budget");
+        assert!(Limit::<u8>::new(0, Duration::from_secs(60)).is_none());
+    }
+}

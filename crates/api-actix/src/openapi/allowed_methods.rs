@@ -1,0 +1,121 @@
+//! 405 for a method the OpenAPI document does not declare on a path it does, with `Allow`
+//! listing those it does; the document is the one list of what the API answers.
+
+use std::sync::OnceLock;
+
+use actix_web::dev::ResourceDef;
+use actix_web::http::Method;
+use utoipa::openapi::path::PathItem;
+
+use crate::error::ApiError;
+
+/// One documented path template and the methods declared on it.
+struct DocumentedPath {
+    template: ResourceDef,
+    methods: Vec<Method>,
+}
+
+fn documented_paths() -> &'static [DocumentedPath] {
+    static PATHS: OnceLock<Vec<DocumentedPath>> = OnceLock::new();
+    PATHS.get_or_init(|| {
+        super::document()
+            .paths
+            .paths
+            .iter()
+            .map(|(path, item)| DocumentedPath {
+                // OpenAPI's `{name}` segments are actix's too.
+                template: ResourceDef::new(path.as_str()),
+                methods: declared_methods(item),
+            })
+            .collect()
+    })
+}
+
+fn declared_methods(item: &PathItem) -> Vec<Method> {
+    [
+        (&item.get, Method::GET),
+        (&item.post, Method::POST),
+        (&item.put, Method::PUT),
+        (&item.patch, Method::PATCH),
+        (&item.delete, Method::DELETE),
+        (&item.head, Method::HEAD),
+        (&item.options, Method::OPTIONS),
+        (&item.trace, Method::TRACE),
+    ]
+    .into_iter()
+    .filter_map(|(operation, method)| operation.as_ref().map(|_| method))
+    .collect()
+}
+
+/// Why nothing answered `method path`: [`ApiError::MethodNotAllowed`] when the path is
+/// documented without that method, else [`ApiError::NotFound`] (an unknown path, or a documented
+/// route that is switched off, such as dev login outside dev mode).
+#[must_use]
+pub fn refusal(method: &Method, path: &str) -> ApiError {
+    let mut declared: Vec<&Method> = Vec::new();
+    for method in documented_paths()
+        .iter()
+        .filter(|p| p.template.is_match(path))
+        .flat_map(|p| &p.methods)
+    {
+        if !declared.contains(&method) {
+            declared.push(method);
+        }
+    }
+    if declared.is_empty() || declared.contains(&method) {
+        return ApiError::NotFound;
+    }
+    let allow: Vec<&str> = declared.iter().map(|m| m.as_str()).collect();
+    ApiError::MethodNotAllowed {
+        allow: allow.join(", "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allow_of(method: Method, path: &str) -> Option<String> {
+        match refusal(&method, path) {
+            ApiError::MethodNotAllowed { allow } => Some(allow),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_documented_path_names_its_methods() {
+        assert_eq!(
+            allow_of(Method::PUT, "/api/me").as_deref(),
+            Some("GET, DELETE")
+        );
+        assert_eq!(
+            allow_of(Method::GET, "/api/auth/refresh").as_deref(),
+            Some("POST")
+        );
+    }
+
+    #[test]
+    fn path_parameters_match_any_value() {
+        assert_eq!(
+            allow_of(Method::GET, "/coaching/checkins/abc/response").as_deref(),
+            Some("POST")
+        );
+        assert_eq!(
+            allow_of(Method::POST, "/discovery/conversation/me/answers/9").as_deref(),
+            Some("PUT")
+        );
+    }
+
+    #[test]
+    fn unknown_paths_and_declared_methods_are_not_found() {
+        assert!(matches!(
+            refusal(&Method::GET, "/nowhere"),
+            ApiError::NotFound
+        ));
+        // Dev login outside dev mode: declared, switched off, so 404 as the contract says.
+        assert!(matches!(
+            refusal(&Method::POST, "/api/auth/dev-login"),
+            ApiError::NotFound
+        ));
+    }
+}

@@ -1,0 +1,73 @@
+//! `/openapi.json` (the document) and `/docs` (Swagger UI, its files embedded in the binary from
+//! the registry crate, pointed at `/openapi.json`): nothing is fetched from elsewhere.
+
+use std::sync::{Arc, OnceLock};
+
+use actix_web::http::header;
+use actix_web::middleware::{DefaultHeaders, from_fn};
+use actix_web::{HttpResponse, web};
+use utoipa_swagger_ui::Config;
+
+use crate::error::ApiError;
+use crate::routes::web::anonymous;
+
+/// The pages' policy, loosened only as far as Swagger UI needs: it sets inline styles and draws
+/// its icons as `data:` images. Scripts stay this origin's own files, nothing is framed.
+pub const DOCS_CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+     style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; \
+     connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; \
+     object-src 'none'";
+
+fn viewer_headers() -> DefaultHeaders {
+    DefaultHeaders::new()
+        .add((
+            header::CONTENT_SECURITY_POLICY,
+            DOCS_CONTENT_SECURITY_POLICY,
+        ))
+        .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .add((header::REFERRER_POLICY, "same-origin"))
+        .add((header::X_FRAME_OPTIONS, "DENY"))
+}
+
+/// The document's path.
+pub const DOCUMENT_PATH: &str = "/openapi.json";
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route(DOCUMENT_PATH, web::get().to(document))
+        .route(
+            "/docs",
+            web::get().to(|| async {
+                HttpResponse::PermanentRedirect()
+                    .insert_header((header::LOCATION, "/docs/"))
+                    .finish()
+            }),
+        )
+        .service(
+            web::resource("/docs/{file:.*}")
+                .wrap(viewer_headers())
+                .wrap(from_fn(anonymous))
+                .route(web::get().to(viewer_file)),
+        );
+}
+
+/// The document, serialised once.
+async fn document() -> HttpResponse {
+    static JSON: OnceLock<String> = OnceLock::new();
+    let json = JSON.get_or_init(|| super::document().to_json().unwrap_or_default());
+    HttpResponse::Ok()
+        .content_type(mime::APPLICATION_JSON)
+        .body(json.as_str())
+}
+
+async fn viewer_file(file: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let config = Arc::new(Config::from(DOCUMENT_PATH));
+    let file = utoipa_swagger_ui::serve(&file, config)
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("swagger ui: {e}")))?
+        .ok_or(ApiError::NotFound)?;
+    let mut response = HttpResponse::Ok();
+    response.content_type(file.content_type);
+    if file.gzpipped {
+        response.insert_header((header::CONTENT_ENCODING, "gzip"));
+    }
+    Ok(response.body(file.bytes.into_owned()))
+}

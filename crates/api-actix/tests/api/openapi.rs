@@ -1,0 +1,299 @@
+//! The OpenAPI document at `/openapi.json`, its viewer at `/docs`, and 405 for any method the
+//! document does not declare on a path it does.
+
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+use crate::helpers::{assert_error, json_body, send, spawn_app};
+
+/// Every route of the contract (../shared/API.md), as `METHOD path`.
+const CONTRACT: &[&str] = &[
+    "GET /healthz",
+    "GET /readyz",
+    "GET /api/auth/login",
+    "GET /api/auth/callback",
+    "POST /api/auth/refresh",
+    "POST /api/auth/logout",
+    "POST /api/auth/dev-login",
+    "GET /api/me",
+    "DELETE /api/me",
+    "GET /api/me/export",
+    "GET /api/me/stats",
+    "GET /api/me/sessions",
+    "DELETE /api/me/sessions/{id}",
+    "POST /api/me/api-keys",
+    "GET /api/me/api-keys",
+    "DELETE /api/me/api-keys/{id}",
+    "GET /api/activity",
+    "GET /api/activity/summary",
+    "GET /api/admin/activity",
+    "GET /discovery/prompts",
+    "POST /discovery/conversation",
+    "GET /discovery/conversation/me",
+    "PUT /discovery/conversation/me/answers/{step}",
+    "POST /discovery/conversation/me/complete",
+    "GET /discovery/profile/me",
+    "PATCH /discovery/profile/me",
+    "POST /discovery/profile/me/affirm",
+    "POST /discovery/profile/me/reflect",
+    "GET /discovery/profile/me/reflection",
+    "GET /discovery/profile/me/revisions",
+    "GET /coaching/preferences",
+    "PUT /coaching/preferences",
+    "POST /coaching/preferences/regenerate",
+    "GET /coaching/checkins",
+    "POST /coaching/checkins",
+    "POST /coaching/checkins/{id}/response",
+    "POST /coaching/run",
+    "GET /integration/foundations",
+    "POST /integration/task-mappings",
+    "POST /integration/task-mappings/batch",
+    "GET /integration/task-mappings",
+    "DELETE /integration/task-mappings/{external_task_id}",
+    "GET /integration/work-patterns",
+];
+
+async fn document() -> Value {
+    let app = spawn_app().await;
+    let response = send(app.api.get(app.url("/openapi.json"))).await;
+    json_body(response, 200).await
+}
+
+fn operation<'a>(doc: &'a Value, route: &str) -> &'a Value {
+    let (method, path) = route.split_once(' ').unwrap();
+    &doc["paths"][path][method.to_lowercase()]
+}
+
+/// A schema by its `$ref`, or the schema itself.
+fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"].as_str() {
+        Some(reference) => {
+            let name = reference.trim_start_matches("#/components/schemas/");
+            &doc["components"]["schemas"][name]
+        }
+        None => schema,
+    }
+}
+
+fn request_schema<'a>(doc: &'a Value, route: &str) -> &'a Value {
+    resolve(
+        doc,
+        &operation(doc, route)["requestBody"]["content"]["application/json"]["schema"],
+    )
+}
+
+#[tokio::test]
+async fn the_document_is_openapi_3_1_and_covers_every_route_of_the_contract() {
+    let doc = document().await;
+    assert_eq!(doc["openapi"], "3.1.0");
+    for route in CONTRACT {
+        let op = operation(&doc, route);
+        assert!(op.is_object(), "{route} is not documented");
+        assert!(
+            op["responses"].as_object().is_some_and(|r| !r.is_empty()),
+            "{route} documents no response"
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_error_response_has_the_error_schema_and_signed_in_routes_name_the_three_schemes() {
+    let doc = document().await;
+    let schemes = &doc["components"]["securitySchemes"];
+    assert_eq!(schemes["api_key"]["in"], "header");
+    assert_eq!(schemes["api_key"]["name"], "X-API-Key");
+    assert_eq!(schemes["bearer"]["scheme"], "bearer");
+    assert_eq!(schemes["cookie"]["in"], "cookie");
+    assert_eq!(schemes["cookie"]["name"], "ds_access");
+
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            for (status, response) in op["responses"].as_object().unwrap() {
+                if status.starts_with('4') || status.starts_with('5') {
+                    let schema = &response["content"]["application/json"]["schema"]["$ref"];
+                    assert_eq!(
+                        schema, "#/components/schemas/ErrorBody",
+                        "{method} {path} {status}"
+                    );
+                }
+            }
+            let signed_in = op["responses"].get("401").is_some() && !path.starts_with("/api/auth/");
+            if signed_in {
+                let names: Vec<&str> = op["security"]
+                    .as_array()
+                    .unwrap_or_else(|| panic!("{method} {path} names no security"))
+                    .iter()
+                    .flat_map(|s| s.as_object().unwrap().keys())
+                    .map(String::as_str)
+                    .collect();
+                assert_eq!(names, ["api_key", "bearer", "cookie"], "{method} {path}");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn request_schemas_carry_the_limits_the_server_enforces() {
+    let doc = document().await;
+    let mapping = request_schema(&doc, "POST /integration/task-mappings");
+    assert_eq!(mapping["additionalProperties"], false);
+    let props = &mapping["properties"];
+    assert_eq!(props["external_task_id"]["minLength"], 1);
+    assert_eq!(props["external_task_id"]["maxLength"], 200);
+    assert_eq!(props["task_label"]["maxLength"], 500);
+    assert_eq!(props["minutes"]["minimum"], 0);
+    assert_eq!(props["minutes"]["maximum"], 1440);
+    assert_eq!(props["occurred_at"]["format"], "date-time");
+    let foundations = &resolve(&doc, &props["foundation"])["enum"];
+    assert_eq!(
+        foundations,
+        &serde_json::json!([
+            "love",
+            "strength",
+            "mission",
+            "vocation",
+            "short_term",
+            "long_term"
+        ])
+    );
+
+    let batch = request_schema(&doc, "POST /integration/task-mappings/batch");
+    assert_eq!(batch["properties"]["items"]["maxItems"], 1000);
+
+    let answer = request_schema(&doc, "PUT /discovery/conversation/me/answers/{step}");
+    assert_eq!(answer["properties"]["text"]["maxLength"], 10000);
+    let step = &operation(&doc, "PUT /discovery/conversation/me/answers/{step}")["parameters"][0];
+    assert_eq!(
+        (&step["schema"]["minimum"], &step["schema"]["maximum"]),
+        (&1.into(), &7.into())
+    );
+
+    let edit = request_schema(&doc, "PATCH /discovery/profile/me");
+    assert_eq!(edit["additionalProperties"], false);
+    assert_eq!(edit["properties"].as_object().unwrap().len(), 7);
+    assert_eq!(edit["properties"]["love_summary"]["maxLength"], 4000);
+    assert_eq!(edit["properties"]["love_summary"]["type"], "string");
+    assert_eq!(
+        edit["properties"]["near_term_goal_summary"]["type"],
+        serde_json::json!(["string", "null"])
+    );
+
+    let preferences = request_schema(&doc, "PUT /coaching/preferences");
+    assert_eq!(preferences["required"].as_array().unwrap().len(), 6);
+    assert_eq!(
+        preferences["properties"]["misalignment_threshold"]["maximum"],
+        1.0
+    );
+
+    let note = &request_schema(&doc, "POST /coaching/checkins/{id}/response")["properties"]["note"];
+    assert_eq!(note["maxLength"], 2000);
+    let key = &request_schema(&doc, "POST /api/me/api-keys")["properties"]["name"];
+    assert_eq!(key["maxLength"], 100);
+
+    let days = &operation(&doc, "GET /integration/work-patterns")["parameters"][0]["schema"];
+    assert_eq!(
+        (&days["minimum"], &days["maximum"]),
+        (&1.into(), &365.into())
+    );
+}
+
+#[tokio::test]
+async fn every_text_pattern_in_the_document_is_one_of_the_declared_rules() {
+    use api_actix::openapi::schemas::{CURSOR, IF_MATCH, NON_BLANK, TEXT};
+    let doc = serde_json::to_value(api_actix::openapi::document()).unwrap();
+    let mut patterns = Vec::new();
+    collect_patterns(&doc, &mut patterns);
+    assert!(patterns.len() >= 15, "{patterns:?}");
+    for pattern in patterns {
+        assert!(
+            [TEXT, NON_BLANK, IF_MATCH, CURSOR].contains(&pattern.as_str()),
+            "an undeclared pattern: {pattern}"
+        );
+    }
+}
+
+fn collect_patterns(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(p)) = map.get("pattern") {
+                out.push(p.clone());
+            }
+            map.values().for_each(|v| collect_patterns(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_patterns(v, out)),
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn an_undeclared_method_on_a_documented_path_is_405_with_allow() {
+    let app = spawn_app().await;
+    for (method, path, allow) in [
+        (Method::PUT, "/api/me", "GET, DELETE"),
+        (Method::GET, "/api/auth/refresh", "POST"),
+        (Method::DELETE, "/discovery/prompts", "GET"),
+        (
+            Method::PATCH,
+            "/coaching/checkins/0191a0c4-0000-7000-8000-000000000000/response",
+            "POST",
+        ),
+        (
+            Method::OPTIONS,
+            "/integration/task-mappings/batch",
+            "POST, DELETE",
+        ),
+        (Method::GET, "/discovery/conversation/me/answers/3", "PUT"),
+    ] {
+        let response = send(app.api.request(method.clone(), app.url(path))).await;
+        let allowed = response
+            .headers()
+            .get("allow")
+            .map(|v| v.to_str().unwrap().to_owned());
+        assert_eq!(allowed.as_deref(), Some(allow), "{method} {path}");
+        assert_error(response, 405, "method_not_allowed").await;
+    }
+    // Unknown paths stay 404, declared methods reach their routes.
+    let response = send(app.api.put(app.url("/no/such/path"))).await;
+    assert_error(response, 404, "not_found").await;
+    let response = send(app.api.get(app.url("/discovery/prompts"))).await;
+    assert_eq!(response.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn docs_render_the_document_from_files_served_here() {
+    let app = spawn_app().await;
+    let response = send(app.api.get(app.url("/docs"))).await;
+    assert_eq!(response.status(), StatusCode::PERMANENT_REDIRECT);
+    assert_eq!(response.headers()["location"], "/docs/");
+
+    let response = send(app.api.get(app.url("/docs/"))).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let html = response.text().await.unwrap();
+    // Every script and stylesheet is a relative path served by the service itself.
+    let assets: Vec<&str> = html
+        .split(['"', '\''])
+        .filter(|s| s.ends_with(".js") || s.ends_with(".css"))
+        .collect();
+    assert!(assets.len() >= 4, "{assets:?}");
+    for asset in assets {
+        assert!(!asset.contains("://"), "{asset} is fetched from elsewhere");
+        let response = send(
+            app.api
+                .get(app.url(&format!("/docs/{}", asset.trim_start_matches("./")))),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::OK, "{asset}");
+        let body = response.text().await.unwrap();
+        assert!(
+            !body.contains("cdn.jsdelivr") && !body.contains("unpkg.com"),
+            "{asset}"
+        );
+    }
+    // The viewer is pointed at this service's document.
+    let initializer = send(app.api.get(app.url("/docs/swagger-initializer.js")))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(initializer.contains("/openapi.json"), "{initializer}");
+}
