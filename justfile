@@ -44,3 +44,15 @@ bench-http seconds="10":
 # Exactly what CI runs.
 ci:
     bash .ci/run
+
+# Reliability: PostgreSQL stopped under load, the model hanging, SIGTERM (a private throwaway cluster).
+faults:
+    python3 tests/reliability/faults.py
+
+# Reliability: two instances on one fresh PostgreSQL database for `seconds`, then two check-in runs at once.
+scale-out seconds="60":
+    TEST_DATABASE_URL={{pg_url}} DURATION={{seconds}} python3 tests/reliability/scale_out.py
+
+# wrk against the main routes beside raw-database baselines, peak RSS (release; report in the target dir).
+load seconds="10":
+    TEST_DATABASE_URL={{pg_url}} LOAD_SECONDS={{seconds}} RELIABILITY_PROFILE=release python3 tests/reliability/load.py

@@ -18,11 +18,14 @@ root="$(cd "$here/../.." && pwd)"
 cd "$root"
 target="${CARGO_TARGET_DIR:-$root/target}"
 
-# schemathesis, pinned, in a virtual environment kept beside the build.
+# schemathesis and everything it needs, pinned (requirements.txt), in a virtual environment kept
+# beside the build; reinstalled when the pins change.
 venv="$target/contract-venv"
-if [ ! -x "$venv/bin/st" ] || ! "$venv/bin/st" --version 2>/dev/null | grep -q "4.32.5"; then
+if ! cmp -s "$here/requirements.txt" "$venv/requirements.txt"; then
+  rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==4.32.5"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+  cp "$here/requirements.txt" "$venv/requirements.txt"
 fi
 
 if [ -z "${DISCOVERY_API:-}" ]; then
