@@ -10,7 +10,7 @@
   sigterm  SIGTERM under load: in-flight requests finish, the process exits 0, and the activity
            log holds exactly one row per answered request.
 
-Environment: FAULTS=pg,llm,sigterm (which parts), FAIL_FAST_SECONDS (6), DOWN_SECONDS (12),
+Environment: FAULTS=pg,llm,sigterm (which parts), FAIL_FAST_SECONDS (2), DOWN_SECONDS (12),
 RECOVERY_SECONDS (15), LLM_TIMEOUT_SECONDS (3), LLM_MARGIN_SECONDS (3), DISCOVERY_API /
 DISCOVERY_BATCH (else built with cargo; RELIABILITY_PROFILE=debug|release).
 """
@@ -42,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def fault_pg(cluster: PrivateCluster, api: str, checks: Checks, figures: list[str]) -> None:
-    fail_fast = env_float("FAIL_FAST_SECONDS", 6)
+    fail_fast = env_float("FAIL_FAST_SECONDS", 2)
     down_for = env_float("DOWN_SECONDS", 12)
     recovery_bound = env_float("RECOVERY_SECONDS", 15)
     pre, post, workers, batch_size = 3.0, 3.0, 12, 5

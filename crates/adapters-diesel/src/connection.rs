@@ -13,6 +13,7 @@ use domain::RepoError;
 
 use crate::error::{DbError, StoreResult};
 use crate::migrations;
+use crate::reachability::Reachability;
 use crate::tx::write_tx;
 
 /// One connection to either backend. PostgreSQL comes first because the derived `establish`
@@ -151,6 +152,7 @@ impl Target {
 #[derive(Clone)]
 pub struct DbConnectionManager {
     target: Target,
+    reachability: Reachability,
 }
 
 impl fmt::Debug for DbConnectionManager {
@@ -166,11 +168,15 @@ impl ManageConnection for DbConnectionManager {
     type Error = diesel::r2d2::Error;
 
     fn connect(&self) -> Result<DbConnection, Self::Error> {
-        match &self.target {
+        let opened = match &self.target {
             Target::Postgres(url) => PgConnection::establish(url).map(DbConnection::Postgresql),
             Target::Sqlite(path) => SqliteConnection::establish(path).map(DbConnection::Sqlite),
+        };
+        match &opened {
+            Ok(_) => self.reachability.found(),
+            Err(_) => self.reachability.lost(),
         }
-        .map_err(diesel::r2d2::Error::ConnectionError)
+        opened.map_err(diesel::r2d2::Error::ConnectionError)
     }
 
     fn is_valid(&self, conn: &mut DbConnection) -> Result<(), Self::Error> {
@@ -178,7 +184,11 @@ impl ManageConnection for DbConnectionManager {
     }
 
     fn has_broken(&self, conn: &mut DbConnection) -> bool {
-        std::thread::panicking() || conn.is_broken()
+        let broken = conn.is_broken();
+        if broken {
+            self.reachability.lost();
+        }
+        std::thread::panicking() || broken
     }
 }
 
@@ -216,6 +226,7 @@ pub type DbPooledConnection = PooledConnection<DbConnectionManager>;
 pub struct Database {
     pool: Pool<DbConnectionManager>,
     backend: Backend,
+    reachability: Reachability,
     /// SQLite admits one writer at a time and makes the others sleep and retry (1 ms, 2 ms,
     /// 5 ms...); queuing this process's writers on a mutex instead hands the lock on at once.
     sqlite_writer: Arc<Mutex<()>>,
@@ -253,7 +264,11 @@ impl Database {
         if let Target::Sqlite(path) = &target {
             create_parent_dir(path)?;
         }
-        let manager = DbConnectionManager { target };
+        let reachability = Reachability::default();
+        let manager = DbConnectionManager {
+            target,
+            reachability: reachability.clone(),
+        };
         let backend = manager.target.backend();
         // One direct connection first: it reports a refused connection at once and with the
         // driver's message, instead of after the pool's timeout.
@@ -278,6 +293,7 @@ impl Database {
             Self {
                 pool,
                 backend,
+                reachability,
                 sqlite_writer: Arc::default(),
             },
             applied,
@@ -294,9 +310,9 @@ impl Database {
     /// # Errors
     /// [`DbError::Pool`] when no connection could be had, [`DbError::Query`] when it did not answer.
     pub async fn ping(&self) -> Result<(), DbError> {
-        let pool = self.pool.clone();
+        let (pool, reachability) = (self.pool.clone(), self.reachability.clone());
         tokio::task::spawn_blocking(move || {
-            let mut conn = pool.get().map_err(DbError::Pool)?;
+            let mut conn = reachability.checkout(&pool).map_err(DbError::Pool)?;
             conn.ping().map_err(DbError::Query)
         })
         .await
@@ -309,9 +325,9 @@ impl Database {
     /// # Errors
     /// [`DbError`] when no connection could be had or a migration failed.
     pub async fn run_migrations(&self) -> Result<Vec<String>, DbError> {
-        let pool = self.pool.clone();
+        let (pool, reachability) = (self.pool.clone(), self.reachability.clone());
         tokio::task::spawn_blocking(move || {
-            let mut conn = pool.get().map_err(DbError::Pool)?;
+            let mut conn = reachability.checkout(&pool).map_err(DbError::Pool)?;
             migrations::run_migrations(&mut conn)
         })
         .await
@@ -324,7 +340,9 @@ impl Database {
     /// # Errors
     /// [`DbError::Pool`] when no connection could be had in time.
     pub fn connection(&self) -> Result<DbPooledConnection, DbError> {
-        self.pool.get().map_err(DbError::Pool)
+        self.reachability
+            .checkout(&self.pool)
+            .map_err(DbError::Pool)
     }
 
     /// Runs one blocking step on a pooled connection off the async runtime and sorts its failure.
@@ -373,13 +391,13 @@ impl Database {
         F: FnOnce(&mut DbConnection) -> StoreResult<T> + Send + 'static,
         T: Send + 'static,
     {
-        let pool = self.pool.clone();
+        let (pool, reachability) = (self.pool.clone(), self.reachability.clone());
         let joined = tokio::task::spawn_blocking(move || {
             // The mutex guards no data, so a panic elsewhere leaves nothing to repair.
             let _turn = turn
                 .as_ref()
                 .map(|t| t.lock().unwrap_or_else(PoisonError::into_inner));
-            let mut conn = pool.get()?;
+            let mut conn = reachability.checkout(&pool)?;
             step(&mut conn)
         })
         .await;
@@ -409,6 +427,23 @@ fn create_parent_dir(path: &str) -> Result<(), DbError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_connection_that_fails_to_open_marks_the_database_lost_and_one_that_opens_found() {
+        let reachability = Reachability::default();
+        let manager = |path: &str| DbConnectionManager {
+            target: Target::Sqlite(path.to_owned()),
+            reachability: reachability.clone(),
+        };
+        assert!(
+            manager("/nonexistent-directory/for/sure/x.db")
+                .connect()
+                .is_err()
+        );
+        assert!(reachability.is_lost());
+        assert!(manager(":memory:").connect().is_ok());
+        assert!(!reachability.is_lost());
+    }
 
     #[test]
     fn urls_pick_the_backend_by_scheme() {

@@ -16,6 +16,7 @@ pub mod error;
 mod expressions;
 pub mod migrations;
 mod models;
+mod reachability;
 mod repos;
 pub mod schema;
 #[cfg(feature = "testing")]
