@@ -1,0 +1,190 @@
+//! The upload: the entries as `POST /integration/task-mappings/batch` bodies of at most 1,000
+//! items, sent one after another with `X-API-Key`.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::Failure;
+use crate::entries::Item;
+
+/// The contract's cap on one batch.
+pub const MAX_BATCH: usize = 1_000;
+
+/// The path of the batch upsert.
+pub const BATCH_PATH: &str = "/integration/task-mappings/batch";
+
+#[derive(Serialize)]
+struct Batch<'a> {
+    items: &'a [Item],
+}
+
+/// The exact request bodies for `items`, in order: what `--dry-run` prints and what
+/// [`Client::send`] sends.
+///
+/// # Errors
+/// Never in practice: the items are plain strings and numbers.
+pub fn batch_bodies(items: &[Item]) -> Result<Vec<String>, Failure> {
+    items
+        .chunks(MAX_BATCH)
+        .map(|chunk| {
+            serde_json::to_string(&Batch { items: chunk })
+                .map_err(|e| Failure::Failed(format!("cannot encode a batch: {e}")))
+        })
+        .collect()
+}
+
+/// What the service reported, summed over the batches sent so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub created: u64,
+    pub updated: u64,
+    /// Batches the service accepted.
+    pub batches: usize,
+}
+
+/// A client of one service with one API key.
+#[derive(Debug)]
+pub struct Client {
+    http: reqwest::blocking::Client,
+    endpoint: String,
+    key: String,
+}
+
+impl Client {
+    /// A client for the service at `base_url` (`http://127.0.0.1:8011`) with `api_key`.
+    ///
+    /// # Errors
+    /// [`Failure::Usage`] when the URL is not http(s); [`Failure::Failed`] when no HTTP client
+    /// can be built.
+    pub fn new(base_url: &str, api_key: &str) -> Result<Self, Failure> {
+        let base = base_url.trim().trim_end_matches('/');
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(Failure::Usage(format!(
+                "--url must start with http:// or https://, got {base:?}"
+            )));
+        }
+        let http = reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(60))
+            .user_agent(concat!("discovery-sync/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| Failure::Failed(format!("cannot build an HTTP client: {e}")))?;
+        Ok(Self {
+            http,
+            endpoint: format!("{base}{BATCH_PATH}"),
+            key: api_key.to_owned(),
+        })
+    }
+
+    /// Sends `bodies` one by one and adds up the answers. Stops at the first failure; the
+    /// totals of the batches accepted before it come with the error (the batches are
+    /// all-or-nothing each, so nothing of the failed one was written).
+    ///
+    /// # Errors
+    /// The failure and the totals so far: on a transport error, a 401 (the key), or any other
+    /// non-success answer (quoting the service's error code, message and details).
+    pub fn send(&self, bodies: &[String]) -> Result<Totals, (Failure, Totals)> {
+        let mut totals = Totals::default();
+        for (i, body) in bodies.iter().enumerate() {
+            let answer = self.send_one(body).map_err(|e| {
+                let at = if bodies.len() > 1 {
+                    format!("batch {} of {}: ", i + 1, bodies.len())
+                } else {
+                    String::new()
+                };
+                (Failure::Failed(self.redact(&format!("{at}{e}"))), totals)
+            })?;
+            totals.created += answer.0;
+            totals.updated += answer.1;
+            totals.batches += 1;
+        }
+        Ok(totals)
+    }
+
+    fn send_one(&self, body: &str) -> Result<(u64, u64), String> {
+        let response = self
+            .http
+            .post(&self.endpoint)
+            .header("X-API-Key", &self.key)
+            .header("Content-Type", "application/json")
+            .body(body.to_owned())
+            .send()
+            .map_err(|e| format!("cannot reach {}: {}", self.endpoint, chain(&e)))?;
+        let status = response.status();
+        let text = response
+            .text()
+            .map_err(|e| format!("reading the answer ({status}): {}", chain(&e)))?;
+        if !status.is_success() {
+            let reason = service_error(&text);
+            return Err(if status.as_u16() == 401 {
+                format!("the service refused the API key in DISCOVERY_API_KEY ({status}): {reason}")
+            } else {
+                format!("the service refused the batch ({status}): {reason}")
+            });
+        }
+        let json: Value = serde_json::from_str(&text)
+            .map_err(|_| format!("the service answered {status} with something other than JSON"))?;
+        match (json["created"].as_u64(), json["updated"].as_u64()) {
+            (Some(created), Some(updated)) => Ok((created, updated)),
+            _ => Err(format!("unexpected answer from the service: {json}")),
+        }
+    }
+
+    /// `text` with the API key replaced by `***`. The key is only ever sent as a header and no
+    /// message should carry it; this makes sure it is never printed.
+    fn redact(&self, text: &str) -> String {
+        if self.key.is_empty() {
+            text.to_owned()
+        } else {
+            text.replace(&self.key, "***")
+        }
+    }
+}
+
+/// An error and its causes, `a: b: c` (reqwest's own message alone says little).
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// `code: message (field: problem; ...)` from the contract's error body, else the raw text
+/// (shortened).
+fn service_error(text: &str) -> String {
+    let Ok(json) = serde_json::from_str::<Value>(text) else {
+        let short: String = text.chars().take(200).collect();
+        return if short.trim().is_empty() {
+            "no message".to_owned()
+        } else {
+            short
+        };
+    };
+    let error = &json["error"];
+    let mut out = format!(
+        "{}: {}",
+        error["code"].as_str().unwrap_or("error"),
+        error["message"].as_str().unwrap_or("no message")
+    );
+    let details: Vec<String> = error["details"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            format!(
+                "{}: {}",
+                d["field"].as_str().unwrap_or("?"),
+                d["message"].as_str().unwrap_or("?")
+            )
+        })
+        .collect();
+    if !details.is_empty() {
+        out.push_str(&format!(" ({})", details.join("; ")));
+    }
+    out
+}

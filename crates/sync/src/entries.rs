@@ -1,0 +1,141 @@
+//! From intervals to task mappings: which intervals are sent, under which id, label, foundation
+//! and number of minutes.
+//!
+//! - **Id.** `timew:<start>:<16 hex digits of SHA-256 over the sorted tags>`, at most 39
+//!   characters (the contract allows 200). The same interval always gets the same id, so a
+//!   re-run updates the rows it created instead of adding new ones.
+//! - **Minutes.** The duration rounded to the nearest minute (30 seconds round up).
+//! - **Long intervals.** The contract caps one entry at 1,440 minutes. An interval longer than
+//!   that is split at each UTC midnight; every piece is its own entry (its own start, hence its
+//!   own id), and the pieces' minutes add up to the whole interval's rounded minutes. Shorter
+//!   intervals are never split, even across midnight: one interval, one entry.
+//! - **Open intervals** (still being tracked, no `end`) are left out; the next run after
+//!   `timew stop` sends them.
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use time::macros::format_description;
+use time::{Duration, OffsetDateTime, Time};
+
+use crate::mapping::{Mapping, Target};
+use crate::timew::Interval;
+
+/// The contract's cap on one entry's minutes.
+pub const MAX_MINUTES: i64 = 1_440;
+/// The contract's cap on a label's length, in characters.
+pub const MAX_LABEL_CHARS: usize = 500;
+
+/// One task mapping as the service takes it (`POST /integration/task-mappings`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Item {
+    pub external_task_id: String,
+    pub task_label: Option<String>,
+    pub foundation: String,
+    pub minutes: i64,
+    #[serde(with = "time::serde::rfc3339")]
+    pub occurred_at: OffsetDateTime,
+}
+
+/// What a run sends, and how many intervals it left out and why.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    pub items: Vec<Item>,
+    /// Intervals read.
+    pub intervals: usize,
+    /// Left out: still open.
+    pub open: usize,
+    /// Left out: mapped to "skip".
+    pub skipped: usize,
+    /// Intervals over 1,440 minutes, sent as several entries.
+    pub split: usize,
+}
+
+/// The stable id of the entry starting at `start` with these tags (in any order).
+#[must_use]
+pub fn external_id(start: OffsetDateTime, tags: &[String]) -> String {
+    let mut sorted: Vec<&str> = tags.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    // Hashing the JSON array keeps ["a b"] and ["a", "b"] apart, which joining would not.
+    let canonical = serde_json::to_string(&sorted).unwrap_or_default();
+    let digest = hex::encode(Sha256::digest(canonical.as_bytes()));
+    let format = format_description!("[year][month][day]T[hour][minute][second]Z");
+    let stamp = start
+        .to_offset(time::UtcOffset::UTC)
+        .format(format)
+        .unwrap_or_default();
+    format!("timew:{stamp}:{}", &digest[..16])
+}
+
+/// The tags joined with `", "`, cut to 500 characters; `None` for an untagged interval.
+#[must_use]
+pub fn label(tags: &[String]) -> Option<String> {
+    if tags.is_empty() {
+        return None;
+    }
+    Some(tags.join(", ").chars().take(MAX_LABEL_CHARS).collect())
+}
+
+/// Whole minutes in `seconds`, rounded half up; never negative.
+#[must_use]
+pub fn rounded_minutes(seconds: i64) -> i64 {
+    (seconds.max(0) + 30) / 60
+}
+
+/// The pieces `(start, minutes)` of the interval `[start, end)`: one piece when it rounds to at
+/// most 1,440 minutes, else one per UTC day it touches.
+#[must_use]
+pub fn pieces(start: OffsetDateTime, end: OffsetDateTime) -> Vec<(OffsetDateTime, i64)> {
+    let total = (end - start).whole_seconds();
+    if rounded_minutes(total) <= MAX_MINUTES {
+        return vec![(start, rounded_minutes(total))];
+    }
+    let mut cuts = vec![start];
+    let mut midnight = start.replace_time(Time::MIDNIGHT) + Duration::DAY;
+    while midnight < end {
+        cuts.push(midnight);
+        midnight += Duration::DAY;
+    }
+    cuts.push(end);
+    // Each piece's minutes are the difference of the rounded offsets from the start, so the
+    // pieces add up to exactly the rounded total (rounding each piece could drift by one).
+    let offset = |at: OffsetDateTime| rounded_minutes((at - start).whole_seconds());
+    cuts.windows(2)
+        .map(|w| (w[0], offset(w[1]) - offset(w[0])))
+        .collect()
+}
+
+/// Every entry to send for `intervals` under `mapping`.
+#[must_use]
+pub fn plan(intervals: &[Interval], mapping: &Mapping) -> Plan {
+    let mut plan = Plan {
+        intervals: intervals.len(),
+        ..Plan::default()
+    };
+    for interval in intervals {
+        let Some(end) = interval.end else {
+            plan.open += 1;
+            continue;
+        };
+        let foundation = match mapping.target_of(&interval.tags) {
+            Target::Skip => {
+                plan.skipped += 1;
+                continue;
+            }
+            Target::Foundation(f) => f,
+        };
+        let start = interval.start.to_offset(time::UtcOffset::UTC);
+        let parts = pieces(start, end.to_offset(time::UtcOffset::UTC));
+        if parts.len() > 1 {
+            plan.split += 1;
+        }
+        plan.items
+            .extend(parts.into_iter().map(|(at, minutes)| Item {
+                external_task_id: external_id(at, &interval.tags),
+                task_label: label(&interval.tags),
+                foundation: foundation.clone(),
+                minutes,
+                occurred_at: at,
+            }));
+    }
+    plan
+}

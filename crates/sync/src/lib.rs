@@ -1,0 +1,60 @@
+//! `discovery-sync`: reads a time tracker's entries, maps them onto the six foundations and
+//! upserts them as task mappings through the service's HTTP API (`POST
+//! /integration/task-mappings/batch`, `X-API-Key`).
+//!
+//! The pieces are plain functions over values so they can be tested without a tracker or a
+//! service: [`mapping`] (the TOML rules), [`timew`] (reading `timew export`), [`entries`]
+//! (intervals to task mappings: ids, minutes, labels) and [`client`] (the batched upload).
+
+pub mod client;
+pub mod entries;
+pub mod mapping;
+pub mod timew;
+
+use std::fmt;
+
+/// The six foundations of the contract, in order (API.md, "Foundations").
+pub const FOUNDATIONS: [&str; 6] = [
+    "love",
+    "strength",
+    "mission",
+    "vocation",
+    "short_term",
+    "long_term",
+];
+
+/// Why a run stopped; the variant picks the exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The command line, the mapping file or the environment is wrong: exit code 2.
+    Usage(String),
+    /// Reading the tracker or talking to the service failed: exit code 1.
+    Failed(String),
+}
+
+impl Failure {
+    /// 2 for bad usage, 1 for everything else.
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Usage(_) => 2,
+            Self::Failed(_) => 1,
+        }
+    }
+
+    /// The message alone.
+    #[must_use]
+    pub fn message(&self) -> &str {
+        match self {
+            Self::Usage(m) | Self::Failed(m) => m,
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl std::error::Error for Failure {}

@@ -1,0 +1,253 @@
+//! What goes wrong, and how it is reported: exit code 2 for bad usage, 1 for a failure, always
+//! one JSON summary line with the reason, and never the API key.
+
+use crate::harness::{TempDir, mapping_file, run_sync, spawn_app};
+
+const EXPORT: &str =
+    r#"[{"id":1,"start":"20261120T090000Z","end":"20261120T093000Z","tags":["gym"]}]"#;
+const MAPPING: &str = "default = \"strength\"\n";
+
+fn error_of(run: &crate::harness::Run) -> String {
+    assert_eq!(run.summary["ok"], false, "{run:?}");
+    run.summary["error"]
+        .as_str()
+        .expect("an error message")
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_foundation_in_the_mapping_is_bad_usage_naming_the_rule_and_the_name() {
+    let dir = TempDir::new();
+    let mapping = mapping_file(
+        &dir,
+        "[[rule]]\ntag = \"a\"\nfoundation = \"love\"\n[[rule]]\ntag = \"b\"\nfoundation = \"fitness\"\n",
+    );
+    let run = run_sync(
+        &[
+            "timewarrior",
+            "--mapping",
+            &mapping,
+            "--input",
+            "-",
+            "--dry-run",
+        ],
+        &[],
+        Some(EXPORT.into()),
+    )
+    .await;
+    assert_eq!(run.code, 2, "{run:?}");
+    let error = error_of(&run);
+    assert!(
+        error.contains("rule 2") && error.contains("\"fitness\"") && error.contains("short_term"),
+        "{error}"
+    );
+    assert!(run.body_lines().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_mapping_that_is_not_toml_is_bad_usage_with_the_line() {
+    let dir = TempDir::new();
+    let mapping = mapping_file(&dir, "default = \"love\"\n[[rule]\ntag = 1\n");
+    let run = run_sync(
+        &[
+            "timewarrior",
+            "--mapping",
+            &mapping,
+            "--input",
+            "-",
+            "--dry-run",
+        ],
+        &[],
+        Some(EXPORT.into()),
+    )
+    .await;
+    assert_eq!(run.code, 2, "{run:?}");
+    let error = error_of(&run);
+    assert!(
+        error.contains("bad mapping file") && error.contains("line 2"),
+        "{error}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_missing_mapping_file_or_flag_is_bad_usage() {
+    let run = run_sync(
+        &[
+            "timewarrior",
+            "--mapping",
+            "/nonexistent/m.toml",
+            "--dry-run",
+        ],
+        &[],
+        None,
+    )
+    .await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(error_of(&run).contains("/nonexistent/m.toml"));
+    let run = run_sync(&["timewarrior", "--dry-run"], &[], None).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains("--mapping"),
+        "clap names the missing flag: {}",
+        run.stderr
+    );
+    let run = run_sync(
+        &["timewarrior", "--mapping", "m.toml", "--api-key", "x"],
+        &[],
+        None,
+    )
+    .await;
+    assert_eq!(run.code, 2, "there is no key flag: {run:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_an_api_key_in_the_environment_nothing_is_read_and_it_is_bad_usage() {
+    let dir = TempDir::new();
+    let mapping = mapping_file(&dir, MAPPING);
+    let run = run_sync(
+        &["timewarrior", "--mapping", &mapping, "--input", "-"],
+        &[],
+        Some(EXPORT.into()),
+    )
+    .await;
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(error_of(&run).contains("DISCOVERY_API_KEY"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_missing_timew_is_a_clear_failure() {
+    let dir = TempDir::new();
+    let mapping = mapping_file(&dir, MAPPING);
+    let run = run_sync(
+        &[
+            "timewarrior",
+            "--mapping",
+            &mapping,
+            "--timew",
+            "/nonexistent/timew",
+            "--dry-run",
+        ],
+        &[],
+        None,
+    )
+    .await;
+    assert_eq!(run.code, 1, "{run:?}");
+    let error = error_of(&run);
+    assert!(
+        error.contains("was not found") && error.contains("--input"),
+        "{error}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_export_that_is_not_json_is_a_failure() {
+    let dir = TempDir::new();
+    let mapping = mapping_file(&dir, MAPPING);
+    let run = run_sync(
+        &[
+            "timewarrior",
+            "--mapping",
+            &mapping,
+            "--input",
+            "-",
+            "--dry-run",
+        ],
+        &[],
+        Some("Create new database?".into()),
+    )
+    .await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(error_of(&run).contains("Create new database?"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wrong_api_key_is_a_401_failure_and_the_key_is_never_printed() {
+    let app = spawn_app().await;
+    let dir = TempDir::new();
+    let mapping = mapping_file(&dir, MAPPING);
+    let wrong = "ds_wrong-key-0123456789abcdef";
+    let run = run_sync(
+        &[
+            "timewarrior",
+            "--mapping",
+            &mapping,
+            "--input",
+            "-",
+            "--url",
+            &app.address,
+        ],
+        &[("DISCOVERY_API_KEY", wrong)],
+        Some(EXPORT.into()),
+    )
+    .await;
+    assert_eq!(run.code, 1, "{run:?}");
+    let error = error_of(&run);
+    assert!(
+        error.contains("401")
+            && error.contains("DISCOVERY_API_KEY")
+            && error.contains("unauthenticated"),
+        "{error}"
+    );
+    assert!(
+        !run.stdout.contains(wrong) && !run.stderr.contains(wrong),
+        "{run:?}"
+    );
+    assert_eq!(run.summary["created"], 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refusal_by_the_service_quotes_its_code_and_message() {
+    let app = spawn_app().await;
+    let key = app.person_with_key("refused@example.org").await;
+    let dir = TempDir::new();
+    let mapping = mapping_file(&dir, MAPPING);
+    // A base URL with a path the service does not have: 404 with the contract's error body.
+    let url = format!("{}/nowhere", app.address);
+    let run = run_sync(
+        &[
+            "timewarrior",
+            "--mapping",
+            &mapping,
+            "--input",
+            "-",
+            "--url",
+            &url,
+        ],
+        &[("DISCOVERY_API_KEY", &key)],
+        Some(EXPORT.into()),
+    )
+    .await;
+    assert_eq!(run.code, 1, "{run:?}");
+    let error = error_of(&run);
+    assert!(
+        error.contains("404") && error.contains("not_found"),
+        "{error}"
+    );
+    assert!(!run.stdout.contains(&key));
+    assert!(app.mappings(&key).await.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_service_that_does_not_answer_is_a_failure_naming_the_address() {
+    let dir = TempDir::new();
+    let mapping = mapping_file(&dir, MAPPING);
+    // Port 9 (discard) on loopback: nothing listens there.
+    let run = run_sync(
+        &[
+            "timewarrior",
+            "--mapping",
+            &mapping,
+            "--input",
+            "-",
+            "--url",
+            "http://127.0.0.1:9",
+        ],
+        &[("DISCOVERY_API_KEY", "some-key-value-123")],
+        Some(EXPORT.into()),
+    )
+    .await;
+    assert_eq!(run.code, 1, "{run:?}");
+    let error = error_of(&run);
+    assert!(error.contains("cannot reach http://127.0.0.1:9"), "{error}");
+    assert!(!error.contains("some-key-value-123"));
+}

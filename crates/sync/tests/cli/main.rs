@@ -1,0 +1,17 @@
+//! Black-box tests of the `discovery-sync` binary: the real compiled binary, run as a child
+//! process against the real service (started in-process on a random port over a throw-away
+//! database: PostgreSQL when `TEST_DATABASE_URL` is set, else SQLite) and, where a test needs
+//! it, the real Timewarrior over a temporary database (skipped with a notice when `timew` is
+//! missing, unless `REQUIRE_TIMEWARRIOR=1`).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_debug_implementations
+)]
+
+mod harness;
+
+mod failures;
+mod input;
+mod timewarrior;
