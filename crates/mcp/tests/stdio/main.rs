@@ -1,0 +1,11 @@
+//! Black-box tests of `discovery-mcp`: the built binary driven over stdin/stdout by a scripted
+//! MCP client, against the real service on a random port over a fresh database (SQLite, or
+//! PostgreSQL when `TEST_DATABASE_URL` is set).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_debug_implementations
+)]
+
+mod harness;
+mod session;
