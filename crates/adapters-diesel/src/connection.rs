@@ -305,6 +305,14 @@ impl Database {
         self.backend
     }
 
+    /// The pool right now: connections open, and how many of them are idle (the rest are in
+    /// use). For metrics; it takes the pool's lock briefly and never touches the database.
+    #[must_use]
+    pub fn pool_state(&self) -> (u32, u32) {
+        let state = self.pool.state();
+        (state.connections, state.idle_connections)
+    }
+
     /// Checks that the database answers (for readiness probes).
     ///
     /// # Errors

@@ -82,6 +82,9 @@ pub struct AuthSettings {
     pub post_login_redirect: String,
     /// How long a checked credential is trusted without a database read (0: never).
     pub cache_seconds: u64,
+    /// `METRICS_TOKEN`: when set, `/metrics` answers only `Authorization: Bearer <token>`;
+    /// unset, it is open to whoever reaches the bind address, as Prometheus expects.
+    pub metrics_token: Option<String>,
 }
 
 impl std::fmt::Debug for AuthSettings {
@@ -101,6 +104,10 @@ impl std::fmt::Debug for AuthSettings {
             .field("dev_login", &self.dev_login)
             .field("post_login_redirect", &self.post_login_redirect)
             .field("cache_seconds", &self.cache_seconds)
+            .field(
+                "metrics_token",
+                &self.metrics_token.as_ref().map(|_| "[REDACTED]"),
+            )
             .finish()
     }
 }
@@ -273,11 +280,17 @@ impl Settings {
             dev_login: flag("AUTH_DEV_LOGIN", dev)?,
             post_login_redirect,
             cache_seconds: number("AUTH_CACHE_SECONDS", 1, 0)?.unsigned_abs(),
+            metrics_token: var("METRICS_TOKEN"),
         };
         if let Some(key) = &auth.api_key
             && key.len() < 16
         {
             return Err(invalid("API_KEY", "must be at least 16 characters"));
+        }
+        if let Some(token) = &auth.metrics_token
+            && token.len() < 16
+        {
+            return Err(invalid("METRICS_TOKEN", "must be at least 16 characters"));
         }
         let oidc = match var("OIDC_ISSUER_URL") {
             None => None,
@@ -444,6 +457,7 @@ mod tests {
             ("PUBLIC_BASE_URL", "not a url"),
             ("POST_LOGIN_REDIRECT", "https://evil.example/"),
             ("API_KEY", "short"),
+            ("METRICS_TOKEN", "short"),
             ("OIDC_ISSUER_URL", "::"),
             ("LLM_PROVIDER", "gpt"),
             ("DATABASE_MAX_CONNECTIONS", "0"),
@@ -568,6 +582,16 @@ mod tests {
             assert!(line.contains(value), "names the bad value: {line}");
             assert!(!line.contains('\n'), "{line}");
         }
+    }
+
+    #[test]
+    fn the_metrics_token_is_optional_and_never_printed() {
+        let s = settings(&[], &[("JWT_SECRET", SECRET)]).unwrap();
+        assert_eq!(s.auth.metrics_token, None);
+        let token = "scrape-token-never-printed";
+        let s = settings(&[], &[("JWT_SECRET", SECRET), ("METRICS_TOKEN", token)]).unwrap();
+        assert_eq!(s.auth.metrics_token.as_deref(), Some(token));
+        assert!(!format!("{s:?}").contains(token));
     }
 
     #[test]

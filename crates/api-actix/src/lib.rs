@@ -6,6 +6,7 @@ pub mod auth;
 pub mod config;
 pub mod error;
 pub mod extract;
+pub mod metrics;
 pub mod middleware;
 pub mod openapi;
 pub mod routes;

@@ -1,5 +1,6 @@
 //! Wiring: opens the database (running migrations), builds the adapters and services into the
-//! application state, binds the listener and assembles the server with its middleware.
+//! application state (with the metrics registry), binds the listener and assembles the server
+//! with its middleware.
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -31,10 +32,12 @@ use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
 use crate::auth::jwt::JwtKeys;
 use crate::config::{LlmProvider, OidcSettings, Settings};
+use crate::metrics::Metrics;
+use crate::metrics::model::MeteredModel;
 use crate::middleware::rate_limit::{self, RateLimits};
 use crate::middleware::request_id;
 use crate::state::{AppState, Operator};
-use crate::{auth, extract, routes, telemetry};
+use crate::{auth, extract, metrics, routes, telemetry};
 
 /// The synthetic user the operator key (`API_KEY`) acts as.
 pub const OPERATOR_SUBJECT: &str = "api-key-admin";
@@ -77,17 +80,22 @@ impl Application {
             SystemClock,
             refresh_ttl,
         );
+        let metrics = Arc::new(
+            Metrics::new(settings.database.max_connections, activity::queue::CAPACITY)
+                .context("the metrics registry")?,
+        );
         let language_model = language_model(&settings.llm_provider)?;
+        let metered_model = MeteredModel::new(language_model.clone(), Arc::clone(&metrics));
         let discovery = DiscoveryService::new(
             DieselConversationRepository::new(db.clone()),
             DieselProfileRepository::new(db.clone()),
-            language_model.clone(),
+            metered_model.clone(),
             SystemClock,
         );
         let profiles = ProfileService::new(
             DieselProfileRepository::new(db.clone()),
             DieselReflectionRepository::new(db.clone()),
-            language_model.clone(),
+            metered_model,
             DieselPreferencesRepository::new(db.clone()),
             SystemClock,
         );
@@ -111,8 +119,10 @@ impl Application {
             None => None,
             Some(oidc) => Some(identity_provider(oidc)?),
         };
-        let (activity_queue, activity_writer) =
-            ActivityWriter::spawn(DieselActivityRepository::new(db.clone()));
+        let (activity_queue, activity_writer) = ActivityWriter::spawn(
+            DieselActivityRepository::new(db.clone()),
+            metrics.activity_counters(),
+        );
         let dev_login = settings.auth.dev_login && address.ip().is_loopback();
         if settings.auth.dev_login && !dev_login {
             tracing::warn!("AUTH_DEV_LOGIN is ignored: dev login only works on a loopback address");
@@ -136,6 +146,7 @@ impl Application {
             origins: TrustedOrigins::new(settings.trusted_origins(address.port())),
             activity: DieselActivityRepository::new(db.clone()),
             activity_queue,
+            metrics,
             accounts,
             discovery,
             profiles,
@@ -168,6 +179,8 @@ impl Application {
                 ))
                 .wrap(from_fn(request_id::request_id))
                 .wrap(security_headers())
+                // Outermost: every answer is counted, whichever layer gave it.
+                .wrap(from_fn(metrics::middleware::record))
         })
         .listen(listener)?
         .run();

@@ -1,5 +1,5 @@
 //! The application state shared by every worker: the use-case services over the concrete
-//! adapters, the keys and cookie settings of sign-in, and the activity queue.
+//! adapters, the keys and cookie settings of sign-in, the activity queue and the metrics.
 
 use std::sync::Arc;
 
@@ -23,6 +23,8 @@ use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
 use crate::auth::jwt::JwtKeys;
 use crate::config::Settings;
+use crate::metrics::Metrics;
+use crate::metrics::model::MeteredModel;
 
 pub type Accounts = AccountService<
     DieselUserRepository,
@@ -34,14 +36,14 @@ pub type Accounts = AccountService<
 pub type Discovery = DiscoveryService<
     DieselConversationRepository,
     DieselProfileRepository,
-    LanguageModel,
+    MeteredModel,
     SystemClock,
 >;
 
 pub type Profiles = ProfileService<
     DieselProfileRepository,
     DieselReflectionRepository,
-    LanguageModel,
+    MeteredModel,
     DieselPreferencesRepository,
     SystemClock,
 >;
@@ -76,6 +78,8 @@ pub struct AppState {
     pub language_model: LanguageModel,
     pub activity: DieselActivityRepository,
     pub activity_queue: ActivityQueue,
+    /// The instruments rendered at `/metrics`.
+    pub metrics: Arc<Metrics>,
     pub identity: Option<Arc<dyn IdentityProvider>>,
     pub operator: Option<Operator>,
     pub jwt: JwtKeys,

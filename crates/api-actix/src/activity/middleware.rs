@@ -1,5 +1,6 @@
 //! The activity middleware: after each response, one entry (who, how, what, status, duration,
-//! request id, ip, user agent) is queued. Health probes are left out so they do not drown the log.
+//! request id, ip, user agent) is queued. Health probes and metrics scrapes are left out so they
+//! do not drown the log.
 
 use std::time::Instant;
 
@@ -18,7 +19,8 @@ use crate::auth::caller::Identified;
 use crate::middleware::request_id::RequestId;
 use crate::state::AppState;
 
-const UNLOGGED: [&str; 2] = ["/healthz", "/readyz"];
+// Prometheus scrapes every few seconds; recording each scrape would bury people's requests.
+const UNLOGGED: [&str; 3] = ["/healthz", "/readyz", "/metrics"];
 
 pub async fn record(
     req: ServiceRequest,

@@ -10,6 +10,8 @@ use domain::ports::ActivityRepository;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use crate::metrics::ActivityCounters;
+
 /// How many entries wait at most before senders are held back.
 pub const CAPACITY: usize = 4_096;
 /// How many entries one insert writes at most.
@@ -24,6 +26,7 @@ pub const LINGER: Duration = Duration::from_millis(25);
 #[derive(Debug, Clone)]
 pub struct ActivityQueue {
     tx: mpsc::Sender<ActivityEntry>,
+    lost: prometheus::IntCounter,
 }
 
 impl ActivityQueue {
@@ -32,6 +35,7 @@ impl ActivityQueue {
         if self.tx.send(entry).await.is_err() {
             // Only after shutdown began: the writer has closed the queue.
             tracing::warn!("activity queue closed; entry not recorded");
+            self.lost.inc();
         }
     }
 
@@ -50,12 +54,16 @@ pub struct ActivityWriter {
 }
 
 impl ActivityWriter {
-    /// Starts the writer on the current tokio runtime.
-    pub fn spawn<R: ActivityRepository + 'static>(repo: R) -> (ActivityQueue, Self) {
+    /// Starts the writer on the current tokio runtime; `counters` count what it writes and loses.
+    pub fn spawn<R: ActivityRepository + 'static>(
+        repo: R,
+        counters: ActivityCounters,
+    ) -> (ActivityQueue, Self) {
         let (tx, rx) = mpsc::channel(CAPACITY);
         let (stop, stopped) = tokio::sync::oneshot::channel();
-        let handle = tokio::spawn(drain(repo, rx, stopped));
-        (ActivityQueue { tx }, Self { handle, stop })
+        let lost = counters.lost.clone();
+        let handle = tokio::spawn(drain(repo, rx, stopped, counters));
+        (ActivityQueue { tx, lost }, Self { handle, stop })
     }
 
     /// Closes the queue, writes what is left and returns how many entries were written in all.
@@ -69,6 +77,7 @@ async fn drain<R: ActivityRepository>(
     repo: R,
     mut rx: mpsc::Receiver<ActivityEntry>,
     mut stopped: tokio::sync::oneshot::Receiver<()>,
+    counters: ActivityCounters,
 ) -> u64 {
     let mut written = 0;
     let mut batch = Vec::with_capacity(BATCH);
@@ -111,7 +120,9 @@ async fn drain<R: ActivityRepository>(
                 }
             }
             let full = batch.len() == BATCH;
-            written += write(&repo, &batch).await;
+            let stored = write(&repo, &batch, &counters.lost).await;
+            counters.written.inc_by(stored);
+            written += stored;
             batch.clear();
             if !full {
                 break;
@@ -124,12 +135,16 @@ async fn drain<R: ActivityRepository>(
 /// Writes a batch, retrying while the database is unavailable. A batch refused because one of
 /// its users no longer exists (an account deleted while its requests were queued) is written
 /// entry by entry, so only that person's entries — deleted with them anyway — are skipped.
-async fn write<R: ActivityRepository>(repo: &R, batch: &[ActivityEntry]) -> u64 {
+async fn write<R: ActivityRepository>(
+    repo: &R,
+    batch: &[ActivityEntry],
+    lost: &prometheus::IntCounter,
+) -> u64 {
     let mut delay = Duration::from_millis(50);
     for attempt in 1..=ATTEMPTS {
         match repo.record(batch).await {
             Ok(()) => return batch.len() as u64,
-            Err(RepoError::NotFound) => return write_one_by_one(repo, batch).await,
+            Err(RepoError::NotFound) => return write_one_by_one(repo, batch, lost).await,
             Err(RepoError::Unavailable(e)) if attempt < ATTEMPTS => {
                 tracing::warn!(error = %format!("{e:#}"), attempt, entries = batch.len(), "activity batch not written; retrying");
                 tokio::time::sleep(delay).await;
@@ -137,6 +152,7 @@ async fn write<R: ActivityRepository>(repo: &R, batch: &[ActivityEntry]) -> u64 
             }
             Err(e) => {
                 tracing::error!(error = %format!("{e:#}"), entries = batch.len(), "activity batch lost");
+                lost.inc_by(batch.len() as u64);
                 return 0;
             }
         }
@@ -144,13 +160,21 @@ async fn write<R: ActivityRepository>(repo: &R, batch: &[ActivityEntry]) -> u64 
     0
 }
 
-async fn write_one_by_one<R: ActivityRepository>(repo: &R, batch: &[ActivityEntry]) -> u64 {
+/// Entries of a deleted account are skipped, not lost: they would be deleted with it anyway.
+async fn write_one_by_one<R: ActivityRepository>(
+    repo: &R,
+    batch: &[ActivityEntry],
+    lost: &prometheus::IntCounter,
+) -> u64 {
     let mut written = 0;
     for entry in batch {
         match repo.record(std::slice::from_ref(entry)).await {
             Ok(()) => written += 1,
             Err(RepoError::NotFound) => tracing::debug!("activity of a deleted account skipped"),
-            Err(e) => tracing::error!(error = %format!("{e:#}"), "activity entry lost"),
+            Err(e) => {
+                tracing::error!(error = %format!("{e:#}"), "activity entry lost");
+                lost.inc();
+            }
         }
     }
     written
@@ -163,6 +187,12 @@ mod tests {
     use domain::ports::MockActivityRepository;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn counters() -> ActivityCounters {
+        crate::metrics::Metrics::new(1, CAPACITY)
+            .unwrap()
+            .activity_counters()
+    }
 
     fn entry(n: usize) -> ActivityEntry {
         ActivityEntry {
@@ -191,7 +221,7 @@ mod tests {
             counter.fetch_add(batch.len(), Ordering::SeqCst);
             Ok(())
         });
-        let (queue, writer) = ActivityWriter::spawn(repo);
+        let (queue, writer) = ActivityWriter::spawn(repo, counters());
         let senders: Vec<_> = (0..8)
             .map(|t| {
                 let q = queue.clone();
@@ -222,7 +252,7 @@ mod tests {
             w.fetch_add(batch.len(), Ordering::SeqCst);
             Ok(())
         });
-        let (queue, writer) = ActivityWriter::spawn(repo);
+        let (queue, writer) = ActivityWriter::spawn(repo, counters());
         for n in 0..10 {
             let mut e = entry(n);
             if n % 3 == 0 {
@@ -243,7 +273,7 @@ mod tests {
             b.lock().unwrap().push(batch.len());
             Ok(())
         });
-        let (queue, writer) = ActivityWriter::spawn(repo);
+        let (queue, writer) = ActivityWriter::spawn(repo, counters());
         queue.push(entry(0)).await;
         // The writer takes the first entry and waits for more.
         tokio::time::sleep(LINGER / 5).await;
@@ -269,9 +299,37 @@ mod tests {
                 Ok(())
             }
         });
-        let (queue, writer) = ActivityWriter::spawn(repo);
+        let (queue, writer) = ActivityWriter::spawn(repo, counters());
         queue.push(entry(1)).await;
         assert_eq!(writer.shutdown().await, 1);
         assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn written_and_lost_entries_are_counted() {
+        let mut repo = MockActivityRepository::new();
+        repo.expect_record().returning(|batch| {
+            if batch.iter().any(|e| e.action == "test.bad") {
+                Err(RepoError::Unexpected(anyhow::anyhow!("corrupt row")))
+            } else {
+                Ok(())
+            }
+        });
+        let counters = counters();
+        let (queue, writer) = ActivityWriter::spawn(repo, counters.clone());
+        for n in 0..3 {
+            queue.push(entry(n)).await;
+        }
+        // Let the first round go out alone, then poison the next one.
+        tokio::time::sleep(LINGER * 3).await;
+        let mut bad = entry(9);
+        bad.action = "test.bad".into();
+        queue.push(bad).await;
+        queue.push(entry(10)).await;
+        assert_eq!(writer.shutdown().await, 3);
+        assert_eq!((counters.written.get(), counters.lost.get()), (3, 2));
+        // After shutdown the queue is closed: an entry still pushed is lost, and counted.
+        queue.push(entry(11)).await;
+        assert_eq!(counters.lost.get(), 3);
     }
 }

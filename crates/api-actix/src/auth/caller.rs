@@ -48,7 +48,8 @@ pub enum Denied {
 #[derive(Debug, Clone, Copy)]
 pub struct Identified(pub Caller);
 
-const UNAUTHENTICATED_PATHS: [&str; 2] = ["/healthz", "/readyz"];
+// `/metrics` checks its own `METRICS_TOKEN`, which is no person's credential.
+const UNAUTHENTICATED_PATHS: [&str; 3] = ["/healthz", "/readyz", "/metrics"];
 
 /// Resolves the credentials of every request before its handler runs, so a bad credential is a
 /// 401 whatever else is wrong with the request, and the activity log knows who asked.

@@ -31,6 +31,7 @@ pub const SIGNED_IN: &str = "signed_in";
     paths(
         routes::health::healthz,
         routes::health::readyz,
+        routes::metrics::metrics,
         routes::auth::login,
         routes::auth::callback,
         routes::auth::refresh,
@@ -78,7 +79,7 @@ pub const SIGNED_IN: &str = "signed_in";
     ),
     modifiers(&SecuritySchemes, &CommonErrors),
     tags(
-        (name = "operations", description = "Health and readiness."),
+        (name = "operations", description = "Health, readiness and metrics."),
         (name = "auth", description = "Sign-in (OpenID Connect), session refresh and sign-out."),
         (name = "discovery", description = "The seven prompts and the conversation."),
         (name = "profile", description = "The profile, its edits, affirmation and the reflection coach."),

@@ -13,6 +13,7 @@ use crate::activity::Action;
 use crate::auth::{AdminCaller, Caller};
 use crate::error::ApiError;
 use crate::extract::ApiJson;
+use crate::metrics::CheckInOrigin;
 use crate::routes::activity::PageParams;
 use crate::state::AppState;
 use crate::views;
@@ -149,7 +150,10 @@ pub(crate) async fn create_checkin(
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("checkin.create"));
     match state.coaching.create_checkin(caller.user_id).await {
-        Ok(checkin) => Ok(HttpResponse::Created().json(views::checkin(&checkin))),
+        Ok(checkin) => {
+            state.metrics.checkins_created(CheckInOrigin::Manual, 1);
+            Ok(HttpResponse::Created().json(views::checkin(&checkin)))
+        }
         Err(CreateCheckInError::NoProfile) => Err(ApiError::NotFound),
         Err(CreateCheckInError::NotAffirmed) => Err(ApiError::Conflict {
             code: "profile_not_affirmed",
@@ -225,6 +229,9 @@ pub(crate) async fn run(
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("coaching.run"));
     let report = state.coaching.run_due().await?;
+    state
+        .metrics
+        .checkins_created(CheckInOrigin::Batch, report.created);
     tracing::info!(
         considered = report.considered,
         created = report.created,

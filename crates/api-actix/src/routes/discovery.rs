@@ -12,6 +12,7 @@ use crate::activity::Action;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::ApiJson;
+use crate::metrics::LlmOperation;
 use crate::state::AppState;
 use crate::views;
 
@@ -183,6 +184,7 @@ pub(crate) async fn complete(
         }),
         Err(CompleteError::ExtractorUnavailable(e)) => {
             tracing::warn!(error = %e, "extractor unavailable");
+            state.metrics.llm_failed(LlmOperation::Extract, &e);
             Err(ApiError::CoachUnavailable)
         }
         Err(CompleteError::Repo(e)) => Err(e.into()),

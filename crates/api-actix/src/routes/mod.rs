@@ -8,6 +8,7 @@ pub mod discovery;
 pub mod health;
 pub mod integration;
 pub mod me;
+pub mod metrics;
 pub mod profile;
 pub mod reflect_preview;
 pub mod sessions;
@@ -21,6 +22,7 @@ use crate::error::ApiError;
 pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
     cfg.service(health::healthz)
         .service(health::readyz)
+        .service(metrics::metrics)
         .configure(|cfg| auth::configure(cfg, dev_login_enabled))
         .configure(discovery::configure)
         .configure(profile::configure)

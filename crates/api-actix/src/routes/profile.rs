@@ -14,6 +14,7 @@ use crate::activity::Action;
 use crate::auth::Caller;
 use crate::error::{ApiError, FieldError};
 use crate::extract::ApiJson;
+use crate::metrics::LlmOperation;
 use crate::state::AppState;
 use crate::views;
 
@@ -234,7 +235,15 @@ pub(crate) async fn reflect(
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("profile.reflect"));
     let turn = body.into_inner().turn()?;
-    let outcome = state.profiles.reflect(caller.user_id, turn).await?;
+    let outcome = match state.profiles.reflect(caller.user_id, turn).await {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            if let ReflectError::CoachUnavailable(failure) = &e {
+                state.metrics.llm_failed(LlmOperation::Reflect, failure);
+            }
+            return Err(e.into());
+        }
+    };
     let revisions: Vec<Value> = outcome
         .reply
         .edit

@@ -23,6 +23,7 @@ mod integration;
 mod isolation;
 mod journey;
 mod llm;
+mod metrics;
 mod openapi;
 mod profile;
 mod rate_limits;

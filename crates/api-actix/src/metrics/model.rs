@@ -1,0 +1,59 @@
+//! [`MeteredModel`]: the language model the services use, with every request to it counted and
+//! timed. It sits on the domain's ports (`Extractor`, `Coach`), so the domain stays free of
+//! metrics and the offline engine is counted the same way as a remote model.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use adapters_llm::LanguageModel;
+use async_trait::async_trait;
+use domain::discovery::ExtractionInput;
+use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
+
+use super::{LlmOperation, Metrics};
+
+/// A [`LanguageModel`] whose calls are measured.
+#[derive(Debug, Clone)]
+pub struct MeteredModel {
+    inner: LanguageModel,
+    metrics: Arc<Metrics>,
+}
+
+impl MeteredModel {
+    #[must_use]
+    pub const fn new(inner: LanguageModel, metrics: Arc<Metrics>) -> Self {
+        Self { inner, metrics }
+    }
+}
+
+#[async_trait]
+impl Extractor for MeteredModel {
+    async fn extract(
+        &self,
+        input: &ExtractionInput,
+        feedback: Option<String>,
+    ) -> Result<String, ModelError> {
+        let started = Instant::now();
+        let reply = self.inner.extract(input, feedback).await;
+        self.metrics.observe_llm_call(
+            LlmOperation::Extract,
+            reply.as_ref().map(|_| ()),
+            started.elapsed(),
+        );
+        reply
+    }
+}
+
+#[async_trait]
+impl Coach for MeteredModel {
+    async fn reply(&self, request: &CoachRequest) -> Result<String, ModelError> {
+        let started = Instant::now();
+        let reply = self.inner.reply(request).await;
+        self.metrics.observe_llm_call(
+            LlmOperation::Reflect,
+            reply.as_ref().map(|_| ()),
+            started.elapsed(),
+        );
+        reply
+    }
+}

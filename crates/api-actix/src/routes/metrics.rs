@@ -1,0 +1,55 @@
+//! `GET /metrics`: the Prometheus text rendering of this process's metrics (docs/operations.md,
+//! Metrics). Open by default, as Prometheus expects; with `METRICS_TOKEN` set, only a scrape
+//! presenting it as a Bearer token gets an answer.
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, get, web};
+
+use crate::auth::secrets::same_secret;
+use crate::error::ApiError;
+use crate::metrics::CONTENT_TYPE;
+use crate::state::AppState;
+
+// The 401 of `METRICS_TOKEN` is told in the description, not listed as a response: in this
+// document a listed 401 means a person's credentials (the three security schemes), which this
+// route never takes.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = "operations",
+    summary = "Metrics in the Prometheus text format.",
+    description = "Request counts and latencies by route pattern and status, the activity queue, \
+                   the database pool, check-ins created and language-model calls \
+                   (docs/operations.md lists every metric). When the operator sets \
+                   `METRICS_TOKEN`, send it as `Authorization: Bearer <token>`; without it the \
+                   answer is 401 `unauthenticated`.",
+    responses(
+        (status = 200, description = "The metrics (text format 0.0.4).", body = String, content_type = "text/plain"),
+    ),
+)]
+#[get("/metrics")]
+pub async fn metrics(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(expected) = &state.settings.auth.metrics_token {
+        let presented = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or_default();
+        if !same_secret(presented, expected) {
+            return Err(ApiError::Unauthenticated);
+        }
+    }
+    let text = state
+        .metrics
+        .render(state.activity_queue.depth(), state.db.pool_state())
+        .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("rendering the metrics")))?;
+    Ok(HttpResponse::Ok()
+        .content_type(CONTENT_TYPE)
+        // A scrape is a snapshot; no cache in between should answer the next one.
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(text))
+}
