@@ -41,6 +41,10 @@ bench-checkins users="100000":
 bench-http seconds="10":
     BENCH_SECONDS={{seconds}} TEST_DATABASE_URL={{pg_url}} cargo bench -p api-actix --bench http
 
+# Contract fuzzing: schemathesis against the service's /openapi.json (zero failures expected).
+contract:
+    bash tests/contract/run.sh
+
 # Exactly what CI runs.
 ci:
     bash .ci/run
