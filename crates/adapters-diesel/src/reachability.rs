@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use diesel::r2d2::{ManageConnection, Pool, PooledConnection};
 
@@ -36,8 +36,10 @@ impl Reachability {
         self.lost.load(Ordering::Relaxed)
     }
 
-    /// A connection from `pool`: waiting the pool's own timeout normally, and only
-    /// [`WAIT_WHILE_UNREACHABLE`] while the database is unreachable.
+    /// A connection from `pool`, waiting up to the pool's own timeout while the database is
+    /// reachable (the pool may just be busy) but never more than [`WAIT_WHILE_UNREACHABLE`]
+    /// once it is not, including for a caller that began waiting before it was lost: the wait
+    /// is taken in slices of that length, and the state is read again between them.
     ///
     /// # Errors
     /// The pool's, when no connection could be had in time.
@@ -45,18 +47,20 @@ impl Reachability {
         &self,
         pool: &Pool<M>,
     ) -> Result<PooledConnection<M>, diesel::r2d2::PoolError> {
-        if self.is_lost() {
-            pool.get_timeout(WAIT_WHILE_UNREACHABLE)
-        } else {
-            pool.get()
+        let deadline = Instant::now() + pool.connection_timeout();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match pool.get_timeout(left.min(WAIT_WHILE_UNREACHABLE)) {
+                Ok(conn) => return Ok(conn),
+                Err(e) if self.is_lost() || Instant::now() >= deadline => return Err(e),
+                Err(_) => {}
+            }
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
-
     use super::*;
 
     /// A database that never answers.
@@ -96,6 +100,44 @@ mod tests {
             "{:?}",
             started.elapsed()
         );
+    }
+
+    #[test]
+    fn while_reachable_a_checkout_waits_the_pools_whole_timeout() {
+        let pool = Pool::builder()
+            .min_idle(Some(0))
+            .connection_timeout(Duration::from_millis(900))
+            .build_unchecked(Unreachable);
+        // Nothing marked it lost (this manager does not report), so only the deadline ends it.
+        let started = Instant::now();
+        assert!(Reachability::default().checkout(&pool).is_err());
+        assert!(
+            started.elapsed() >= Duration::from_millis(900),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_caller_already_waiting_gives_up_soon_after_the_database_is_lost() {
+        let pool = Pool::builder()
+            .min_idle(Some(0))
+            .connection_timeout(Duration::from_secs(60))
+            .build_unchecked(Unreachable);
+        let reachability = Reachability::default();
+        let marker = reachability.clone();
+        let lose = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            marker.lost();
+        });
+        let started = Instant::now();
+        assert!(reachability.checkout(&pool).is_err());
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+        lose.join().unwrap();
     }
 
     #[test]
