@@ -28,6 +28,17 @@ impl Foundation {
         Self::LongTerm,
     ];
 
+    /// The six keys, in order: what clients that speak the contract (trackers, the MCP server)
+    /// validate and offer.
+    pub const KEYS: [&'static str; 6] = [
+        Self::ALL[0].key(),
+        Self::ALL[1].key(),
+        Self::ALL[2].key(),
+        Self::ALL[3].key(),
+        Self::ALL[4].key(),
+        Self::ALL[5].key(),
+    ];
+
     /// The wire and storage key (`short_term`...).
     #[must_use]
     pub const fn key(self) -> &'static str {

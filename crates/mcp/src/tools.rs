@@ -11,14 +11,7 @@ use serde_json::{Map, Value, json};
 use crate::client::{ApiRequest, ToolFailure};
 
 /// The six foundations, in the contract's order.
-pub const FOUNDATIONS: [&str; 6] = [
-    "love",
-    "strength",
-    "mission",
-    "vocation",
-    "short_term",
-    "long_term",
-];
+pub const FOUNDATIONS: [&str; 6] = domain::foundation::Foundation::KEYS;
 
 /// The tool names, in the order `tools/list` gives them.
 pub const TOOL_NAMES: [&str; 5] = [

@@ -14,14 +14,7 @@ pub mod timew;
 use std::fmt;
 
 /// The six foundations of the contract, in order (API.md, "Foundations").
-pub const FOUNDATIONS: [&str; 6] = [
-    "love",
-    "strength",
-    "mission",
-    "vocation",
-    "short_term",
-    "long_term",
-];
+pub const FOUNDATIONS: [&str; 6] = domain::foundation::Foundation::KEYS;
 
 /// Why a run stopped; the variant picks the exit code.
 #[derive(Debug, Clone, PartialEq, Eq)]
