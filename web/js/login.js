@@ -39,16 +39,11 @@ if (code) {
 document.getElementById('sign-in').href =
   '/api/auth/login?redirect=' + encodeURIComponent(redirect);
 
-// Dev login exists only in dev mode. An empty request asks without signing anyone in: the route
-// refuses it (422) when it exists, and is a 404 when dev login is off.
-fetch('/api/auth/dev-login', {
-  method: 'POST',
-  credentials: 'same-origin',
-  headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-  body: '{}',
-})
-  .then((response) => {
-    if (response.status !== 404) document.getElementById('dev').hidden = false;
+// Dev login exists only in dev mode; the service says which ways to sign in it offers.
+fetch('/api/auth/config', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
+  .then((response) => (response.ok ? response.json() : null))
+  .then((config) => {
+    if (config && config.dev_login) document.getElementById('dev').hidden = false;
   })
   .catch(() => {});
 

@@ -32,6 +32,7 @@ pub const SIGNED_IN: &str = "signed_in";
         routes::health::healthz,
         routes::health::readyz,
         routes::metrics::metrics,
+        routes::auth::config,
         routes::auth::login,
         routes::auth::callback,
         routes::auth::refresh,

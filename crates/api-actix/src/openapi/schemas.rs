@@ -541,6 +541,14 @@ pub struct WorkPattern {
 // ---------------------------------------------------------------------------------------------
 // Account and activity
 
+#[derive(Debug, ToSchema)]
+pub struct AuthConfig {
+    /// `GET /api/auth/login` leads to an identity provider.
+    pub sign_in: bool,
+    /// `POST /api/auth/dev-login` is on (dev mode, loopback only).
+    pub dev_login: bool,
+}
+
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DevLoginRequest {

@@ -25,7 +25,8 @@ pub const DEV_LOGIN_ISSUER: &str = "urn:discovery:dev-login";
 
 /// Mounts the sign-in routes; dev login only when it is enabled (otherwise its path is a 404).
 pub fn configure(cfg: &mut web::ServiceConfig, dev_login_enabled: bool) {
-    cfg.route("/api/auth/login", web::get().to(login))
+    cfg.route("/api/auth/config", web::get().to(config))
+        .route("/api/auth/login", web::get().to(login))
         .route("/api/auth/callback", web::get().to(callback))
         .route("/api/auth/refresh", web::post().to(refresh))
         .route("/api/auth/logout", web::post().to(logout));
@@ -45,6 +46,22 @@ fn failed(state: &AppState, code: &str) -> HttpResponse {
 #[derive(Debug, Deserialize)]
 struct LoginParams {
     redirect: Option<String>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/auth/config",
+    tag = "auth",
+    summary = "Which ways to sign in this service offers (for the sign-in page).",
+    responses(
+        (status = 200, description = "`sign_in`: an identity provider is configured; `dev_login`: dev login is on.", body = crate::openapi::schemas::AuthConfig),
+    ),
+)]
+pub(crate) async fn config(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({
+        "sign_in": state.identity.is_some(),
+        "dev_login": state.dev_login,
+    }))
 }
 
 #[utoipa::path(

@@ -166,6 +166,26 @@ async fn dev_login_is_not_found_outside_dev_mode() {
     );
 }
 
+/// What `/api/auth/config` says, as the sign-in page reads it.
+async fn sign_in_config(app: &crate::helpers::TestApp) -> serde_json::Value {
+    let response = send(app.api.get(app.url("/api/auth/config"))).await;
+    crate::helpers::json_body(response, 200).await
+}
+
+#[tokio::test]
+async fn the_sign_in_config_says_whether_dev_login_is_on_without_signing_anyone_in() {
+    let on = spawn_app().await;
+    assert_eq!(
+        sign_in_config(&on).await,
+        json!({"sign_in": false, "dev_login": true})
+    );
+    let off = spawn_app_with(&[("AUTH_DEV_LOGIN", "false")]).await;
+    assert_eq!(
+        sign_in_config(&off).await,
+        json!({"sign_in": false, "dev_login": false})
+    );
+}
+
 #[tokio::test]
 async fn dev_login_is_not_found_when_switched_off_in_dev_mode() {
     let app = spawn_app_with(&[("AUTH_DEV_LOGIN", "false")]).await;

@@ -10,6 +10,7 @@ use crate::helpers::{assert_error, json_body, send, spawn_app};
 const CONTRACT: &[&str] = &[
     "GET /healthz",
     "GET /readyz",
+    "GET /api/auth/config",
     "GET /api/auth/login",
     "GET /api/auth/callback",
     "POST /api/auth/refresh",

@@ -151,6 +151,13 @@ impl SignIn {
 async fn login_redirects_to_the_provider_with_pkce_state_and_nonce_and_sets_a_login_cookie() {
     let Some(s) = start(&[]).await else { return };
 
+    // The sign-in page learns that a provider is configured (dev login is on too: dev mode).
+    let config = send(s.app.api.get(s.app.url("/api/auth/config"))).await;
+    assert_eq!(
+        config.json::<Value>().await.unwrap(),
+        serde_json::json!({"sign_in": true, "dev_login": true})
+    );
+
     let response = s.begin(Some("/profile.html")).await;
 
     assert_eq!(response.status(), StatusCode::FOUND);
