@@ -165,11 +165,15 @@ impl Drop for TestDb {
     }
 }
 
-/// The configuration the tests use: the defaults with a pool of 8.
+/// The configuration the tests use: the defaults with a pool of 8 and no idle connection kept.
+/// Keeping one idle means r2d2 reopens it on a background thread whenever one is dropped; a test
+/// binary that exits while such a PostgreSQL connection is being opened can die in libpq's TLS
+/// clean-up (seen once as SIGSEGV after all storage tests passed, as in discovery-batch).
 #[must_use]
 pub fn config(url: &str) -> DbConfig {
     let mut config = DbConfig::new(url);
     config.max_connections = 8;
+    config.min_idle = 0;
     config
 }
 
