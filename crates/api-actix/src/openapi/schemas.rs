@@ -20,6 +20,8 @@ pub const TEXT: &str = "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]*$";
 pub const NON_BLANK: &str = "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]*[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\s][^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]*$";
 /// `If-Match`: the profile's version, quoted, weak or bare, or `*`.
 pub const IF_MATCH: &str = r#"^(\*|(W/)?"[0-9]{1,18}"|[0-9]{1,18})$"#;
+/// An e-mail address as dev login takes it (`domain::account::Email`, not trimmed here).
+pub const EMAIL: &str = "^[^\\s@\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]+@[^\\s@\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]+$";
 /// A page cursor as this service makes them, `<unix microseconds>_<uuid>`; empty means none.
 pub const CURSOR: &str = "^$|^-?[0-9]{1,17}_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 
@@ -552,7 +554,12 @@ pub struct AuthConfig {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DevLoginRequest {
-    #[schema(example = "ada@example.org")]
+    /// One `@` between parts without white space; the address is stored lower-cased.
+    #[schema(
+        example = "ada@example.org",
+        max_length = 320,
+        pattern = "^[^\\s@\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]+@[^\\s@\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]+$"
+    )]
     pub email: String,
 }
 

@@ -417,6 +417,14 @@ pub(crate) async fn dev_login(
             "This request must come from the service's own pages.",
         ));
     }
+    // Typed by a developer: an address with white space around it is refused rather than
+    // trimmed, as the OpenAPI document states it.
+    if body.email.trim() != body.email {
+        return Err(ApiError::invalid(
+            "email",
+            "must not start or end with white space",
+        ));
+    }
     let email = Email::new(&body.email).map_err(|e| ApiError::invalid("email", e))?;
     let identity = LoginIdentity {
         issuer: DEV_LOGIN_ISSUER.to_owned(),

@@ -187,6 +187,22 @@ async fn the_sign_in_config_says_whether_dev_login_is_on_without_signing_anyone_
 }
 
 #[tokio::test]
+async fn dev_login_refuses_an_address_with_white_space_around_it() {
+    let app = spawn_app().await;
+    for email in [" ada@example.org", "ada@example.org\n"] {
+        let response = send(
+            app.api
+                .post(app.url("/api/auth/dev-login"))
+                .header("Origin", app.origin())
+                .json(&json!({ "email": email })),
+        )
+        .await;
+        let body = assert_error(response, 422, "validation_failed").await;
+        assert_eq!(body["error"]["details"][0]["field"], "email", "{email:?}");
+    }
+}
+
+#[tokio::test]
 async fn dev_login_is_not_found_when_switched_off_in_dev_mode() {
     let app = spawn_app_with(&[("AUTH_DEV_LOGIN", "false")]).await;
 

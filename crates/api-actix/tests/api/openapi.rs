@@ -200,14 +200,14 @@ async fn request_schemas_carry_the_limits_the_server_enforces() {
 
 #[tokio::test]
 async fn every_text_pattern_in_the_document_is_one_of_the_declared_rules() {
-    use api_actix::openapi::schemas::{CURSOR, IF_MATCH, NON_BLANK, TEXT};
+    use api_actix::openapi::schemas::{CURSOR, EMAIL, IF_MATCH, NON_BLANK, TEXT};
     let doc = serde_json::to_value(api_actix::openapi::document()).unwrap();
     let mut patterns = Vec::new();
     collect_patterns(&doc, &mut patterns);
     assert!(patterns.len() >= 15, "{patterns:?}");
     for pattern in patterns {
         assert!(
-            [TEXT, NON_BLANK, IF_MATCH, CURSOR].contains(&pattern.as_str()),
+            [TEXT, NON_BLANK, IF_MATCH, CURSOR, EMAIL].contains(&pattern.as_str()),
             "an undeclared pattern: {pattern}"
         );
     }

@@ -18,8 +18,11 @@ impl Email {
     /// # Errors
     /// [`InvalidEmail`] without exactly one `@` between non-empty parts, or over 320 characters.
     pub fn new(value: &str) -> Result<Self, InvalidEmail> {
-        let value = value.trim().to_lowercase();
-        let valid = Text::<320>::new(value.as_str()).is_ok()
+        let given = value.trim();
+        // The limit counts the address as given: lower-casing can lengthen a few characters.
+        let within_limit = Text::<320>::new(given).is_ok();
+        let value = given.to_lowercase();
+        let valid = within_limit
             && !value.chars().any(char::is_whitespace)
             && matches!(value.split_once('@'), Some((local, domain))
                 if !local.is_empty() && !domain.is_empty() && !domain.contains('@'));
@@ -65,6 +68,14 @@ pub struct User {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_length_limit_counts_the_address_as_given_not_lower_cased() {
+        // "İ" lower-cases to two characters: 306 as given, 606 once lower-cased.
+        let given = format!("{}@x.io", "İ".repeat(300));
+        assert!(Email::new(&given).is_ok());
+        assert!(Email::new(&format!("{}@x.io", "a".repeat(316))).is_err());
+    }
 
     #[test]
     fn emails_are_normalised_and_checked() {
