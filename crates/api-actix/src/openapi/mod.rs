@@ -16,9 +16,6 @@ use utoipa::{Modify, OpenApi};
 use crate::routes;
 use common_errors::CommonErrors;
 
-/// The security requirement of every route that needs a person (or a tracker acting as one).
-pub const SIGNED_IN: &str = "signed_in";
-
 #[derive(OpenApi)]
 #[openapi(
     info(

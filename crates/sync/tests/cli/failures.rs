@@ -1,7 +1,7 @@
 //! What goes wrong, and how it is reported: exit code 2 for bad usage, 1 for a failure, always
 //! one JSON summary line with the reason, and never the API key.
 
-use crate::harness::{TempDir, mapping_file, run_sync, spawn_app};
+use crate::harness::{TempDir, dry_run_from_stdin, mapping_file, run_sync, spawn_app};
 
 const EXPORT: &str =
     r#"[{"id":1,"start":"20261120T090000Z","end":"20261120T093000Z","tags":["gym"]}]"#;
@@ -22,19 +22,7 @@ async fn an_unknown_foundation_in_the_mapping_is_bad_usage_naming_the_rule_and_t
         &dir,
         "[[rule]]\ntag = \"a\"\nfoundation = \"love\"\n[[rule]]\ntag = \"b\"\nfoundation = \"fitness\"\n",
     );
-    let run = run_sync(
-        &[
-            "timewarrior",
-            "--mapping",
-            &mapping,
-            "--input",
-            "-",
-            "--dry-run",
-        ],
-        &[],
-        Some(EXPORT.into()),
-    )
-    .await;
+    let run = dry_run_from_stdin(&mapping, EXPORT.into()).await;
     assert_eq!(run.code, 2, "{run:?}");
     let error = error_of(&run);
     assert!(
@@ -48,19 +36,7 @@ async fn an_unknown_foundation_in_the_mapping_is_bad_usage_naming_the_rule_and_t
 async fn a_mapping_that_is_not_toml_is_bad_usage_with_the_line() {
     let dir = TempDir::new();
     let mapping = mapping_file(&dir, "default = \"love\"\n[[rule]\ntag = 1\n");
-    let run = run_sync(
-        &[
-            "timewarrior",
-            "--mapping",
-            &mapping,
-            "--input",
-            "-",
-            "--dry-run",
-        ],
-        &[],
-        Some(EXPORT.into()),
-    )
-    .await;
+    let run = dry_run_from_stdin(&mapping, EXPORT.into()).await;
     assert_eq!(run.code, 2, "{run:?}");
     let error = error_of(&run);
     assert!(
@@ -143,19 +119,7 @@ async fn a_missing_timew_is_a_clear_failure() {
 async fn an_export_that_is_not_json_is_a_failure() {
     let dir = TempDir::new();
     let mapping = mapping_file(&dir, MAPPING);
-    let run = run_sync(
-        &[
-            "timewarrior",
-            "--mapping",
-            &mapping,
-            "--input",
-            "-",
-            "--dry-run",
-        ],
-        &[],
-        Some("Create new database?".into()),
-    )
-    .await;
+    let run = dry_run_from_stdin(&mapping, "Create new database?".into()).await;
     assert_eq!(run.code, 1, "{run:?}");
     assert!(error_of(&run).contains("Create new database?"));
 }

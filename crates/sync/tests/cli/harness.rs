@@ -346,3 +346,21 @@ pub fn at(day: OffsetDateTime, h: u8, m: u8, s: u8) -> OffsetDateTime {
 pub fn mapping_file(dir: &TempDir, text: &str) -> String {
     dir.write("mapping.toml", text)
 }
+
+/// `discovery-sync timewarrior --mapping <mapping> --input - --dry-run` with `export` on stdin
+/// and no environment: what would be sent, without a service.
+pub async fn dry_run_from_stdin(mapping: &str, export: String) -> Run {
+    run_sync(
+        &[
+            "timewarrior",
+            "--mapping",
+            mapping,
+            "--input",
+            "-",
+            "--dry-run",
+        ],
+        &[],
+        Some(export),
+    )
+    .await
+}

@@ -3,7 +3,7 @@
 
 use time::Duration;
 
-use crate::harness::{TempDir, days_ago, mapping_file, run_sync, spawn_app};
+use crate::harness::{TempDir, days_ago, dry_run_from_stdin, mapping_file, run_sync, spawn_app};
 
 /// `n` closed intervals of 3 minutes, 4 minutes apart, from six days ago, tagged `gym`, as
 /// `timew export` writes them.
@@ -34,19 +34,7 @@ async fn more_than_a_thousand_entries_go_in_batches_of_at_most_a_thousand_and_re
     let text = export(2_100);
     let env = [("DISCOVERY_API_KEY", key.as_str())];
 
-    let dry = run_sync(
-        &[
-            "timewarrior",
-            "--mapping",
-            &mapping,
-            "--input",
-            "-",
-            "--dry-run",
-        ],
-        &[],
-        Some(text.clone()),
-    )
-    .await;
+    let dry = dry_run_from_stdin(&mapping, text.clone()).await;
     assert_eq!(dry.code, 0, "{dry:?}");
     let sizes: Vec<usize> = dry
         .body_lines()
