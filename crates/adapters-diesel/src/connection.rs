@@ -11,7 +11,8 @@ use diesel::prelude::*;
 use diesel::r2d2::{CustomizeConnection, ManageConnection, Pool, PooledConnection, R2D2Connection};
 use domain::RepoError;
 
-use crate::error::{DbError, StoreResult};
+use crate::error::{DbError, StoreError, StoreResult};
+use crate::group_commit::{self, GroupCommit, Waiting, run_group};
 use crate::migrations;
 use crate::reachability::Reachability;
 use crate::tx::write_tx;
@@ -222,6 +223,9 @@ impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
 pub type DbPooledConnection = PooledConnection<DbConnectionManager>;
 
 /// The database: a pool of connections to one SQLite file or PostgreSQL database. Cheap to clone.
+/// How many groups of single-statement writes may commit at once on PostgreSQL.
+const GROUP_LEADERS: usize = 2;
+
 #[derive(Clone)]
 pub struct Database {
     pool: Pool<DbConnectionManager>,
@@ -230,6 +234,8 @@ pub struct Database {
     /// SQLite admits one writer at a time and makes the others sleep and retry (1 ms, 2 ms,
     /// 5 ms...); queuing this process's writers on a mutex instead hands the lock on at once.
     sqlite_writer: Arc<Mutex<()>>,
+    /// Single-statement writes that arrive together share a commit.
+    group_commit: Arc<GroupCommit>,
 }
 
 impl fmt::Debug for Database {
@@ -295,6 +301,13 @@ impl Database {
                 backend,
                 reachability,
                 sqlite_writer: Arc::default(),
+                group_commit: Arc::new(GroupCommit::new(match backend {
+                    Backend::Sqlite => 1,
+                    // Groups overlap their round trips; a few leave the pool to everyone else.
+                    Backend::Postgres => {
+                        GROUP_LEADERS.min(usize::try_from(config.max_connections / 2).unwrap_or(1))
+                    }
+                })),
             },
             applied,
         ))
@@ -374,19 +387,45 @@ impl Database {
             .await
     }
 
-    /// Like [`Database::run`] for one statement that writes (autocommitted, no transaction
-    /// around it), queued with the other writers on SQLite as [`Database::write`] is.
+    /// Like [`Database::run`] for one statement that writes: alone it is autocommitted; when
+    /// several arrive at once they share one commit (see [`crate::group_commit`]). On SQLite
+    /// each group takes its turn with the other writers as [`Database::write`] does. `step`
+    /// may run twice (alone again after its group failed), so it is `Fn`.
     pub(crate) async fn write_one<T, F>(
         &self,
         context: &'static str,
         step: F,
     ) -> Result<T, RepoError>
     where
-        F: FnOnce(&mut DbConnection) -> StoreResult<T> + Send + 'static,
+        F: Fn(&mut DbConnection) -> StoreResult<T> + Send + Sync + 'static,
         T: Send + 'static,
     {
-        let turn = (self.backend == Backend::Sqlite).then(|| Arc::clone(&self.sqlite_writer));
-        self.blocking(context, turn, step).await
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let waiting = Waiting {
+            step: group_commit::step(step),
+            reply,
+        };
+        if let Some(leader) = self.group_commit.enqueue(waiting) {
+            let turn = (self.backend == Backend::Sqlite).then(|| Arc::clone(&self.sqlite_writer));
+            let (pool, reachability) = (self.pool.clone(), self.reachability.clone());
+            // Detached: the leader answers every write it runs through its own channel.
+            drop(tokio::task::spawn_blocking(move || {
+                leader.run(|steps| {
+                    let _turn = turn
+                        .as_ref()
+                        .map(|t| t.lock().unwrap_or_else(PoisonError::into_inner));
+                    match reachability.checkout(&pool) {
+                        Ok(mut conn) => run_group(&mut conn, steps),
+                        Err(e) => steps
+                            .iter()
+                            .map(|_| Err(StoreError::Unavailable(anyhow::anyhow!("{e}"))))
+                            .collect(),
+                    }
+                });
+            }));
+        }
+        let answer = answer.await.unwrap_or_else(|_| Err(group_commit::lost()));
+        group_commit::unbox(answer).map_err(|e| e.into_repo(context))
     }
 
     async fn blocking<T, F>(

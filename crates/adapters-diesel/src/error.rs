@@ -17,6 +17,10 @@ pub(crate) enum StoreError {
     Query(#[from] DieselError),
     #[error(transparent)]
     Pool(#[from] diesel::r2d2::PoolError),
+    /// No connection could be had for a group of writes (the pool's error is not `Clone`, so
+    /// each write of the group carries its text).
+    #[error(transparent)]
+    Unavailable(anyhow::Error),
     /// A stored value the domain refuses (corrupt data or a bug).
     #[error(transparent)]
     Data(#[from] anyhow::Error),
@@ -33,6 +37,7 @@ impl StoreError {
             Self::Conflict => RepoError::Conflict,
             Self::NotFound => RepoError::NotFound,
             Self::Pool(e) => RepoError::Unavailable(anyhow::Error::new(e).context(context)),
+            Self::Unavailable(e) => RepoError::Unavailable(e.context(context)),
             Self::Data(e) => RepoError::Unexpected(e.context(context)),
             Self::Query(e) => match classify(&e) {
                 Kind::Conflict => RepoError::Conflict,

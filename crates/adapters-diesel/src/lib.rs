@@ -14,6 +14,7 @@ pub mod connection;
 mod convert;
 pub mod error;
 mod expressions;
+mod group_commit;
 pub mod migrations;
 mod models;
 mod reachability;

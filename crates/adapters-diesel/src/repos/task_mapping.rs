@@ -40,7 +40,8 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
         now: OffsetDateTime,
     ) -> Result<(TaskMapping, UpsertOutcome), RepoError> {
         let row = TaskMappingRow::new(user, input, now);
-        // No explicit transaction: whichever way it goes, a single statement writes.
+        // No transaction of its own: whichever way it goes, a single statement writes, so it
+        // can share a commit with the upserts that arrive at the same time (group commit).
         self.db
             .write_one("storing a task mapping", move |conn| {
                 let (stored, outcome) = upsert(conn, &row)?;

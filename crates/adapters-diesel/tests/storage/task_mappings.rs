@@ -312,3 +312,52 @@ dual_test!(
         assert!(repo.daily_minutes(ada.id, &empty).await.unwrap().is_empty());
     }
 );
+
+// Concurrent single upserts share commits (group commit); each caller must still get its own
+// outcome, and a write that fails (here: an owner that does not exist) must fail alone.
+dual_test!(
+    concurrent_upserts_each_get_their_own_outcome_and_a_failure_stays_alone,
+    |db| {
+        let ada = user(&db, "ada@example.org").await;
+        let ghost = UserId::new();
+        let repo = DieselTaskMappingRepository::new(db.clone());
+        // Writes 0..24 and 24..48 name the same 24 tasks; write 48 belongs to nobody.
+        let writes: Vec<_> = (0..49_i64)
+            .map(|n| {
+                let repo = repo.clone();
+                let owner = if n == 48 { ghost } else { ada.id };
+                let task = input(&format!("task-{}", n % 24), Foundation::Love, n + 1, T0);
+                tokio::spawn(async move { repo.upsert(owner, &task, T0).await })
+            })
+            .collect();
+        let mut outcomes: BTreeMap<String, Vec<(UpsertOutcome, u16)>> = BTreeMap::new();
+        for (n, write) in writes.into_iter().enumerate() {
+            match write.await.unwrap() {
+                Ok((stored, outcome)) => {
+                    assert_eq!(stored.user_id, ada.id);
+                    outcomes
+                        .entry(stored.external_task_id)
+                        .or_default()
+                        .push((outcome, stored.minutes));
+                }
+                Err(e) => {
+                    assert_eq!(n, 48, "write {n} failed: {e:?}");
+                    assert!(matches!(e, RepoError::NotFound), "{e:?}");
+                }
+            }
+        }
+        assert_eq!(outcomes.len(), 24);
+        for (task, seen) in &outcomes {
+            let created = seen
+                .iter()
+                .filter(|(o, _)| *o == UpsertOutcome::Created)
+                .count();
+            assert_eq!((seen.len(), created), (2, 1), "{task}: {seen:?}");
+        }
+        assert_eq!(count(&db, "task_mapping").await, 24);
+        assert_eq!(
+            count(&db, &format!("task_mapping WHERE user_id = '{}'", ada.id)).await,
+            24
+        );
+    }
+);
