@@ -203,3 +203,29 @@ dual_test!(request_details_round_trip_present_or_absent, |db| {
     stored.reverse();
     assert_eq!(stored, all);
 });
+
+// The writer relies on this: a batch naming an account that is gone is refused whole as
+// `NotFound` (then written entry by entry), on PostgreSQL's COPY as on SQLite's INSERT.
+dual_test!(a_batch_naming_a_missing_account_is_refused_whole, |db| {
+    let ada = user(&db, "ada@example.org").await;
+    let repo = DieselActivityRepository::new(db.clone());
+    let batch = [
+        entry(Some(ada.id), T0, "auth.login", Some(Source::Web)),
+        entry(Some(UserId::new()), T0, "auth.login", Some(Source::Web)),
+        entry(None, T0, "GET /healthz", None),
+    ];
+    let refused = repo.record(&batch).await;
+    assert!(
+        matches!(refused, Err(domain::RepoError::NotFound)),
+        "{refused:?}"
+    );
+    assert_eq!(
+        count(&db, "activity_log").await,
+        0,
+        "nothing of the batch was kept"
+    );
+    repo.record(&[batch[0].clone(), batch[2].clone()])
+        .await
+        .unwrap();
+    assert_eq!(count(&db, "activity_log").await, 2);
+});
