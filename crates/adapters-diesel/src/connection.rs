@@ -424,7 +424,9 @@ impl Database {
                 });
             }));
         }
-        let answer = answer.await.unwrap_or_else(|_| Err(group_commit::lost()));
+        let answer = answer
+            .await
+            .unwrap_or_else(|_| Err(group_commit::unavailable()));
         group_commit::unbox(answer).map_err(|e| e.into_repo(context))
     }
 

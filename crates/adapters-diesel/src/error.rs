@@ -49,6 +49,36 @@ impl StoreError {
     }
 }
 
+impl StoreError {
+    /// Whether the connection or the database is unusable right now (so running the same
+    /// writes again at once would only fail again, or wait again).
+    pub(crate) fn is_connection_failure(&self) -> bool {
+        match self {
+            Self::Pool(_) | Self::Unavailable(_) => true,
+            Self::Query(e) => matches!(classify(e), Kind::Unavailable) && !is_deadlock(e),
+            Self::Conflict | Self::NotFound | Self::Data(_) => false,
+        }
+    }
+
+    /// The same failure for each other write of a group commit (errors are not `Clone`), sorted
+    /// the same way by [`StoreError::into_repo`].
+    pub(crate) fn for_each_of_a_group(&self) -> Self {
+        match self {
+            Self::Conflict => Self::Conflict,
+            Self::NotFound => Self::NotFound,
+            Self::Pool(e) => Self::Unavailable(anyhow::anyhow!("{e}")),
+            Self::Unavailable(e) => Self::Unavailable(anyhow::anyhow!("{e:#}")),
+            Self::Data(e) => Self::Data(anyhow::anyhow!("{e:#}")),
+            Self::Query(e) => match classify(e) {
+                Kind::Conflict => Self::Conflict,
+                Kind::NotFound => Self::NotFound,
+                Kind::Unavailable => Self::Unavailable(anyhow::anyhow!("{e}")),
+                Kind::Unexpected => Self::Data(anyhow::anyhow!("{e}")),
+            },
+        }
+    }
+}
+
 enum Kind {
     Conflict,
     NotFound,
@@ -69,12 +99,23 @@ fn classify(error: &DieselError) -> Kind {
             }
             // SQLite reports a writer that outlasted busy_timeout only through its message.
             _ if is_busy(info.message()) => Kind::Unavailable,
+            // PostgreSQL chose this transaction to break a lock cycle: nothing was written and
+            // the same request may simply be sent again (diesel has no kind for 40P01).
+            _ if is_deadlock_message(info.message()) => Kind::Unavailable,
             _ => Kind::Unexpected,
         },
         DieselError::NotFound => Kind::NotFound,
         DieselError::BrokenTransactionManager => Kind::Unavailable,
         _ => Kind::Unexpected,
     }
+}
+
+fn is_deadlock(error: &DieselError) -> bool {
+    matches!(error, DieselError::DatabaseError(_, info) if is_deadlock_message(info.message()))
+}
+
+fn is_deadlock_message(message: &str) -> bool {
+    message.contains("deadlock detected")
 }
 
 fn is_busy(message: &str) -> bool {
@@ -102,4 +143,88 @@ pub enum DbError {
     Query(#[source] DieselError),
     #[error("the database task stopped unexpectedly")]
     Task(#[source] tokio::task::JoinError),
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::result::DatabaseErrorInformation;
+
+    use super::*;
+
+    struct Info(&'static str);
+
+    impl DatabaseErrorInformation for Info {
+        fn message(&self) -> &str {
+            self.0
+        }
+        fn details(&self) -> Option<&str> {
+            None
+        }
+        fn hint(&self) -> Option<&str> {
+            None
+        }
+        fn table_name(&self) -> Option<&str> {
+            None
+        }
+        fn column_name(&self) -> Option<&str> {
+            None
+        }
+        fn constraint_name(&self) -> Option<&str> {
+            None
+        }
+        fn statement_position(&self) -> Option<i32> {
+            None
+        }
+    }
+
+    fn query(kind: DatabaseErrorKind, message: &'static str) -> StoreError {
+        StoreError::Query(DieselError::DatabaseError(kind, Box::new(Info(message))))
+    }
+
+    #[test]
+    fn a_deadlock_victim_is_retryable_but_its_connection_is_fine() {
+        let victim = query(DatabaseErrorKind::Unknown, "deadlock detected");
+        assert!(!victim.is_connection_failure(), "its group may run again");
+        let sibling = victim.for_each_of_a_group();
+        assert!(matches!(
+            victim.into_repo("storing"),
+            RepoError::Unavailable(_)
+        ));
+        assert!(matches!(
+            sibling.into_repo("storing"),
+            RepoError::Unavailable(_)
+        ));
+    }
+
+    #[test]
+    fn connection_failures_are_told_apart_from_a_write_s_own_failures() {
+        for gone in [
+            query(
+                DatabaseErrorKind::ClosedConnection,
+                "server closed the connection",
+            ),
+            query(DatabaseErrorKind::Unknown, "database is locked"),
+            StoreError::Unavailable(anyhow::anyhow!("no connection")),
+        ] {
+            assert!(gone.is_connection_failure(), "{gone}");
+            assert!(matches!(
+                gone.for_each_of_a_group().into_repo("storing"),
+                RepoError::Unavailable(_)
+            ));
+        }
+        for own in [
+            query(DatabaseErrorKind::UniqueViolation, "duplicate key"),
+            query(DatabaseErrorKind::ForeignKeyViolation, "no such user"),
+            StoreError::Conflict,
+            StoreError::Data(anyhow::anyhow!("a stored value the domain refuses")),
+        ] {
+            assert!(!own.is_connection_failure(), "{own}");
+        }
+        assert!(matches!(
+            query(DatabaseErrorKind::ForeignKeyViolation, "no such user")
+                .for_each_of_a_group()
+                .into_repo("storing"),
+            RepoError::NotFound
+        ));
+    }
 }

@@ -14,6 +14,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::oneshot;
 
+use diesel::connection::{Connection, TransactionManager};
+
 use crate::connection::DbConnection;
 use crate::error::{StoreError, StoreResult};
 use crate::tx::write_tx;
@@ -100,9 +102,21 @@ impl Leader {
             };
             let (steps, replies): (Vec<Step>, Vec<oneshot::Sender<Answer>>) =
                 group.into_iter().map(|w| (w.step, w.reply)).unzip();
-            for (reply, answer) in replies.into_iter().zip(run(&steps)) {
+            let answers = run(&steps);
+            // When the database could not be used at all, the writes queued meanwhile would
+            // only wait for the same failure, a group at a time: they get it now.
+            let unusable = answers
+                .iter()
+                .all(|a| a.as_ref().is_err_and(StoreError::is_connection_failure));
+            for (reply, answer) in replies.into_iter().zip(answers) {
                 // A caller that stopped waiting (its client went away) needs no answer.
                 let _ = reply.send(answer);
+            }
+            if unusable {
+                let queued: Vec<Waiting> = self.group.lock().waiting.drain(..).collect();
+                for waiting in queued {
+                    let _ = waiting.reply.send(Err(unavailable()));
+                }
             }
         }
     }
@@ -110,38 +124,67 @@ impl Leader {
 
 impl Drop for Leader {
     /// A leader that panicked, or never ran because the runtime was shutting down, gives up its
-    /// place and fails the writes still queued (their callers get an error, not a hang).
+    /// place; if no other leader is left to take them, the writes still queued are failed
+    /// (their callers get an error, not a hang).
     fn drop(&mut self) {
         if !self.done {
             let mut queue = self.group.lock();
-            queue.waiting.clear();
             queue.leaders -= 1;
+            if queue.leaders == 0 {
+                queue.waiting.clear();
+            }
         }
     }
 }
 
-/// What a caller gets when its write was dropped unanswered (see [`Leader`]'s `Drop`).
-pub(crate) fn lost() -> StoreError {
-    StoreError::Data(anyhow::anyhow!(
-        "the write was dropped with the group that held it"
+/// What a caller gets when its write was dropped unanswered (see [`Leader`]'s `Drop`), or
+/// when the database failed the writes before it: a 503, to be retried.
+pub(crate) fn unavailable() -> StoreError {
+    StoreError::Unavailable(anyhow::anyhow!(
+        "the write was not run: the database could not be used"
     ))
 }
 
-/// Runs a group on `conn`: one write alone, autocommitted; several in one write transaction,
-/// and if one of them fails, the transaction is rolled back and each runs again alone.
+/// Runs a group on `conn`: one write alone, autocommitted; several in one write transaction.
+/// If one of them fails for a reason of its own (a constraint, a lock cycle), the transaction
+/// is rolled back and each runs again alone, so only that write fails. If the connection or
+/// the database failed (it is gone, SQLite stayed locked, BEGIN or COMMIT failed, the rollback
+/// left a transaction open), every write of the group gets that failure at once: running them
+/// again would wait for it once per write.
 pub(crate) fn run_group(conn: &mut DbConnection, steps: &[Step]) -> Vec<Answer> {
     if let [step] = steps {
         return vec![step(conn)];
     }
-    match write_tx(conn, |conn| {
-        steps
-            .iter()
-            .map(|step| step(conn))
-            .collect::<StoreResult<Vec<_>>>()
-    }) {
+    let mut own_failure = false;
+    let grouped = write_tx(conn, |conn| {
+        let mut values = Vec::with_capacity(steps.len());
+        for step in steps {
+            match step(conn) {
+                Ok(value) => values.push(value),
+                Err(e) => {
+                    own_failure = !e.is_connection_failure();
+                    return Err(e);
+                }
+            }
+        }
+        Ok(values)
+    });
+    match grouped {
         Ok(values) => values.into_iter().map(Ok).collect(),
-        Err(_) => steps.iter().map(|step| step(conn)).collect(),
+        Err(_) if own_failure && no_transaction_open(conn) => {
+            steps.iter().map(|step| step(conn)).collect()
+        }
+        Err(e) => steps.iter().map(|_| Err(e.for_each_of_a_group())).collect(),
     }
+}
+
+/// Whether the connection is back outside any transaction, healthy (after a rollback).
+fn no_transaction_open(conn: &mut DbConnection) -> bool {
+    type Manager = <DbConnection as Connection>::TransactionManager;
+    matches!(
+        Manager::transaction_manager_status_mut(conn).transaction_depth(),
+        Ok(None)
+    )
 }
 
 /// Boxes a typed step for the queue.
@@ -218,6 +261,15 @@ mod tests {
         answer
     }
 
+    /// The leaders left once the last answers are out (a leader answers before it leaves).
+    fn leaders_once_idle(group: &GroupCommit) -> usize {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while group.lock().leaders > 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        group.lock().leaders
+    }
+
     fn on(conn: &Arc<Mutex<DbConnection>>) -> impl Fn(&[Step]) -> Vec<Answer> + Send + 'static {
         let conn = conn.clone();
         move |steps| run_group(&mut conn.lock().unwrap(), steps)
@@ -279,7 +331,7 @@ mod tests {
             "one leader at a time"
         );
         assert_eq!(
-            group.lock().leaders,
+            leaders_once_idle(&group),
             0,
             "the leader left when the queue was empty"
         );
@@ -307,7 +359,7 @@ mod tests {
         assert_eq!(rows(&conn), 120);
         let most = most.load(Ordering::SeqCst);
         assert!((1..=3).contains(&most), "{most} groups ran at once");
-        assert_eq!(group.lock().leaders, 0);
+        assert_eq!(leaders_once_idle(&group), 0);
     }
 
     #[test]
@@ -325,6 +377,100 @@ mod tests {
             "only the duplicate fails"
         );
         assert_eq!(rows(&conn), 3);
+    }
+
+    #[test]
+    fn a_connection_failure_fails_the_whole_group_at_once_without_running_it_again() {
+        let conn = connection();
+        let runs = Arc::new(AtomicUsize::new(0));
+        let counted = |key: &str| {
+            let (runs, insert) = (runs.clone(), insert(key.to_owned(), 1));
+            Box::new(move |c: &mut DbConnection| {
+                runs.fetch_add(1, Ordering::SeqCst);
+                insert(c)
+            }) as Step
+        };
+        let gone: Step = Box::new(|_c: &mut DbConnection| {
+            Err(StoreError::Unavailable(anyhow::anyhow!(
+                "server closed the connection"
+            )))
+        });
+        let steps = vec![counted("a"), gone, counted("c")];
+        let answers = run_group(&mut conn.lock().unwrap(), &steps);
+        assert!(
+            answers
+                .iter()
+                .all(|a| a.as_ref().is_err_and(StoreError::is_connection_failure)),
+            "every write hears the database failed"
+        );
+        assert_eq!(runs.load(Ordering::SeqCst), 1, "nothing ran again");
+        assert_eq!(rows(&conn), 0, "the group was rolled back");
+    }
+
+    #[test]
+    fn writes_queued_behind_an_unusable_database_fail_at_once() {
+        let group = Arc::new(GroupCommit::new(1));
+        let (reply, first) = oneshot::channel();
+        let leader = group
+            .enqueue(Waiting {
+                step: insert("a".into(), 1),
+                reply,
+            })
+            .unwrap();
+        let (groups, later) = (AtomicUsize::new(0), Mutex::new(Vec::new()));
+        leader.run(|steps: &[Step]| {
+            groups.fetch_add(1, Ordering::SeqCst);
+            // Three more writes arrive while this group waits for a connection in vain.
+            for n in 0..3 {
+                let (reply, answer) = oneshot::channel();
+                assert!(
+                    group
+                        .enqueue(Waiting {
+                            step: insert(format!("b{n}"), 1),
+                            reply
+                        })
+                        .is_none()
+                );
+                later.lock().unwrap().push(answer);
+            }
+            steps
+                .iter()
+                .map(|_| Err(StoreError::Unavailable(anyhow::anyhow!("no connection"))))
+                .collect()
+        });
+        assert_eq!(
+            groups.load(Ordering::SeqCst),
+            1,
+            "the queued writes were not run"
+        );
+        assert!(first.blocking_recv().unwrap().is_err());
+        for answer in later.into_inner().unwrap() {
+            let answer = answer.blocking_recv().unwrap();
+            assert!(answer.is_err_and(|e| e.is_connection_failure()));
+        }
+        assert_eq!(group.lock().leaders, 0);
+    }
+
+    #[test]
+    fn a_leader_that_never_runs_leaves_the_queue_to_another_leader() {
+        let (group, conn) = (Arc::new(GroupCommit::new(2)), connection());
+        let mut answers = Vec::new();
+        let mut leaders = Vec::new();
+        for n in 0..3 {
+            let (reply, answer) = oneshot::channel();
+            leaders.extend(group.enqueue(Waiting {
+                step: insert(format!("k{n}"), n),
+                reply,
+            }));
+            answers.push(answer);
+        }
+        assert_eq!(leaders.len(), 2, "two places, the third write waits");
+        drop(leaders.remove(0));
+        leaders.remove(0).run(on(&conn));
+        for (n, answer) in (0..).zip(answers) {
+            assert_eq!(unbox::<i64>(answer.blocking_recv().unwrap()).unwrap(), n);
+        }
+        assert_eq!(group.lock().leaders, 0);
     }
 
     #[test]
