@@ -222,10 +222,10 @@ impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
 /// A connection checked out of the pool; derefs to [`DbConnection`].
 pub type DbPooledConnection = PooledConnection<DbConnectionManager>;
 
-/// The database: a pool of connections to one SQLite file or PostgreSQL database. Cheap to clone.
 /// How many groups of single-statement writes may commit at once on PostgreSQL.
 const GROUP_LEADERS: usize = 2;
 
+/// The database: a pool of connections to one SQLite file or PostgreSQL database. Cheap to clone.
 #[derive(Clone)]
 pub struct Database {
     pool: Pool<DbConnectionManager>,
@@ -416,10 +416,10 @@ impl Database {
                         .map(|t| t.lock().unwrap_or_else(PoisonError::into_inner));
                     match reachability.checkout(&pool) {
                         Ok(mut conn) => run_group(&mut conn, steps),
-                        Err(e) => steps
-                            .iter()
-                            .map(|_| Err(StoreError::Unavailable(anyhow::anyhow!("{e}"))))
-                            .collect(),
+                        Err(e) => {
+                            let e = StoreError::Pool(e);
+                            steps.iter().map(|_| Err(e.for_each_of_a_group())).collect()
+                        }
                     }
                 });
             }));

@@ -47,9 +47,7 @@ impl StoreError {
             },
         }
     }
-}
 
-impl StoreError {
     /// Whether the connection or the database is unusable right now (so running the same
     /// writes again at once would only fail again, or wait again).
     pub(crate) fn is_connection_failure(&self) -> bool {
