@@ -5,8 +5,10 @@
 //! Why: under concurrent load the commits — a WAL flush each, and on SQLite a hand-over of its
 //! one writer lock between sleeping threads — bound the rate, not the statements; and a caller
 //! waiting for its answer holds no thread. Every caller still waits for the commit that holds
-//! its write, so what a success promises is unchanged. If any write of a group fails, the group
-//! is rolled back and each of its writes runs again alone, so a failure stays with its write.
+//! its write, so what a success promises is unchanged. If a write of a group fails for a reason
+//! of its own, the group is rolled back and each of its writes runs again alone, so the failure
+//! stays with its write; if the database cannot be used, the group fails as a whole (see
+//! [`run_group`]).
 
 use std::any::Any;
 use std::collections::VecDeque;
