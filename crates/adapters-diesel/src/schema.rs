@@ -8,7 +8,7 @@
 //! `MultiBackend` has neither a Uuid nor a zoned timestamp type.
 
 diesel::table! {
-    activity_log (id) {
+    activity_log (at, id) {
         id -> Text,
         user_id -> Nullable<Text>,
         at -> Timestamp,

@@ -275,7 +275,9 @@ pub trait TaskMappingRepository: Send + Sync {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait ActivityRepository: Send + Sync {
-    async fn record(&self, entries: &[ActivityEntry]) -> Result<(), RepoError>;
+    /// Stores a batch whole and returns how many entries it kept: those of a person deleted
+    /// meanwhile are skipped (they would have been deleted with them).
+    async fn record(&self, entries: &[ActivityEntry]) -> Result<usize, RepoError>;
     /// Newest first.
     async fn list(&self, query: &ActivityQuery) -> Result<Page<ActivityEntry>, RepoError>;
     async fn summary(

@@ -1,5 +1,7 @@
 //! [`ActivityRepository`] over diesel: the request log, its listing, counts and pruning.
 
+use std::collections::{BTreeSet, HashSet};
+
 use async_trait::async_trait;
 use diesel::dsl::count_star;
 use diesel::prelude::*;
@@ -13,9 +15,10 @@ use time::OffsetDateTime;
 use super::keyset::{cursor_key, overfetch};
 use crate::connection::DbConnection;
 use crate::convert::to_db;
+use crate::error::StoreResult;
 use crate::expressions::UtcDate;
 use crate::models::activity::ActivityRow;
-use crate::schema::activity_log;
+use crate::schema::{activity_log, users};
 
 super::repository!(
     /// The activity log.
@@ -28,10 +31,11 @@ const INSERT_CHUNK: usize = 500;
 
 #[async_trait]
 impl ActivityRepository for DieselActivityRepository {
-    async fn record(&self, entries: &[ActivityEntry]) -> Result<(), RepoError> {
+    async fn record(&self, entries: &[ActivityEntry]) -> Result<usize, RepoError> {
         let rows: Vec<ActivityRow> = entries.iter().map(ActivityRow::from).collect();
         self.db
             .write("recording activity", move |conn| {
+                let rows = of_existing_people(conn, rows)?;
                 match conn {
                     // Binary COPY: one stream instead of statements with thousands of binds to
                     // parse and plan — about a third of PostgreSQL's cost per logged request.
@@ -49,7 +53,7 @@ impl ActivityRepository for DieselActivityRepository {
                         }
                     }
                 }
-                Ok(())
+                Ok(rows.len())
             })
             .await
     }
@@ -136,4 +140,36 @@ impl ActivityRepository for DieselActivityRepository {
             })
             .await
     }
+}
+
+/// The rows whose person still exists, and those of nobody: the check a foreign key would make
+/// for every row (migration 009 dropped it), made once for the batch. On PostgreSQL the people
+/// stay locked `FOR KEY SHARE` until the batch commits, as that check would keep them, so a
+/// deletion either waits for the batch (and then deletes its entries, see
+/// `DieselUserRepository::delete`) or has committed first (and its person is not found here).
+/// On SQLite the write transaction has the database to itself.
+fn of_existing_people(
+    conn: &mut DbConnection,
+    rows: Vec<ActivityRow>,
+) -> StoreResult<Vec<ActivityRow>> {
+    let people: BTreeSet<&str> = rows.iter().filter_map(|r| r.user_id.as_deref()).collect();
+    if people.is_empty() {
+        return Ok(rows);
+    }
+    let existing = users::table
+        .filter(users::id.eq_any(&people))
+        .select(users::id);
+    let existing: HashSet<String> = match conn {
+        DbConnection::Postgresql(pg) => existing.for_key_share().load(pg)?,
+        DbConnection::Sqlite(sqlite) => existing.load(sqlite)?,
+    }
+    .into_iter()
+    .collect();
+    if existing.len() == people.len() {
+        return Ok(rows);
+    }
+    Ok(rows
+        .into_iter()
+        .filter(|r| r.user_id.as_ref().is_none_or(|u| existing.contains(u)))
+        .collect())
 }

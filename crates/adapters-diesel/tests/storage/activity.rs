@@ -204,28 +204,89 @@ dual_test!(request_details_round_trip_present_or_absent, |db| {
     assert_eq!(stored, all);
 });
 
-// The writer relies on this: a batch naming an account that is gone is refused whole as
-// `NotFound` (then written entry by entry), on PostgreSQL's COPY as on SQLite's INSERT.
-dual_test!(a_batch_naming_a_missing_account_is_refused_whole, |db| {
-    let ada = user(&db, "ada@example.org").await;
-    let repo = DieselActivityRepository::new(db.clone());
-    let batch = [
-        entry(Some(ada.id), T0, "auth.login", Some(Source::Web)),
-        entry(Some(UserId::new()), T0, "auth.login", Some(Source::Web)),
-        entry(None, T0, "GET /healthz", None),
-    ];
-    let refused = repo.record(&batch).await;
-    assert!(
-        matches!(refused, Err(domain::RepoError::NotFound)),
-        "{refused:?}"
-    );
-    assert_eq!(
-        count(&db, "activity_log").await,
-        0,
-        "nothing of the batch was kept"
-    );
-    repo.record(&[batch[0].clone(), batch[2].clone()])
-        .await
-        .unwrap();
-    assert_eq!(count(&db, "activity_log").await, 2);
-});
+// A batch naming an account that is gone keeps everything else: the entries of nobody and of
+// people who exist are stored, the missing person's skipped (and counted out).
+dual_test!(
+    a_batch_naming_a_missing_account_skips_only_its_entries,
+    |db| {
+        let ada = user(&db, "ada@example.org").await;
+        let repo = DieselActivityRepository::new(db.clone());
+        let gone = UserId::new();
+        let batch = [
+            entry(Some(ada.id), T0, "auth.login", Some(Source::Web)),
+            entry(Some(gone), T0, "auth.login", Some(Source::Web)),
+            entry(None, T0 + Duration::seconds(1), "GET /healthz", None),
+            entry(
+                Some(gone),
+                T0 + Duration::seconds(2),
+                "profile.get",
+                Some(Source::Api),
+            ),
+        ];
+        assert_eq!(repo.record(&batch).await.unwrap(), 2);
+        assert_eq!(count(&db, "activity_log").await, 2);
+        assert_eq!(
+            count(&db, &format!("activity_log WHERE user_id = '{gone}'")).await,
+            0
+        );
+        assert_eq!(
+            repo.record(&batch[1..2]).await.unwrap(),
+            0,
+            "a batch of the gone only"
+        );
+        assert_eq!(repo.record(&[]).await.unwrap(), 0);
+    }
+);
+
+// The activity log has no foreign key: deleting people while batches of their entries are being
+// written must still leave none of their entries behind, whichever commits first.
+dual_test!(
+    deleting_people_while_their_activity_is_written_leaves_none_of_it,
+    |db| {
+        use adapters_diesel::DieselUserRepository;
+        use domain::ports::UserRepository;
+
+        let repo = DieselActivityRepository::new(db.clone());
+        let users = DieselUserRepository::new(db.clone());
+        let kept = user(&db, "kept@example.org").await;
+        let mut tasks = Vec::new();
+        for n in 0..24 {
+            let person = user(&db, &format!("p{n}@example.org")).await;
+            let batch: Vec<_> = (0..40)
+                .map(|k| {
+                    let who = if k % 2 == 0 { person.id } else { kept.id };
+                    entry(
+                        Some(who),
+                        T0 + Duration::milliseconds(k),
+                        "x",
+                        Some(Source::Api),
+                    )
+                })
+                .collect();
+            let (repo, users) = (repo.clone(), users.clone());
+            tasks.push(tokio::spawn(async move {
+                let (stored, deleted) = tokio::join!(repo.record(&batch), users.delete(person.id));
+                (stored.unwrap(), deleted.unwrap())
+            }));
+        }
+        for task in tasks {
+            let (stored, deleted) = task.await.unwrap();
+            assert!(deleted);
+            // The batch either went first (all 40, the person's deleted after) or second (20).
+            assert!(stored == 40 || stored == 20, "stored {stored}");
+        }
+        assert_eq!(
+            count(
+                &db,
+                "activity_log WHERE user_id IS NOT NULL AND user_id NOT IN (SELECT id FROM users)"
+            )
+            .await,
+            0,
+            "no entry of a deleted person"
+        );
+        assert_eq!(
+            count(&db, &format!("activity_log WHERE user_id = '{}'", kept.id)).await,
+            24 * 20
+        );
+    }
+);

@@ -14,8 +14,10 @@ use crate::metrics::ActivityCounters;
 
 /// How many entries wait at most before senders are held back.
 pub const CAPACITY: usize = 4_096;
-/// How many entries one insert writes at most.
-pub const BATCH: usize = 256;
+/// How many entries one transaction writes at most. Each commit rewrites the last pages of the
+/// log and its index, so under load fewer, fuller commits cost less per entry (1,024 spent about
+/// a fifth less of SQLite's writer time per entry than 256).
+pub const BATCH: usize = 1_024;
 /// A batch the database refuses this many times is given up (and logged with its size).
 const ATTEMPTS: u32 = 4;
 /// How long the writer lets entries gather after the first one of a round. Under load this turns
@@ -132,9 +134,9 @@ async fn drain<R: ActivityRepository>(
     written
 }
 
-/// Writes a batch, retrying while the database is unavailable. A batch refused because one of
-/// its users no longer exists (an account deleted while its requests were queued) is written
-/// entry by entry, so only that person's entries — deleted with them anyway — are skipped.
+/// Writes a batch, retrying while the database is unavailable; returns how many entries were
+/// stored (the repository skips those of an account deleted while they were queued: they would
+/// have been deleted with it).
 async fn write<R: ActivityRepository>(
     repo: &R,
     batch: &[ActivityEntry],
@@ -143,8 +145,7 @@ async fn write<R: ActivityRepository>(
     let mut delay = Duration::from_millis(50);
     for attempt in 1..=ATTEMPTS {
         match repo.record(batch).await {
-            Ok(()) => return batch.len() as u64,
-            Err(RepoError::NotFound) => return write_one_by_one(repo, batch, lost).await,
+            Ok(stored) => return stored as u64,
             Err(RepoError::Unavailable(e)) if attempt < ATTEMPTS => {
                 tracing::warn!(error = %format!("{e:#}"), attempt, entries = batch.len(), "activity batch not written; retrying");
                 tokio::time::sleep(delay).await;
@@ -158,26 +159,6 @@ async fn write<R: ActivityRepository>(
         }
     }
     0
-}
-
-/// Entries of a deleted account are skipped, not lost: they would be deleted with it anyway.
-async fn write_one_by_one<R: ActivityRepository>(
-    repo: &R,
-    batch: &[ActivityEntry],
-    lost: &prometheus::IntCounter,
-) -> u64 {
-    let mut written = 0;
-    for entry in batch {
-        match repo.record(std::slice::from_ref(entry)).await {
-            Ok(()) => written += 1,
-            Err(RepoError::NotFound) => tracing::debug!("activity of a deleted account skipped"),
-            Err(e) => {
-                tracing::error!(error = %format!("{e:#}"), "activity entry lost");
-                lost.inc();
-            }
-        }
-    }
-    written
 }
 
 #[cfg(test)]
@@ -219,7 +200,7 @@ mod tests {
         repo.expect_record().returning(move |batch| {
             assert!(batch.len() <= BATCH);
             counter.fetch_add(batch.len(), Ordering::SeqCst);
-            Ok(())
+            Ok(batch.len())
         });
         let (queue, writer) = ActivityWriter::spawn(repo, counters());
         let senders: Vec<_> = (0..8)
@@ -240,19 +221,14 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn entries_of_a_deleted_account_are_skipped_and_the_rest_written() {
+    async fn entries_the_repository_skips_are_neither_written_nor_lost() {
         let gone = UserId::new();
-        let written = Arc::new(AtomicUsize::new(0));
-        let w = Arc::clone(&written);
         let mut repo = MockActivityRepository::new();
-        repo.expect_record().returning(move |batch| {
-            if batch.iter().any(|e| e.user_id == Some(gone)) {
-                return Err(RepoError::NotFound);
-            }
-            w.fetch_add(batch.len(), Ordering::SeqCst);
-            Ok(())
-        });
-        let (queue, writer) = ActivityWriter::spawn(repo, counters());
+        // As the database does for an account deleted while its entries were queued.
+        repo.expect_record()
+            .returning(move |batch| Ok(batch.iter().filter(|e| e.user_id != Some(gone)).count()));
+        let counters = counters();
+        let (queue, writer) = ActivityWriter::spawn(repo, counters.clone());
         for n in 0..10 {
             let mut e = entry(n);
             if n % 3 == 0 {
@@ -261,7 +237,7 @@ mod tests {
             queue.push(e).await;
         }
         assert_eq!(writer.shutdown().await, 6);
-        assert_eq!(written.load(Ordering::SeqCst), 6);
+        assert_eq!((counters.written.get(), counters.lost.get()), (6, 0));
     }
 
     #[tokio::test]
@@ -271,7 +247,7 @@ mod tests {
         let mut repo = MockActivityRepository::new();
         repo.expect_record().returning(move |batch| {
             b.lock().unwrap().push(batch.len());
-            Ok(())
+            Ok(batch.len())
         });
         let (queue, writer) = ActivityWriter::spawn(repo, counters());
         queue.push(entry(0)).await;
@@ -290,13 +266,13 @@ mod tests {
         let calls = Arc::new(AtomicUsize::new(0));
         let c = Arc::clone(&calls);
         let mut repo = MockActivityRepository::new();
-        repo.expect_record().returning(move |_| {
+        repo.expect_record().returning(move |batch| {
             if c.fetch_add(1, Ordering::SeqCst) == 0 {
                 Err(RepoError::Unavailable(anyhow::anyhow!(
                     "database restarting"
                 )))
             } else {
-                Ok(())
+                Ok(batch.len())
             }
         });
         let (queue, writer) = ActivityWriter::spawn(repo, counters());
@@ -312,7 +288,7 @@ mod tests {
             if batch.iter().any(|e| e.action == "test.bad") {
                 Err(RepoError::Unexpected(anyhow::anyhow!("corrupt row")))
             } else {
-                Ok(())
+                Ok(batch.len())
             }
         });
         let counters = counters();
