@@ -17,6 +17,7 @@ use super::Action;
 use crate::auth::Caller;
 use crate::auth::caller::Identified;
 use crate::middleware::request_id::RequestId;
+use crate::middleware::route_pattern;
 use crate::state::AppState;
 
 // Prometheus scrapes every few seconds; recording each scrape would bury people's requests.
@@ -51,20 +52,17 @@ pub async fn record(
     };
 
     // Read what the handlers left in the extensions, and let go of them before awaiting.
-    let (caller, action, request_id) = {
-        let request = response.request();
+    let request = response.request();
+    let named = request.extensions().get::<Action>().map(|a| a.0);
+    let action = named.map_or_else(
+        || {
+            let pattern = route_pattern::of(request);
+            format!("{method} {}", pattern.as_deref().unwrap_or("unmatched"))
+        },
+        str::to_owned,
+    );
+    let (caller, request_id) = {
         let extensions = request.extensions();
-        let action = extensions.get::<Action>().map_or_else(
-            || {
-                format!(
-                    "{method} {}",
-                    request
-                        .match_pattern()
-                        .unwrap_or_else(|| "unmatched".to_owned())
-                )
-            },
-            |a| a.0.to_owned(),
-        );
         let request_id = extensions
             .get::<RequestId>()
             .map(|r| r.0.clone())
@@ -74,7 +72,7 @@ pub async fn record(
             .get::<Caller>()
             .copied()
             .or_else(|| extensions.get::<Identified>().map(|i| i.0));
-        (caller, action, request_id)
+        (caller, request_id)
     };
     let entry = ActivityEntry {
         id: ActivityId::new(),

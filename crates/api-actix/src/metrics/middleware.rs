@@ -11,6 +11,7 @@ use actix_web::middleware::Next;
 use actix_web::{Error, web};
 
 use super::{STATIC, UNMATCHED};
+use crate::middleware::route_pattern;
 use crate::state::AppState;
 
 pub async fn record(
@@ -23,7 +24,7 @@ pub async fn record(
     let started = Instant::now();
     let method = method_label(req.method());
     // Resolved from the route table, so it is known even when an inner layer refuses the request.
-    let pattern = req.match_pattern().filter(|p| !p.is_empty());
+    let pattern = route_pattern::of(req.request()).filter(|p| !p.is_empty());
     let result = next.call(req).await;
     let status = match &result {
         Ok(response) => response.status(),

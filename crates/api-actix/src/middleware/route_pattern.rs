@@ -1,0 +1,56 @@
+//! The route pattern a request matched (`/api/me/sessions/{id}`), looked up once per request
+//! and shared by the layers that label by it (the metrics and the activity log): the lookup
+//! walks the route table, matching each dynamic route's pattern, so doing it twice showed.
+
+use actix_web::{HttpMessage, HttpRequest};
+
+/// The looked-up pattern, kept in the request's extensions.
+#[derive(Debug, Clone)]
+struct RoutePattern(Option<String>);
+
+/// [`HttpRequest::match_pattern`], found at the first call for a request and kept for the next.
+#[must_use]
+pub fn of(req: &HttpRequest) -> Option<String> {
+    if let Some(RoutePattern(pattern)) = req.extensions().get::<RoutePattern>() {
+        return pattern.clone();
+    }
+    let pattern = req.match_pattern();
+    req.extensions_mut().insert(RoutePattern(pattern.clone()));
+    pattern
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::test::{TestRequest, call_service, init_service};
+    use actix_web::{App, HttpResponse, web};
+
+    #[actix_web::test]
+    async fn the_matched_pattern_is_looked_up_once_and_then_kept() {
+        let app = init_service(
+            App::new()
+                .route(
+                    "/items/{id}",
+                    web::get().to(|req: HttpRequest| async move {
+                        let first = of(&req);
+                        // A later call answers from the request, not from the route table.
+                        req.extensions_mut()
+                            .insert(RoutePattern(Some("kept".to_owned())));
+                        HttpResponse::Ok().body(format!("{first:?} {:?}", of(&req)))
+                    }),
+                )
+                .default_service(web::to(|req: HttpRequest| async move {
+                    HttpResponse::NotFound().body(format!("{:?}", of(&req)))
+                })),
+        )
+        .await;
+        let found = call_service(&app, TestRequest::get().uri("/items/7").to_request()).await;
+        let body = actix_web::body::to_bytes(found.into_body()).await.unwrap();
+        assert_eq!(body, r#"Some("/items/{id}") Some("kept")"#);
+        let missing = call_service(&app, TestRequest::get().uri("/nothing").to_request()).await;
+        let body = actix_web::body::to_bytes(missing.into_body())
+            .await
+            .unwrap();
+        assert_eq!(body, "None");
+    }
+}
