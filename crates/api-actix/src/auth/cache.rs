@@ -1,10 +1,13 @@
-//! A short memory of credentials checked recently — active sessions, API-key owners and the
-//! users behind them — so an authenticated request needs no database read in the common case.
+//! A short memory of credentials checked recently — access tokens verified, active sessions,
+//! API-key owners and the users behind them — so an authenticated request needs no database
+//! read, and a token seen again is not verified again, in the common case.
 //!
 //! Why it is safe: entries live at most `AUTH_CACHE_SECONDS` (default 1 s), only positive
 //! answers are kept (a revoked or unknown credential is always checked against the database),
 //! and every change made through this instance (revoking a session or key, signing out,
-//! deleting an account, signing in) forgets the affected entries at once. Another instance of
+//! deleting an account, signing in) forgets the affected entries at once. A verified token needs
+//! no forgetting: what it says cannot change, its expiry is checked at every use, and whether
+//! its session is still active is the session entry's business. Another instance of
 //! the service sees a revocation within the expiry. `AUTH_CACHE_SECONDS=0` turns it off.
 
 use std::time::Duration;
@@ -13,6 +16,8 @@ use domain::account::{TokenHash, User};
 use domain::ids::{SessionId, UserId};
 use moka::sync::Cache;
 
+use super::jwt::LEEWAY_SECONDS;
+
 /// Who an API key acts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyOwner {
@@ -20,8 +25,20 @@ pub struct KeyOwner {
     pub is_admin: bool,
 }
 
+/// What a verified access token says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VerifiedToken {
+    pub user_id: UserId,
+    pub session_id: SessionId,
+    pub is_admin: bool,
+    /// Its `exp`, in seconds since the epoch.
+    pub expires_at: u64,
+}
+
 /// Bounded so a flood of distinct credentials cannot grow memory without limit.
 const CAPACITY: u64 = 50_000;
+/// Tokens are kept whole (a few hundred bytes each), so fewer of them.
+const TOKEN_CAPACITY: u64 = 10_000;
 
 /// The recently checked credentials of this process.
 pub struct CredentialCache {
@@ -30,6 +47,7 @@ pub struct CredentialCache {
 }
 
 struct Inner {
+    tokens: Cache<String, VerifiedToken>,
     sessions: Cache<SessionId, ()>,
     api_keys: Cache<TokenHash, KeyOwner>,
     users: Cache<UserId, User>,
@@ -43,13 +61,13 @@ impl std::fmt::Debug for CredentialCache {
     }
 }
 
-fn cache<K, V>(ttl: Duration) -> Cache<K, V>
+fn cache<K, V>(ttl: Duration, capacity: u64) -> Cache<K, V>
 where
     K: std::hash::Hash + Eq + Send + Sync + 'static,
     V: Clone + Send + Sync + 'static,
 {
     Cache::builder()
-        .max_capacity(CAPACITY)
+        .max_capacity(capacity)
         .time_to_live(ttl)
         .build()
 }
@@ -59,11 +77,29 @@ impl CredentialCache {
     #[must_use]
     pub fn new(ttl: Duration) -> Self {
         let inner = (!ttl.is_zero()).then(|| Inner {
-            sessions: cache(ttl),
-            api_keys: cache(ttl),
-            users: cache(ttl),
+            tokens: cache(ttl, TOKEN_CAPACITY),
+            sessions: cache(ttl, CAPACITY),
+            api_keys: cache(ttl, CAPACITY),
+            users: cache(ttl, CAPACITY),
         });
         Self { inner }
+    }
+
+    /// What `token` said when it was verified, unless it has expired by `now` (seconds since
+    /// the epoch, with the same leeway as a full verification).
+    #[must_use]
+    pub fn verified_token(&self, token: &str, now: u64) -> Option<VerifiedToken> {
+        self.inner
+            .as_ref()
+            .and_then(|c| c.tokens.get(token))
+            .filter(|v| v.expires_at.saturating_add(LEEWAY_SECONDS) >= now)
+    }
+
+    /// Only for a token that passed every check of `JwtKeys::verify_access`.
+    pub fn remember_verified_token(&self, token: &str, verified: VerifiedToken) {
+        if let Some(c) = &self.inner {
+            c.tokens.insert(token.to_owned(), verified);
+        }
     }
 
     /// Whether the session was found active within the expiry.
@@ -168,6 +204,31 @@ mod tests {
     }
 
     #[test]
+    fn a_verified_token_is_remembered_until_it_expires() {
+        let cache = CredentialCache::new(Duration::from_secs(60));
+        let verified = VerifiedToken {
+            user_id: UserId::new(),
+            session_id: SessionId::new(),
+            is_admin: false,
+            expires_at: 1_000,
+        };
+        assert_eq!(cache.verified_token("a.b.c", 900), None);
+        cache.remember_verified_token("a.b.c", verified);
+        assert_eq!(cache.verified_token("a.b.c", 900), Some(verified));
+        assert_eq!(
+            cache.verified_token("a.b.x", 900),
+            None,
+            "only the same token"
+        );
+        // Accepted as long as a full verification would accept it, then never again.
+        assert_eq!(
+            cache.verified_token("a.b.c", 1_000 + LEEWAY_SECONDS),
+            Some(verified)
+        );
+        assert_eq!(cache.verified_token("a.b.c", 1_001 + LEEWAY_SECONDS), None);
+    }
+
+    #[test]
     fn entries_expire() {
         let cache = CredentialCache::new(Duration::from_millis(20));
         let id = SessionId::new();
@@ -183,7 +244,15 @@ mod tests {
         let id = u.id;
         cache.remember_user(u);
         cache.remember_active_session(SessionId::new());
+        let verified = VerifiedToken {
+            user_id: id,
+            session_id: SessionId::new(),
+            is_admin: false,
+            expires_at: u64::MAX,
+        };
+        cache.remember_verified_token("a.b.c", verified);
         assert_eq!(cache.user(id), None);
+        assert_eq!(cache.verified_token("a.b.c", 0), None);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
 use domain::account::Source;
 use domain::ids::{SessionId, UserId};
 
-use super::cache::KeyOwner;
+use super::cache::{KeyOwner, VerifiedToken};
 use super::cookies;
 use super::secrets;
 use crate::error::ApiError;
@@ -200,14 +200,10 @@ async fn by_api_key(state: &AppState, key: &str) -> Result<Caller, ApiError> {
 }
 
 async fn by_jwt(state: &AppState, token: &str, source: Source) -> Result<Caller, ApiError> {
-    let claims = state
-        .jwt
-        .verify_access(token)
-        .map_err(|_| ApiError::Unauthenticated)?;
-    let user_id: UserId = claims.sub.parse().map_err(|_| ApiError::Unauthenticated)?;
-    let session_id: SessionId = claims.sid.parse().map_err(|_| ApiError::Unauthenticated)?;
+    let verified = verify_access(state, token)?;
     // A revoked session's tokens stop working at once, not only when they expire (see
     // `CredentialCache` for how long another instance may take to notice).
+    let session_id = verified.session_id;
     if !state.credentials.session_is_active(session_id) {
         if !state.accounts.session_is_active(session_id).await? {
             return Err(ApiError::Unauthenticated);
@@ -215,9 +211,30 @@ async fn by_jwt(state: &AppState, token: &str, source: Source) -> Result<Caller,
         state.credentials.remember_active_session(session_id);
     }
     Ok(Caller {
-        user_id,
-        is_admin: claims.adm,
+        user_id: verified.user_id,
+        is_admin: verified.is_admin,
         source,
         session_id: Some(session_id),
     })
+}
+
+/// The token's signature and claims, checked once and then remembered within the cache's expiry
+/// (each check decodes it twice and computes an HMAC; its expiry is still checked every time).
+fn verify_access(state: &AppState, token: &str) -> Result<VerifiedToken, ApiError> {
+    let now = jsonwebtoken::get_current_timestamp();
+    if let Some(verified) = state.credentials.verified_token(token, now) {
+        return Ok(verified);
+    }
+    let claims = state
+        .jwt
+        .verify_access(token)
+        .map_err(|_| ApiError::Unauthenticated)?;
+    let verified = VerifiedToken {
+        user_id: claims.sub.parse().map_err(|_| ApiError::Unauthenticated)?,
+        session_id: claims.sid.parse().map_err(|_| ApiError::Unauthenticated)?,
+        is_admin: claims.adm,
+        expires_at: u64::try_from(claims.exp).map_err(|_| ApiError::Unauthenticated)?,
+    };
+    state.credentials.remember_verified_token(token, verified);
+    Ok(verified)
 }

@@ -113,13 +113,16 @@ impl JwtKeys {
     }
 }
 
+/// Seconds a token is still accepted after its `exp` (clocks of other instances drift).
+pub const LEEWAY_SECONDS: u64 = 5;
+
 /// HS256 only, our issuer, `audience`, and `exp`, `iss`, `aud`, `sub` required.
 fn validation(issuer: &str, audience: &str) -> Validation {
     let mut validation = Validation::new(Algorithm::HS256);
     validation.set_issuer(&[issuer]);
     validation.set_audience(&[audience]);
     validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
-    validation.leeway = 5;
+    validation.leeway = LEEWAY_SECONDS;
     validation
 }
 
