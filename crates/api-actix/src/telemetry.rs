@@ -18,8 +18,7 @@ pub struct PathOnlyRootSpan;
 impl tracing_actix_web::RootSpanBuilder for PathOnlyRootSpan {
     fn on_request_start(request: &actix_web::dev::ServiceRequest) -> tracing::Span {
         use actix_web::HttpMessage as _;
-        let route = request
-            .match_pattern()
+        let route = crate::middleware::route_pattern::of(request.request())
             .unwrap_or_else(|| "default".to_owned());
         let request_id = request
             .extensions()

@@ -134,9 +134,18 @@ impl ActivityRepository for DieselActivityRepository {
         let before = to_db(before);
         self.db
             .write("pruning activity", move |conn| {
-                let n = diesel::delete(activity_log::table.filter(activity_log::at.lt(before)))
+                let old = diesel::delete(activity_log::table.filter(activity_log::at.lt(before)))
                     .execute(conn)?;
-                Ok(u64::try_from(n).unwrap_or(u64::MAX))
+                // Entries of people who no longer exist. The writer and the account deletion
+                // leave none, but an instance older than migration 009 deletes people through
+                // the cascade 009 removed, while a rolling upgrade runs both.
+                let orphaned = diesel::delete(activity_log::table.filter(
+                    activity_log::user_id.is_not_null().and(diesel::dsl::not(
+                        activity_log::user_id.eq_any(users::table.select(users::id.nullable())),
+                    )),
+                ))
+                .execute(conn)?;
+                Ok(u64::try_from(old + orphaned).unwrap_or(u64::MAX))
             })
             .await
     }

@@ -169,6 +169,40 @@ dual_test!(pruning_deletes_only_older_entries, |db| {
     assert_eq!(count(&db, "activity_log").await, 2);
 });
 
+// Migration 009 dropped the foreign key; an instance from before it still deletes people by the
+// cascade, leaving their entries. Pruning deletes those too, whatever their age.
+dual_test!(
+    pruning_also_deletes_entries_of_people_who_no_longer_exist,
+    |db| {
+        let ada = user(&db, "ada@example.org").await;
+        let repo = DieselActivityRepository::new(db.clone());
+        repo.record(&[
+            entry(Some(ada.id), T0, "a", Some(Source::Web)),
+            entry(None, T0, "b", None),
+        ])
+        .await
+        .unwrap();
+        let gone = UserId::new();
+        crate::harness::execute(
+            &db,
+            format!(
+                "INSERT INTO activity_log (id, user_id, at, action, method, path, status, source, \
+             duration_ms, request_id) VALUES ('{}', '{gone}', '2026-11-21 10:00:00', 'c', 'GET', \
+             '/', 200, 'api', 1, 'r')",
+                ActivityId::new()
+            ),
+        )
+        .await;
+        assert_eq!(count(&db, "activity_log").await, 3);
+        assert_eq!(repo.prune(T0 - Duration::days(90)).await.unwrap(), 1);
+        assert_eq!(count(&db, "activity_log").await, 2);
+        assert_eq!(
+            count(&db, &format!("activity_log WHERE user_id = '{gone}'")).await,
+            0
+        );
+    }
+);
+
 dual_test!(request_details_round_trip_present_or_absent, |db| {
     let ada = user(&db, "ada@example.org").await;
     let repo = DieselActivityRepository::new(db.clone());

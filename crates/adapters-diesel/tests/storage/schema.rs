@@ -300,7 +300,7 @@ dual_test!(
             assert_eq!(
                 crate::harness::count(&db, &format!("{table} WHERE user_id = '{user_id}'")).await,
                 0,
-                "deleting the person still cascades into {table}"
+                "deleting the person still deletes their rows in {table}"
             );
         }
     }

@@ -167,6 +167,7 @@ impl CredentialCache {
     /// After an account is deleted: nothing of it may be served from memory.
     pub fn forget_everything(&self) {
         if let Some(c) = &self.inner {
+            c.tokens.invalidate_all();
             c.sessions.invalidate_all();
             c.api_keys.invalidate_all();
             c.users.invalidate_all();
@@ -269,8 +270,16 @@ mod tests {
                 is_admin: false,
             },
         );
+        let verified = VerifiedToken {
+            user_id: id,
+            session_id: SessionId::new(),
+            is_admin: false,
+            expires_at: u64::MAX,
+        };
+        cache.remember_verified_token("a.b.c", verified);
         assert!(cache.user(id).is_some() && cache.api_key_owner(&hash).is_some());
         cache.forget_everything();
         assert!(cache.user(id).is_none() && cache.api_key_owner(&hash).is_none());
+        assert_eq!(cache.verified_token("a.b.c", 0), None);
     }
 }
