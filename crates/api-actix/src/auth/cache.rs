@@ -190,6 +190,15 @@ mod tests {
         }
     }
 
+    fn token_of(user_id: UserId, expires_at: u64) -> VerifiedToken {
+        VerifiedToken {
+            user_id,
+            session_id: SessionId::new(),
+            is_admin: false,
+            expires_at,
+        }
+    }
+
     #[test]
     fn remembered_sessions_are_forgotten_on_revocation() {
         let cache = CredentialCache::new(Duration::from_secs(60));
@@ -207,12 +216,7 @@ mod tests {
     #[test]
     fn a_verified_token_is_remembered_until_it_expires() {
         let cache = CredentialCache::new(Duration::from_secs(60));
-        let verified = VerifiedToken {
-            user_id: UserId::new(),
-            session_id: SessionId::new(),
-            is_admin: false,
-            expires_at: 1_000,
-        };
+        let verified = token_of(UserId::new(), 1_000);
         assert_eq!(cache.verified_token("a.b.c", 900), None);
         cache.remember_verified_token("a.b.c", verified);
         assert_eq!(cache.verified_token("a.b.c", 900), Some(verified));
@@ -245,13 +249,7 @@ mod tests {
         let id = u.id;
         cache.remember_user(u);
         cache.remember_active_session(SessionId::new());
-        let verified = VerifiedToken {
-            user_id: id,
-            session_id: SessionId::new(),
-            is_admin: false,
-            expires_at: u64::MAX,
-        };
-        cache.remember_verified_token("a.b.c", verified);
+        cache.remember_verified_token("a.b.c", token_of(id, u64::MAX));
         assert_eq!(cache.user(id), None);
         assert_eq!(cache.verified_token("a.b.c", 0), None);
     }
@@ -270,13 +268,7 @@ mod tests {
                 is_admin: false,
             },
         );
-        let verified = VerifiedToken {
-            user_id: id,
-            session_id: SessionId::new(),
-            is_admin: false,
-            expires_at: u64::MAX,
-        };
-        cache.remember_verified_token("a.b.c", verified);
+        cache.remember_verified_token("a.b.c", token_of(id, u64::MAX));
         assert!(cache.user(id).is_some() && cache.api_key_owner(&hash).is_some());
         cache.forget_everything();
         assert!(cache.user(id).is_none() && cache.api_key_owner(&hash).is_none());
