@@ -1,4 +1,4 @@
-//! Storage failures sorted by meaning, in one place: the crate's internal [`StoreError`], its
+//! Storage failures sorted by meaning, in one place: the crate's internal `StoreError`, its
 //! single mapping onto the domain's `RepoError`, and the public [`DbError`] of start-up.
 
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
