@@ -6,8 +6,9 @@
 //! answers are kept (a revoked or unknown credential is always checked against the database),
 //! and every change made through this instance (revoking a session or key, signing out,
 //! deleting an account, signing in) forgets the affected entries at once. A verified token needs
-//! no forgetting: what it says cannot change, its expiry is checked at every use, and whether
-//! its session is still active is the session entry's business. Another instance of
+//! no forgetting when its session ends: what it says cannot change, its expiry is checked at
+//! every use, and whether its session is still active is the session entry's business (deleting
+//! an account forgets tokens too, with everything else). Another instance of
 //! the service sees a revocation within the expiry. `AUTH_CACHE_SECONDS=0` turns it off.
 
 use std::time::Duration;
