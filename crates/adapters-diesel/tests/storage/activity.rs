@@ -94,6 +94,44 @@ dual_test!(activity_round_trips_and_pages_newest_first, |db| {
     assert_eq!(everyone.len(), 13);
 });
 
+dual_test!(large_batches_are_stored_row_for_row, |db| {
+    // Long enough for several of the SQLite writer's fixed-size statements and a shorter rest,
+    // twice, so a statement prepared by the first batch is re-bound by the second.
+    let ada = user(&db, "ada@example.org").await;
+    let repo = DieselActivityRepository::new(db.clone());
+    let batch = |first: i64| -> Vec<ActivityEntry> {
+        (first..first + 150)
+            .map(|n| {
+                let source = [Some(Source::Web), None, Some(Source::Mcp)][(n % 3) as usize];
+                let mut e = entry(
+                    source.map(|_| ada.id),
+                    T0 + Duration::milliseconds(n),
+                    &format!("action.{n}"),
+                    source,
+                );
+                e.status = 200 + u16::try_from(n % 300).unwrap();
+                e.duration_ms = n;
+                e.request_id = format!("req-{n}");
+                e
+            })
+            .collect()
+    };
+    let (first, second) = (batch(0), batch(150));
+    assert_eq!(repo.record(&first).await.unwrap(), 150);
+    assert_eq!(repo.record(&second).await.unwrap(), 150);
+    let mut stored = list_all(
+        &repo,
+        ActivityQuery {
+            user_id: None,
+            limit: PageLimit::new(100).unwrap(),
+            before: None,
+        },
+    )
+    .await;
+    stored.reverse();
+    assert_eq!(stored, [first, second].concat());
+});
+
 dual_test!(the_summary_counts_by_action_source_and_utc_day, |db| {
     let ada = user(&db, "ada@example.org").await;
     let bob = user(&db, "bob@example.org").await;
