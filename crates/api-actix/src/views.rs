@@ -4,24 +4,41 @@
 use domain::account::{ActivityEntry, ApiKey, Session, User};
 use domain::coaching::{CheckIn, CoachingPreferences};
 use domain::discovery::Conversation;
+use domain::ids::UserId;
 use domain::integration::TaskMapping;
 use domain::pagination::Page;
 use domain::profile::{Profile, Revision};
 use domain::reflection::ReflectionMessage;
+use serde::Serialize;
 use serde_json::{Value, json};
+use time::OffsetDateTime;
 
 use crate::routes::rfc3339;
 
+/// A person, as `GET /api/me` and sign-in answer with it. Typed rather than a `Value`: it is
+/// serialized straight into the body, without building a JSON tree first, on every page load.
+#[derive(Debug, Serialize)]
+pub struct UserView<'a> {
+    id: UserId,
+    email: &'a str,
+    name: Option<&'a str>,
+    is_admin: bool,
+    #[serde(with = "time::serde::rfc3339")]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    last_login_at: Option<OffsetDateTime>,
+}
+
 #[must_use]
-pub fn user(u: &User, is_admin: bool) -> Value {
-    json!({
-        "id": u.id,
-        "email": u.email.as_str(),
-        "name": u.name,
-        "is_admin": is_admin,
-        "created_at": rfc3339(u.created_at),
-        "last_login_at": u.last_login_at.map(rfc3339),
-    })
+pub fn user(u: &User, is_admin: bool) -> UserView<'_> {
+    UserView {
+        id: u.id,
+        email: u.email.as_str(),
+        name: u.name.as_deref(),
+        is_admin,
+        created_at: u.created_at,
+        last_login_at: u.last_login_at,
+    }
 }
 
 #[must_use]
@@ -181,4 +198,41 @@ pub fn page<T>(page: &Page<T>, item: impl Fn(&T) -> Value) -> Value {
         "items": page.items.iter().map(item).collect::<Vec<_>>(),
         "next_cursor": page.next_cursor.map(|c| c.to_string()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::account::Email;
+    use time::macros::datetime;
+
+    #[test]
+    fn a_person_renders_as_the_contract_says() {
+        let mut ada = User {
+            id: UserId::new(),
+            email: Email::new("ada@example.org").unwrap(),
+            name: Some("Ada \"Countess\" Lovelace".into()),
+            created_at: datetime!(2026-11-20 10:00:00.25 UTC),
+            last_login_at: Some(datetime!(2026-11-21 08:30:00 UTC)),
+        };
+        assert_eq!(
+            serde_json::to_value(user(&ada, true)).unwrap(),
+            json!({
+                "id": ada.id.to_string(),
+                "email": "ada@example.org",
+                "name": "Ada \"Countess\" Lovelace",
+                "is_admin": true,
+                // As every other timestamp of the contract.
+                "created_at": rfc3339(ada.created_at),
+                "last_login_at": "2026-11-21T08:30:00Z",
+            })
+        );
+        assert_eq!(rfc3339(ada.created_at), "2026-11-20T10:00:00.25Z");
+        (ada.name, ada.last_login_at) = (None, None);
+        let plain = serde_json::to_value(user(&ada, false)).unwrap();
+        assert_eq!(
+            (&plain["name"], &plain["last_login_at"], &plain["is_admin"]),
+            (&Value::Null, &Value::Null, &json!(false))
+        );
+    }
 }
