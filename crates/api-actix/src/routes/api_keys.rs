@@ -14,10 +14,11 @@ use crate::extract::ApiJson;
 use crate::state::AppState;
 use crate::views;
 
+/// Mounted under `/api/me` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/api/me/api-keys", web::post().to(create))
-        .route("/api/me/api-keys", web::get().to(list))
-        .route("/api/me/api-keys/{id}", web::delete().to(revoke));
+    cfg.route("/api-keys", web::post().to(create))
+        .route("/api-keys", web::get().to(list))
+        .route("/api-keys/{id}", web::delete().to(revoke));
 }
 
 #[derive(Deserialize)]

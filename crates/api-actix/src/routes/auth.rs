@@ -24,14 +24,15 @@ use crate::views;
 pub const DEV_LOGIN_ISSUER: &str = "urn:discovery:dev-login";
 
 /// Mounts the sign-in routes; dev login only when it is enabled (otherwise its path is a 404).
+/// Mounted under `/api/auth` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig, dev_login_enabled: bool) {
-    cfg.route("/api/auth/config", web::get().to(config))
-        .route("/api/auth/login", web::get().to(login))
-        .route("/api/auth/callback", web::get().to(callback))
-        .route("/api/auth/refresh", web::post().to(refresh))
-        .route("/api/auth/logout", web::post().to(logout));
+    cfg.route("/config", web::get().to(config))
+        .route("/login", web::get().to(login))
+        .route("/callback", web::get().to(callback))
+        .route("/refresh", web::post().to(refresh))
+        .route("/logout", web::post().to(logout));
     if dev_login_enabled {
-        cfg.route("/api/auth/dev-login", web::post().to(dev_login));
+        cfg.route("/dev-login", web::post().to(dev_login));
     }
 }
 

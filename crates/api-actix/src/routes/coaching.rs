@@ -18,17 +18,15 @@ use crate::routes::activity::PageParams;
 use crate::state::AppState;
 use crate::views;
 
+/// Mounted under `/coaching` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/coaching/preferences", web::get().to(preferences))
-        .route("/coaching/preferences", web::put().to(set_preferences))
-        .route(
-            "/coaching/preferences/regenerate",
-            web::post().to(regenerate),
-        )
-        .route("/coaching/checkins", web::get().to(checkins))
-        .route("/coaching/checkins", web::post().to(create_checkin))
-        .route("/coaching/checkins/{id}/response", web::post().to(respond))
-        .route("/coaching/run", web::post().to(run));
+    cfg.route("/preferences", web::get().to(preferences))
+        .route("/preferences", web::put().to(set_preferences))
+        .route("/preferences/regenerate", web::post().to(regenerate))
+        .route("/checkins", web::get().to(checkins))
+        .route("/checkins", web::post().to(create_checkin))
+        .route("/checkins/{id}/response", web::post().to(respond))
+        .route("/run", web::post().to(run));
 }
 
 impl From<PreferencesError> for ApiError {

@@ -16,18 +16,13 @@ use crate::metrics::LlmOperation;
 use crate::state::AppState;
 use crate::views;
 
+/// Mounted under `/discovery` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/discovery/prompts", web::get().to(prompts))
-        .route("/discovery/conversation", web::post().to(start))
-        .route("/discovery/conversation/me", web::get().to(get))
-        .route(
-            "/discovery/conversation/me/answers/{step}",
-            web::put().to(answer),
-        )
-        .route(
-            "/discovery/conversation/me/complete",
-            web::post().to(complete),
-        );
+    cfg.route("/prompts", web::get().to(prompts))
+        .route("/conversation", web::post().to(start))
+        .route("/conversation/me", web::get().to(get))
+        .route("/conversation/me/answers/{step}", web::put().to(answer))
+        .route("/conversation/me/complete", web::post().to(complete));
 }
 
 #[utoipa::path(

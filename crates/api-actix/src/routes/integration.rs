@@ -22,12 +22,13 @@ use crate::routes::rfc3339;
 use crate::state::AppState;
 use crate::views;
 
+/// Mounted under `/integration` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/integration/foundations", web::get().to(foundations))
-        .route("/integration/task-mappings", web::post().to(upsert))
-        .route("/integration/task-mappings", web::get().to(list))
+    cfg.route("/foundations", web::get().to(foundations))
+        .route("/task-mappings", web::post().to(upsert))
+        .route("/task-mappings", web::get().to(list))
         .service(
-            web::resource("/integration/task-mappings/batch")
+            web::resource("/task-mappings/batch")
                 .app_data(extract::payload_config_of(MAX_BATCH_BODY_BYTES))
                 .route(web::post().to(batch))
                 // This path shadows a mapping whose external id is "batch"; keep it deletable.
@@ -36,10 +37,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .default_service(web::to(super::not_found)),
         )
         .route(
-            "/integration/task-mappings/{external_task_id}",
+            "/task-mappings/{external_task_id}",
             web::delete().to(delete),
         )
-        .route("/integration/work-patterns", web::get().to(work_patterns));
+        .route("/work-patterns", web::get().to(work_patterns));
 }
 
 /// A batch's body limit. The contract's 64 KiB would not hold its 1,000 items (a typical

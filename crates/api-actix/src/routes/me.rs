@@ -12,11 +12,12 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::views;
 
+/// Mounted under `/api/me` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/api/me", web::get().to(get))
-        .route("/api/me", web::delete().to(delete))
-        .route("/api/me/export", web::get().to(export))
-        .route("/api/me/stats", web::get().to(stats));
+    cfg.route("", web::get().to(get))
+        .route("", web::delete().to(delete))
+        .route("/export", web::get().to(export))
+        .route("/stats", web::get().to(stats));
 }
 
 #[utoipa::path(

@@ -18,20 +18,29 @@ use actix_web::web as actix;
 
 use crate::error::ApiError;
 
-/// Mounts every route.
+/// Mounts every route. Each group of paths with a common prefix is a scope: actix tries the
+/// routes of a level one after another (running the pattern of every dynamic one), so a request
+/// is matched against a handful of prefixes and then its own group, not the whole table. A path
+/// under a prefix that no route of its group takes still gets the app's JSON 404 or 405.
 pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
     cfg.service(health::healthz)
         .service(health::readyz)
         .service(metrics::metrics)
-        .configure(|cfg| auth::configure(cfg, dev_login_enabled))
-        .configure(discovery::configure)
-        .configure(profile::configure)
-        .configure(reflect_preview::configure)
-        .configure(coaching::configure)
-        .configure(integration::configure)
-        .configure(me::configure)
-        .configure(sessions::configure)
-        .configure(api_keys::configure)
+        .service(actix::scope("/api/auth").configure(|cfg| auth::configure(cfg, dev_login_enabled)))
+        .service(
+            actix::scope("/discovery")
+                .configure(discovery::configure)
+                .configure(profile::configure)
+                .configure(reflect_preview::configure),
+        )
+        .service(actix::scope("/coaching").configure(coaching::configure))
+        .service(actix::scope("/integration").configure(integration::configure))
+        .service(
+            actix::scope("/api/me")
+                .configure(me::configure)
+                .configure(sessions::configure)
+                .configure(api_keys::configure),
+        )
         .configure(activity::configure)
         .configure(crate::openapi::configure)
         // Last: the pages and their files, so every API path above wins.

@@ -18,16 +18,14 @@ use crate::metrics::LlmOperation;
 use crate::state::AppState;
 use crate::views;
 
+/// Mounted under `/discovery` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/discovery/profile/me", web::get().to(get))
-        .route("/discovery/profile/me", web::patch().to(edit))
-        .route("/discovery/profile/me/affirm", web::post().to(affirm))
-        .route("/discovery/profile/me/reflect", web::post().to(reflect))
-        .route(
-            "/discovery/profile/me/reflection",
-            web::get().to(reflection),
-        )
-        .route("/discovery/profile/me/revisions", web::get().to(revisions));
+    cfg.route("/profile/me", web::get().to(get))
+        .route("/profile/me", web::patch().to(edit))
+        .route("/profile/me/affirm", web::post().to(affirm))
+        .route("/profile/me/reflect", web::post().to(reflect))
+        .route("/profile/me/reflection", web::get().to(reflection))
+        .route("/profile/me/revisions", web::get().to(revisions));
 }
 
 const LOCKED: ApiError = ApiError::Conflict {

@@ -17,11 +17,10 @@ use crate::extract::ApiJson;
 use crate::routes::profile::ReflectBody;
 use crate::state::AppState;
 
-pub const PATH: &str = "/discovery/profile/me/reflect/preview";
-
+/// Mounted under `/discovery` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route(PATH, web::get().to(preview_get))
-        .route(PATH, web::post().to(preview_post));
+    cfg.route("/profile/me/reflect/preview", web::get().to(preview_get))
+        .route("/profile/me/reflect/preview", web::post().to(preview_post));
 }
 
 #[utoipa::path(

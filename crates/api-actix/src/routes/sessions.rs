@@ -9,9 +9,10 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::views;
 
+/// Mounted under `/api/me` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/api/me/sessions", web::get().to(list))
-        .route("/api/me/sessions/{id}", web::delete().to(revoke));
+    cfg.route("/sessions", web::get().to(list))
+        .route("/sessions/{id}", web::delete().to(revoke));
 }
 
 #[utoipa::path(

@@ -102,7 +102,18 @@ async fn api_paths_win_over_files_and_unknown_paths_stay_json_not_found() {
     let me = send(app.api.get(app.url("/api/me"))).await;
     assert_error(me, 401, "unauthenticated").await;
 
-    for path in ["/no-such-page.html", "/js/missing.js", "/api/nothing-here"] {
+    // Also under each group's prefix, where no route of the group takes the rest of the path.
+    for path in [
+        "/no-such-page.html",
+        "/js/missing.js",
+        "/api/nothing-here",
+        "/api/me/nothing-here",
+        "/api/me/",
+        "/api/auth/nothing-here",
+        "/discovery/profile/me/nothing-here",
+        "/coaching/nothing-here",
+        "/integration/nothing/here",
+    ] {
         let response = send(app.api.get(app.url(path))).await;
         assert_error(response, 404, "not_found").await;
     }
