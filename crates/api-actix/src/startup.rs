@@ -111,7 +111,7 @@ impl Application {
         let operator = match &settings.auth.api_key {
             None => None,
             Some(key) => Some(Operator {
-                key: key.clone(),
+                key_digest: crate::auth::secrets::digest(key),
                 user: accounts.ensure_user(&operator_identity()?).await?,
             }),
         };

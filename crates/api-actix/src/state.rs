@@ -22,6 +22,7 @@ use crate::auth::cache::CredentialCache;
 use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
 use crate::auth::jwt::JwtKeys;
+use crate::auth::secrets::SecretDigest;
 use crate::config::Settings;
 use crate::metrics::Metrics;
 use crate::metrics::model::MeteredModel;
@@ -58,11 +59,20 @@ pub type Coaching = CoachingService<
 
 pub type Integration = IntegrationService<DieselTaskMappingRepository, SystemClock>;
 
-/// The operator key and the synthetic admin user it acts as.
-#[derive(Debug, Clone)]
+/// The operator key (only its SHA-256 is kept, computed once) and the synthetic admin user it
+/// acts as.
+#[derive(Clone)]
 pub struct Operator {
-    pub key: String,
+    pub key_digest: SecretDigest,
     pub user: User,
+}
+
+impl std::fmt::Debug for Operator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Operator")
+            .field("user", &self.user.id)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Everything a handler may need.

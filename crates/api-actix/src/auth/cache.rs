@@ -13,11 +13,12 @@
 
 use std::time::Duration;
 
-use domain::account::{TokenHash, User};
+use domain::account::User;
 use domain::ids::{SessionId, UserId};
 use moka::sync::Cache;
 
 use super::jwt::LEEWAY_SECONDS;
+use super::secrets::SecretDigest;
 
 /// Who an API key acts as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +51,8 @@ pub struct CredentialCache {
 struct Inner {
     tokens: Cache<String, VerifiedToken>,
     sessions: Cache<SessionId, ()>,
-    api_keys: Cache<TokenHash, KeyOwner>,
+    /// By the key's SHA-256, so a hit needs no hex encoding of it.
+    api_keys: Cache<SecretDigest, KeyOwner>,
     users: Cache<UserId, User>,
 }
 
@@ -131,13 +133,13 @@ impl CredentialCache {
     }
 
     #[must_use]
-    pub fn api_key_owner(&self, hash: &TokenHash) -> Option<KeyOwner> {
-        self.inner.as_ref().and_then(|c| c.api_keys.get(hash))
+    pub fn api_key_owner(&self, digest: &SecretDigest) -> Option<KeyOwner> {
+        self.inner.as_ref().and_then(|c| c.api_keys.get(digest))
     }
 
-    pub fn remember_api_key(&self, hash: TokenHash, owner: KeyOwner) {
+    pub fn remember_api_key(&self, digest: SecretDigest, owner: KeyOwner) {
         if let Some(c) = &self.inner {
-            c.api_keys.insert(hash, owner);
+            c.api_keys.insert(digest, owner);
         }
     }
 
@@ -260,19 +262,19 @@ mod tests {
         let cache = CredentialCache::new(Duration::from_secs(60));
         let u = user();
         let id = u.id;
-        let hash = TokenHash::from_hex(&"ab".repeat(32)).unwrap();
+        let digest = [0xab; 32];
         cache.remember_user(u);
         cache.remember_api_key(
-            hash.clone(),
+            digest,
             KeyOwner {
                 user_id: id,
                 is_admin: false,
             },
         );
         cache.remember_verified_token("a.b.c", token_of(id, u64::MAX));
-        assert!(cache.user(id).is_some() && cache.api_key_owner(&hash).is_some());
+        assert!(cache.user(id).is_some() && cache.api_key_owner(&digest).is_some());
         cache.forget_everything();
-        assert!(cache.user(id).is_none() && cache.api_key_owner(&hash).is_none());
+        assert!(cache.user(id).is_none() && cache.api_key_owner(&digest).is_none());
         assert_eq!(cache.verified_token("a.b.c", 0), None);
     }
 }

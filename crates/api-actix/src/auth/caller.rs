@@ -159,8 +159,11 @@ async fn authenticate(state: &AppState, req: &HttpRequest) -> Result<Caller, Api
 }
 
 async fn by_api_key(state: &AppState, key: &str) -> Result<Caller, ApiError> {
+    // One SHA-256 serves both checks: the operator key's is computed at start, and a personal
+    // key is stored, and remembered, by its own.
+    let digest = secrets::digest(key);
     if let Some(operator) = &state.operator
-        && secrets::same_secret(key, &operator.key)
+        && secrets::same_digest(&digest, &operator.key_digest)
     {
         return Ok(Caller {
             user_id: operator.user.id,
@@ -172,21 +175,20 @@ async fn by_api_key(state: &AppState, key: &str) -> Result<Caller, ApiError> {
     if !key.starts_with(secrets::API_KEY_PREFIX) {
         return Err(ApiError::Unauthenticated);
     }
-    let hash = secrets::hash(key);
-    let owner = match state.credentials.api_key_owner(&hash) {
+    let owner = match state.credentials.api_key_owner(&digest) {
         Some(owner) => owner,
         None => {
             // A database check also keeps the key's `last_used_at` (to within the cache expiry).
             let (_, user) = state
                 .accounts
-                .authenticate_api_key(&hash)
+                .authenticate_api_key(&secrets::stored_form(&digest))
                 .await?
                 .ok_or(ApiError::Unauthenticated)?;
             let owner = KeyOwner {
                 user_id: user.id,
                 is_admin: state.is_admin(&user.email),
             };
-            state.credentials.remember_api_key(hash, owner);
+            state.credentials.remember_api_key(digest, owner);
             state.credentials.remember_user(user);
             owner
         }

@@ -20,10 +20,23 @@ pub fn random_token() -> Result<String, getrandom::Error> {
     Ok(hex::encode(bytes))
 }
 
+/// The SHA-256 of a secret, as raw bytes (what the credential cache is keyed by).
+pub type SecretDigest = [u8; 32];
+
+#[must_use]
+pub fn digest(secret: &str) -> SecretDigest {
+    Sha256::digest(secret.as_bytes()).into()
+}
+
 /// The SHA-256 of a secret, as stored.
 #[must_use]
 pub fn hash(secret: &str) -> TokenHash {
-    let digest = Sha256::digest(secret.as_bytes());
+    stored_form(&digest(secret))
+}
+
+/// A digest as the database stores it.
+#[must_use]
+pub fn stored_form(digest: &SecretDigest) -> TokenHash {
     // A hex SHA-256 digest is always 64 lower-case hex digits.
     TokenHash::from_hex(&hex::encode(digest)).unwrap_or_else(|_| unreachable!("hex digest"))
 }
@@ -42,11 +55,13 @@ pub fn new_api_key() -> Result<(String, String), getrandom::Error> {
 #[must_use]
 pub fn same_secret(presented: &str, expected: &str) -> bool {
     // Hashing first makes the lengths equal, so not even the length leaks.
-    let (a, b) = (
-        Sha256::digest(presented.as_bytes()),
-        Sha256::digest(expected.as_bytes()),
-    );
-    a.as_slice().ct_eq(b.as_slice()).into()
+    same_digest(&digest(presented), &digest(expected))
+}
+
+/// Compares two digests in time independent of where they differ.
+#[must_use]
+pub fn same_digest(presented: &SecretDigest, expected: &SecretDigest) -> bool {
+    presented.ct_eq(expected).into()
 }
 
 #[cfg(test)]
@@ -64,6 +79,7 @@ mod tests {
             hash("abc").as_hex(),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
+        assert_eq!(stored_form(&digest("abc")), hash("abc"));
     }
 
     #[test]
@@ -78,5 +94,13 @@ mod tests {
         assert!(same_secret("operator-key", "operator-key"));
         assert!(!same_secret("operator-kez", "operator-key"));
         assert!(!same_secret("", "operator-key"));
+        assert!(same_digest(
+            &digest("operator-key"),
+            &digest("operator-key")
+        ));
+        assert!(!same_digest(
+            &digest("operator-kez"),
+            &digest("operator-key")
+        ));
     }
 }
