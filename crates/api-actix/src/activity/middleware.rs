@@ -56,8 +56,8 @@ pub async fn record(
     let named = request.extensions().get::<Action>().map(|a| a.0);
     let action = named.map_or_else(
         || {
-            let pattern = route_pattern::of(request);
-            format!("{method} {}", pattern.as_deref().unwrap_or("unmatched"))
+            let route = route_pattern::label(route_pattern::of(request), response.status());
+            format!("{method} {route}")
         },
         str::to_owned,
     );

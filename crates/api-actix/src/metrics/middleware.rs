@@ -6,11 +6,10 @@ use std::time::Instant;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::{Method, StatusCode};
+use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{Error, web};
 
-use super::{STATIC, UNMATCHED};
 use crate::middleware::route_pattern;
 use crate::state::AppState;
 
@@ -24,24 +23,13 @@ pub async fn record(
     let started = Instant::now();
     let method = method_label(req.method());
     // Resolved from the route table, so it is known even when an inner layer refuses the request.
-    let pattern = route_pattern::of(req.request()).filter(|p| !p.is_empty());
+    let pattern = route_pattern::of(req.request());
     let result = next.call(req).await;
     let status = match &result {
         Ok(response) => response.status(),
         Err(e) => e.as_response_error().status_code(),
     };
-    // The pages' file service is mounted at the root, so it "matches" every path no route does:
-    // a file it found is `static`, anything it did not find is `unmatched`.
-    let route = pattern.unwrap_or_else(|| {
-        if matches!(
-            status,
-            StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED
-        ) {
-            UNMATCHED.to_owned()
-        } else {
-            STATIC.to_owned()
-        }
-    });
+    let route = route_pattern::label(pattern, status);
     state
         .metrics
         .observe_request(method, &route, status.as_u16(), started.elapsed());

@@ -2,7 +2,10 @@
 //! and shared by the layers that label by it (the metrics and the activity log): the lookup
 //! walks the route table, matching each dynamic route's pattern, so doing it twice showed.
 
+use actix_web::http::StatusCode;
 use actix_web::{HttpMessage, HttpRequest};
+
+use crate::metrics::{STATIC, UNMATCHED};
 
 /// The looked-up pattern, kept in the request's extensions.
 #[derive(Debug, Clone)]
@@ -19,11 +22,40 @@ pub fn of(req: &HttpRequest) -> Option<String> {
     pattern
 }
 
+/// The name a request is counted and logged under: the pattern it matched, else `static` or
+/// `unmatched`. The pages' file service is mounted at the root, so it "matches" (with an empty
+/// pattern) every path no route does: a file it served is `static`, anything refused there is
+/// `unmatched`, and so is a path under an API prefix that no route of its scope takes.
+#[must_use]
+pub fn label(pattern: Option<String>, status: StatusCode) -> String {
+    match pattern.filter(|p| !p.is_empty()) {
+        Some(pattern) => pattern,
+        None if matches!(
+            status,
+            StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED
+        ) =>
+        {
+            UNMATCHED.to_owned()
+        }
+        None => STATIC.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use actix_web::test::{TestRequest, call_service, init_service};
     use actix_web::{App, HttpResponse, web};
+
+    #[test]
+    fn requests_no_route_took_are_static_files_or_unmatched() {
+        let some = |p: &str| Some(p.to_owned());
+        assert_eq!(label(some("/api/me"), StatusCode::NOT_FOUND), "/api/me");
+        assert_eq!(label(some(""), StatusCode::OK), "static");
+        assert_eq!(label(None, StatusCode::OK), "static");
+        assert_eq!(label(some(""), StatusCode::NOT_FOUND), "unmatched");
+        assert_eq!(label(None, StatusCode::METHOD_NOT_ALLOWED), "unmatched");
+    }
 
     #[actix_web::test]
     async fn the_matched_pattern_is_looked_up_once_and_then_kept() {

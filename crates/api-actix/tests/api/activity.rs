@@ -141,6 +141,55 @@ async fn a_request_without_credentials_is_recorded_without_a_person() {
 }
 
 #[tokio::test]
+async fn requests_no_route_took_are_recorded_as_static_files_or_unmatched() {
+    let app = spawn_app().await;
+    let requests = [
+        ("/js/api.js", "GET static"),
+        ("/no-such-page.html", "GET unmatched"),
+        // Under an API prefix whose scope has no such route.
+        ("/api/me/nothing-here", "GET unmatched"),
+    ];
+    for (n, (path, _)) in requests.iter().enumerate() {
+        let response = send(
+            app.api
+                .get(app.url(path))
+                .header("X-Request-Id", format!("unrouted-{n}")),
+        )
+        .await;
+        assert!(
+            response.status() == 200 || response.status() == 404,
+            "{path}"
+        );
+    }
+
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let response =
+            send(app.with_key(OPERATOR_KEY, Method::GET, "/api/admin/activity?limit=1000")).await;
+        let body: Value = response.json().await.unwrap();
+        let items = body["items"].as_array().unwrap();
+        let actions: Vec<_> = (0..requests.len())
+            .filter_map(|n| {
+                items
+                    .iter()
+                    .find(|i| i["request_id"] == format!("unrouted-{n}"))
+                    .map(|i| i["action"].clone())
+            })
+            .collect();
+        if actions.len() == requests.len() {
+            let want: Vec<_> = requests.iter().map(|(_, action)| *action).collect();
+            assert_eq!(actions, want);
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never recorded: {body:#}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+}
+
+#[tokio::test]
 async fn sign_in_key_creation_refresh_and_revocations_are_recorded_as_named_actions() {
     let app = spawn_app().await;
     let ada = app.dev_login("ada@example.org").await;
