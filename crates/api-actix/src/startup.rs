@@ -57,7 +57,7 @@ impl Application {
     ///
     /// # Errors
     /// When the database cannot be opened or migrated, or the address cannot be bound.
-    pub async fn build(settings: Settings) -> anyhow::Result<Self> {
+    pub async fn build(mut settings: Settings) -> anyhow::Result<Self> {
         let config = settings.database.clone();
         let db = tokio::task::spawn_blocking(move || Database::connect(&config))
             .await
@@ -108,10 +108,11 @@ impl Application {
         );
         let integration =
             IntegrationService::new(DieselTaskMappingRepository::new(db.clone()), SystemClock);
-        let operator = match &settings.auth.api_key {
+        // Taken out of the settings: only its digest stays in memory.
+        let operator = match settings.auth.api_key.take() {
             None => None,
             Some(key) => Some(Operator {
-                key_digest: crate::auth::secrets::digest(key),
+                key_digest: crate::auth::secrets::digest(&key),
                 user: accounts.ensure_user(&operator_identity()?).await?,
             }),
         };

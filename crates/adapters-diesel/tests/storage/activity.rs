@@ -96,11 +96,11 @@ dual_test!(activity_round_trips_and_pages_newest_first, |db| {
 
 dual_test!(large_batches_are_stored_row_for_row, |db| {
     // Long enough for several of the SQLite writer's fixed-size statements and a shorter rest,
-    // twice, so a statement prepared by the first batch is re-bound by the second.
+    // then a whole number of them, so a statement prepared by the first batch is re-bound.
     let ada = user(&db, "ada@example.org").await;
     let repo = DieselActivityRepository::new(db.clone());
-    let batch = |first: i64| -> Vec<ActivityEntry> {
-        (first..first + 150)
+    let batch = |first: i64, len: i64| -> Vec<ActivityEntry> {
+        (first..first + len)
             .map(|n| {
                 let source = [Some(Source::Web), None, Some(Source::Mcp)][(n % 3) as usize];
                 let mut e = entry(
@@ -116,9 +116,9 @@ dual_test!(large_batches_are_stored_row_for_row, |db| {
             })
             .collect()
     };
-    let (first, second) = (batch(0), batch(150));
+    let (first, second) = (batch(0, 150), batch(150, 128));
     assert_eq!(repo.record(&first).await.unwrap(), 150);
-    assert_eq!(repo.record(&second).await.unwrap(), 150);
+    assert_eq!(repo.record(&second).await.unwrap(), 128);
     let mut stored = list_all(
         &repo,
         ActivityQuery {

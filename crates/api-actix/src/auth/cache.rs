@@ -262,7 +262,7 @@ mod tests {
         let cache = CredentialCache::new(Duration::from_secs(60));
         let u = user();
         let id = u.id;
-        let digest = [0xab; 32];
+        let digest = crate::auth::secrets::digest("dsk_ab");
         cache.remember_user(u);
         cache.remember_api_key(
             digest,

@@ -20,12 +20,20 @@ pub fn random_token() -> Result<String, getrandom::Error> {
     Ok(hex::encode(bytes))
 }
 
-/// The SHA-256 of a secret, as raw bytes (what the credential cache is keyed by).
-pub type SecretDigest = [u8; 32];
+/// The SHA-256 of a secret, as raw bytes (what the credential cache is keyed by). Its `Debug`
+/// shows none of them.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SecretDigest([u8; 32]);
+
+impl std::fmt::Debug for SecretDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretDigest(…)")
+    }
+}
 
 #[must_use]
 pub fn digest(secret: &str) -> SecretDigest {
-    Sha256::digest(secret.as_bytes()).into()
+    SecretDigest(Sha256::digest(secret.as_bytes()).into())
 }
 
 /// The SHA-256 of a secret, as stored.
@@ -38,7 +46,7 @@ pub fn hash(secret: &str) -> TokenHash {
 #[must_use]
 pub fn stored_form(digest: &SecretDigest) -> TokenHash {
     // A hex SHA-256 digest is always 64 lower-case hex digits.
-    TokenHash::from_hex(&hex::encode(digest)).unwrap_or_else(|_| unreachable!("hex digest"))
+    TokenHash::from_hex(&hex::encode(digest.0)).unwrap_or_else(|_| unreachable!("hex digest"))
 }
 
 /// A new personal API key and the part of it shown in lists.
@@ -61,7 +69,7 @@ pub fn same_secret(presented: &str, expected: &str) -> bool {
 /// Compares two digests in time independent of where they differ.
 #[must_use]
 pub fn same_digest(presented: &SecretDigest, expected: &SecretDigest) -> bool {
-    presented.ct_eq(expected).into()
+    presented.0.ct_eq(&expected.0).into()
 }
 
 #[cfg(test)]
@@ -102,5 +110,6 @@ mod tests {
             &digest("operator-kez"),
             &digest("operator-key")
         ));
+        assert_eq!(format!("{:?}", digest("operator-key")), "SecretDigest(…)");
     }
 }
