@@ -41,9 +41,10 @@ pub struct RateLimitSettings {
     pub complete: u32,
     /// The window the limits are counted in: one minute (the tests shorten it).
     pub window: std::time::Duration,
-    /// Key sign-in by the last `X-Forwarded-For` address instead of the peer's
-    /// (`RATE_LIMIT_TRUST_FORWARDED_FOR`): only behind a reverse proxy that appends it, since a
-    /// client can write any value there itself.
+    /// Take the client's address from the last `X-Forwarded-For` entry instead of the peer
+    /// (`RATE_LIMIT_TRUST_FORWARDED_FOR`), for sign-in limits and for the address sessions, the
+    /// activity log and request logs record: only behind a reverse proxy that appends it, since
+    /// a client can write any value there itself.
     pub trust_forwarded_for: bool,
 }
 

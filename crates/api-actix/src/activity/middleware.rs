@@ -16,6 +16,7 @@ use domain::ids::ActivityId;
 use super::Action;
 use crate::auth::Caller;
 use crate::auth::caller::Identified;
+use crate::middleware::client_ip;
 use crate::middleware::request_id::RequestId;
 use crate::middleware::route_pattern;
 use crate::state::AppState;
@@ -32,15 +33,12 @@ pub async fn record(
     }
     let started = Instant::now();
     let at = SystemClock.now();
-    let queue = req
-        .app_data::<web::Data<AppState>>()
-        .map(|s| s.activity_queue.clone());
+    let state = req.app_data::<web::Data<AppState>>();
+    let queue = state.map(|s| s.activity_queue.clone());
+    let trust_forwarded_for = state.is_some_and(|s| s.settings.rate_limits.trust_forwarded_for);
     let method = req.method().to_string();
     let path = req.path().to_owned();
-    let ip = req
-        .connection_info()
-        .realip_remote_addr()
-        .map(str::to_owned);
+    let ip = client_ip::of(req.request(), trust_forwarded_for).map(|ip| ip.to_string());
     let user_agent = req
         .headers()
         .get(header::USER_AGENT)

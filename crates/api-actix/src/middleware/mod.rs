@@ -1,6 +1,7 @@
-//! Middleware that wraps every request: request ids, rate limits, and the route pattern the
-//! layers label requests by.
+//! Middleware that wraps every request: request ids, rate limits, and what the layers label
+//! requests by (the route pattern, the client's address).
 
+pub mod client_ip;
 pub mod rate_limit;
 pub mod request_id;
 pub mod route_pattern;

@@ -23,6 +23,7 @@ use governor::{DefaultKeyedRateLimiter, Quota};
 use crate::auth::Caller;
 use crate::config::RateLimitSettings;
 use crate::error::ApiError;
+use crate::middleware::client_ip;
 
 /// Sign-in requests, keyed by client address: no one is signed in yet.
 const SIGN_IN: [(Method, &str); 3] = [
@@ -129,23 +130,10 @@ impl RateLimits {
         }
     }
 
-    /// Who is signing in: the peer address, or with `RATE_LIMIT_TRUST_FORWARDED_FOR` the last
-    /// `X-Forwarded-For` entry (the one the trusted proxy appended; earlier ones are the
-    /// client's own words). IPv6 callers are keyed by their /64, which one host usually owns.
+    /// Who is signing in (see [`client_ip::of`]). IPv6 callers are keyed by their /64, which
+    /// one host usually owns.
     fn client_key(&self, req: &HttpRequest) -> IpAddr {
-        let forwarded = self
-            .trust_forwarded_for
-            .then(|| {
-                req.headers()
-                    .get_all("x-forwarded-for")
-                    .last()
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.rsplit(',').next())
-                    .and_then(|v| v.trim().parse::<IpAddr>().ok())
-            })
-            .flatten();
-        let ip = forwarded
-            .or_else(|| req.peer_addr().map(|a| a.ip()))
+        let ip = client_ip::of(req, self.trust_forwarded_for)
             // Without a peer address (not over TCP) every such caller shares one budget.
             .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
         network_of(ip)

@@ -17,6 +17,7 @@ use crate::auth::login_state::{self, LoginState, is_local_path};
 use crate::auth::{Caller, cookies, secrets};
 use crate::error::ApiError;
 use crate::extract::ApiJson;
+use crate::middleware::client_ip;
 use crate::state::AppState;
 use crate::views;
 
@@ -213,7 +214,11 @@ async fn open_session(
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
     let (user, session) = state
         .accounts
-        .sign_in(identity, device(req), secrets::hash(&refresh))
+        .sign_in(
+            identity,
+            device(req, state.settings.rate_limits.trust_forwarded_for),
+            secrets::hash(&refresh),
+        )
         .await?;
     let admin = state.is_admin(&user.email);
     // The sign-in changed `last_login_at` (and maybe the name or e-mail).
@@ -255,17 +260,14 @@ fn session_cookies(
     ])
 }
 
-fn device(req: &HttpRequest) -> Device {
+fn device(req: &HttpRequest, trust_forwarded_for: bool) -> Device {
     Device {
         user_agent: req
             .headers()
             .get(header::USER_AGENT)
             .and_then(|v| v.to_str().ok())
             .map(|v| v.chars().take(500).collect()),
-        ip: req
-            .connection_info()
-            .realip_remote_addr()
-            .map(str::to_owned),
+        ip: client_ip::of(req, trust_forwarded_for).map(|ip| ip.to_string()),
     }
 }
 

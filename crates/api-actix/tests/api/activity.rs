@@ -5,7 +5,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::helpers::{OPERATOR_KEY, SignedIn, TestApp, send, spawn_app};
+use crate::helpers::{OPERATOR_KEY, SignedIn, TestApp, count, send, spawn_app};
 
 /// The caller's own activity through `/api/activity` (Bearer), newest first.
 async fn my_activity(app: &TestApp, who: &SignedIn, query: &str) -> Value {
@@ -380,4 +380,36 @@ async fn a_signed_in_callers_rejected_request_is_still_recorded_as_theirs() {
         assert_eq!(entry["status"], 400, "{entry}");
         assert_eq!(entry["source"], "api", "{entry}");
     }
+}
+
+#[tokio::test]
+async fn each_entry_keeps_the_peers_address_whatever_forwarding_headers_say() {
+    let app = spawn_app().await;
+    let ada = app.dev_login("ada@example.org").await;
+
+    let spoofed = app
+        .with_bearer(&ada.access_jwt, Method::GET, "/api/me")
+        .header("X-Request-Id", "spoofed")
+        .header("X-Forwarded-For", "203.0.113.9")
+        .header("Forwarded", "for=203.0.113.10")
+        .header("X-Real-IP", "203.0.113.11");
+    assert_eq!(send(spoofed).await.status(), StatusCode::OK);
+    app.activity_entry(&ada.user_id, "spoofed").await;
+
+    let with = |ip: &str| {
+        count(
+            &app,
+            &format!(
+                "SELECT COUNT(*) AS n FROM activity_log WHERE request_id = 'spoofed' AND ip = '{ip}'"
+            ),
+        )
+    };
+    assert_eq!(with("127.0.0.1"), 1);
+    assert_eq!(
+        count(
+            &app,
+            "SELECT COUNT(*) AS n FROM activity_log WHERE ip LIKE '203.0.113.%'"
+        ),
+        0
+    );
 }

@@ -159,10 +159,19 @@ impl TestApp {
 
     /// Signs in through `POST /api/auth/dev-login` with a fresh cookie jar.
     pub async fn dev_login(&self, email: &str) -> SignedIn {
+        self.dev_login_with(email, &[]).await
+    }
+
+    /// [`Self::dev_login`] with these request headers besides.
+    pub async fn dev_login_with(&self, email: &str, headers: &[(&str, &str)]) -> SignedIn {
         let client = client();
-        let response = client
+        let mut request = client
             .post(self.url("/api/auth/dev-login"))
-            .header("Origin", self.origin())
+            .header("Origin", self.origin());
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request
             .json(&json!({ "email": email }))
             .send()
             .await

@@ -369,3 +369,39 @@ async fn revoking_an_unknown_session_is_not_found() {
         StatusCode::OK
     );
 }
+
+/// Headers a client may write itself; none of them may name its address.
+const SPOOFED: [(&str, &str); 3] = [
+    ("X-Forwarded-For", "203.0.113.9"),
+    ("Forwarded", "for=203.0.113.10"),
+    ("X-Real-IP", "203.0.113.11"),
+];
+
+#[tokio::test]
+async fn a_sessions_address_is_the_peers_whatever_forwarding_headers_say() {
+    let app = spawn_app().await;
+    let who = app.dev_login_with("ada@example.org", &SPOOFED).await;
+
+    let sessions = sessions_of(&app, &who).await;
+
+    assert_eq!(sessions.len(), 1, "{sessions:#?}");
+    assert_eq!(sessions[0]["ip"], "127.0.0.1");
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_the_address_is_the_one_it_appended() {
+    let app = spawn_app_with(&[("RATE_LIMIT_TRUST_FORWARDED_FOR", "true")]).await;
+    let who = app
+        .dev_login_with(
+            "ada@example.org",
+            &[
+                ("X-Forwarded-For", "203.0.113.9, 198.51.100.4"),
+                ("Forwarded", "for=203.0.113.10"),
+            ],
+        )
+        .await;
+
+    let sessions = sessions_of(&app, &who).await;
+
+    assert_eq!(sessions[0]["ip"], "198.51.100.4", "{sessions:#?}");
+}
