@@ -5,6 +5,7 @@ use std::collections::{BTreeSet, HashSet};
 use async_trait::async_trait;
 use diesel::dsl::count_star;
 use diesel::prelude::*;
+use diesel::sqlite::SqliteConnection;
 use domain::RepoError;
 use domain::account::{ActivityEntry, ActivityQuery, ActivitySummary};
 use domain::ids::UserId;
@@ -25,12 +26,45 @@ super::repository!(
     DieselActivityRepository
 );
 
-/// Rows per SQLite INSERT. A statement of a fixed number of rows is prepared once per connection
-/// and then only re-bound (diesel caches statements whose shape its type fixes, and an array's
-/// does); one built for each batch's own length was parsed anew every time, which cost about
-/// as much as storing the rows. 64 rows of 12 binds each also stay far below SQLite's limit of
-/// 32,766 bound parameters. The rest of a batch, fewer rows, goes in one statement of its own.
-const INSERT_ROWS: usize = 64;
+/// Inserts rows on SQLite in statements of 64, 32, 16, 8, 4, 2 and 1 rows. A statement of a
+/// fixed number of rows is prepared once per connection and then only re-bound (diesel caches
+/// statements whose shape its type fixes, and an array's does); one built for a batch's own
+/// length was parsed anew every time, which cost about as much as storing the rows. So a batch
+/// of any length is written by at most seven shapes, each prepared once: 100 rows go as 64 +
+/// 32 + 4. 64 rows of 12 binds each stay far below SQLite's limit of 32,766 bound parameters.
+fn insert_on_sqlite(conn: &mut SqliteConnection, mut rows: &[ActivityRow]) -> QueryResult<()> {
+    while !rows.is_empty() {
+        rows = match rows.len() {
+            64.. => insert_exactly::<64>(conn, rows)?,
+            32.. => insert_exactly::<32>(conn, rows)?,
+            16.. => insert_exactly::<16>(conn, rows)?,
+            8.. => insert_exactly::<8>(conn, rows)?,
+            4.. => insert_exactly::<4>(conn, rows)?,
+            2.. => insert_exactly::<2>(conn, rows)?,
+            _ => insert_exactly::<1>(conn, rows)?,
+        };
+    }
+    Ok(())
+}
+
+/// Inserts the first `N` rows (all of them if fewer) and returns the rest.
+fn insert_exactly<'a, const N: usize>(
+    conn: &mut SqliteConnection,
+    rows: &'a [ActivityRow],
+) -> QueryResult<&'a [ActivityRow]> {
+    let insert = diesel::insert_into(activity_log::table);
+    match rows.split_first_chunk::<N>() {
+        Some((first, rest)) => {
+            insert.values(first).execute(conn)?;
+            Ok(rest)
+        }
+        // Not reached: callers ask for at most what is left.
+        None => {
+            insert.values(rows).execute(conn)?;
+            Ok(&[])
+        }
+    }
+}
 
 #[async_trait]
 impl ActivityRepository for DieselActivityRepository {
@@ -48,15 +82,7 @@ impl ActivityRepository for DieselActivityRepository {
                             .execute(pg)?;
                     }
                     // Multi-row VALUES exist only on the inner connections.
-                    DbConnection::Sqlite(sqlite) => {
-                        for chunk in rows.chunks(INSERT_ROWS) {
-                            let insert = diesel::insert_into(activity_log::table);
-                            match <&[ActivityRow; INSERT_ROWS]>::try_from(chunk) {
-                                Ok(full) => insert.values(full).execute(sqlite)?,
-                                Err(_) => insert.values(chunk).execute(sqlite)?,
-                            };
-                        }
-                    }
+                    DbConnection::Sqlite(sqlite) => insert_on_sqlite(sqlite, &rows)?,
                 }
                 Ok(rows.len())
             })

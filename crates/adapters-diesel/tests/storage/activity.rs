@@ -95,8 +95,9 @@ dual_test!(activity_round_trips_and_pages_newest_first, |db| {
 });
 
 dual_test!(large_batches_are_stored_row_for_row, |db| {
-    // Long enough for several of the SQLite writer's fixed-size statements and a shorter rest,
-    // then a whole number of them, so a statement prepared by the first batch is re-bound.
+    // Batch lengths for the SQLite writer's statements of 64, 32, ... 1 rows: 150 (64 + 64 + 16
+    // + 4 + 2), 128 (two of 64, re-bound), 127 (one of each size), then 1 and 3 (small ones,
+    // re-bound). Every row of every batch must come back as it went in.
     let ada = user(&db, "ada@example.org").await;
     let repo = DieselActivityRepository::new(db.clone());
     let batch = |first: i64, len: i64| -> Vec<ActivityEntry> {
@@ -116,9 +117,15 @@ dual_test!(large_batches_are_stored_row_for_row, |db| {
             })
             .collect()
     };
-    let (first, second) = (batch(0, 150), batch(150, 128));
-    assert_eq!(repo.record(&first).await.unwrap(), 150);
-    assert_eq!(repo.record(&second).await.unwrap(), 128);
+    let mut written = Vec::new();
+    for len in [150, 128, 127, 1, 3] {
+        let next = batch(i64::try_from(written.len()).unwrap(), len);
+        assert_eq!(
+            repo.record(&next).await.unwrap(),
+            usize::try_from(len).unwrap()
+        );
+        written.extend(next);
+    }
     let mut stored = list_all(
         &repo,
         ActivityQuery {
@@ -129,7 +136,7 @@ dual_test!(large_batches_are_stored_row_for_row, |db| {
     )
     .await;
     stored.reverse();
-    assert_eq!(stored, [first, second].concat());
+    assert_eq!(stored, written);
 });
 
 dual_test!(the_summary_counts_by_action_source_and_utc_day, |db| {
