@@ -134,31 +134,73 @@ async fn drain<R: ActivityRepository>(
     written
 }
 
-/// Writes a batch, retrying while the database is unavailable; returns how many entries were
-/// stored (the repository skips those of an account deleted while they were queued: they would
-/// have been deleted with it).
+/// Writes a batch and returns how many entries were stored (the repository skips those of an
+/// account deleted while they were queued: they would have been deleted with it).
+///
+/// While the database is unavailable the batch is retried with back-off, then given up whole:
+/// splitting it would not help. A batch the database refuses for another reason is split in
+/// halves and each half written again, down to single entries, so only an entry refused on its
+/// own is lost, not the up to 1,024 queued with it. Each write is one transaction, so a refused
+/// part leaves nothing behind to be written twice.
 async fn write<R: ActivityRepository>(
     repo: &R,
     batch: &[ActivityEntry],
     lost: &prometheus::IntCounter,
 ) -> u64 {
-    let mut delay = Duration::from_millis(50);
-    for attempt in 1..=ATTEMPTS {
-        match repo.record(batch).await {
-            Ok(stored) => return stored as u64,
-            Err(RepoError::Unavailable(e)) if attempt < ATTEMPTS => {
-                tracing::warn!(error = %format!("{e:#}"), attempt, entries = batch.len(), "activity batch not written; retrying");
-                tokio::time::sleep(delay).await;
-                delay *= 4;
+    let mut stored = 0;
+    let mut refused = 0;
+    // Parts still to write, the next one last (so entries keep their order).
+    let mut pending = vec![batch];
+    while let Some(part) = pending.pop() {
+        match write_retrying(repo, part).await {
+            Ok(n) => stored += n as u64,
+            Err(Failure::Refused(_)) if part.len() > 1 => {
+                let (first, second) = part.split_at(part.len() / 2);
+                pending.push(second);
+                pending.push(first);
             }
-            Err(e) => {
-                tracing::error!(error = %format!("{e:#}"), entries = batch.len(), "activity batch lost");
-                lost.inc_by(batch.len() as u64);
-                return 0;
+            Err(Failure::Refused(e)) => {
+                refused += 1;
+                tracing::error!(error = %format!("{e:#}"), "activity entry refused; lost");
+            }
+            Err(Failure::Unavailable(e)) => {
+                tracing::error!(error = %format!("{e:#}"), entries = part.len(), "activity batch lost: the database stayed unavailable");
+                lost.inc_by(part.len() as u64);
             }
         }
     }
-    0
+    lost.inc_by(refused);
+    stored
+}
+
+/// Why a part of a batch was not written.
+enum Failure {
+    /// Still unavailable after every attempt.
+    Unavailable(anyhow::Error),
+    /// Refused by the database: something in the entries themselves.
+    Refused(anyhow::Error),
+}
+
+/// One part of a batch, retried while the database is unavailable.
+async fn write_retrying<R: ActivityRepository>(
+    repo: &R,
+    part: &[ActivityEntry],
+) -> Result<usize, Failure> {
+    let mut delay = Duration::from_millis(50);
+    let mut attempt = 1;
+    loop {
+        match repo.record(part).await {
+            Ok(stored) => return Ok(stored),
+            Err(RepoError::Unavailable(e)) if attempt < ATTEMPTS => {
+                tracing::warn!(error = %format!("{e:#}"), attempt, entries = part.len(), "activity batch not written; retrying");
+                tokio::time::sleep(delay).await;
+                delay *= 4;
+                attempt += 1;
+            }
+            Err(RepoError::Unavailable(e)) => return Err(Failure::Unavailable(e)),
+            Err(e) => return Err(Failure::Refused(e.into())),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -302,10 +344,69 @@ mod tests {
         bad.action = "test.bad".into();
         queue.push(bad).await;
         queue.push(entry(10)).await;
-        assert_eq!(writer.shutdown().await, 3);
-        assert_eq!((counters.written.get(), counters.lost.get()), (3, 2));
+        // The refused round is split: entry 10 is written on its own, only the bad one is lost.
+        assert_eq!(writer.shutdown().await, 4);
+        assert_eq!((counters.written.get(), counters.lost.get()), (4, 1));
         // After shutdown the queue is closed: an entry still pushed is lost, and counted.
         queue.push(entry(11)).await;
-        assert_eq!(counters.lost.get(), 3);
+        assert_eq!(counters.lost.get(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_refused_batch_loses_only_the_entries_refused_on_their_own() {
+        let stored = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let calls = Arc::new(AtomicUsize::new(0));
+        let (s, c) = (Arc::clone(&stored), Arc::clone(&calls));
+        let mut repo = MockActivityRepository::new();
+        repo.expect_record().returning(move |batch| {
+            c.fetch_add(1, Ordering::SeqCst);
+            if batch.iter().any(|e| e.action == "test.bad") {
+                return Err(RepoError::Unexpected(anyhow::anyhow!("refused")));
+            }
+            s.lock()
+                .unwrap()
+                .extend(batch.iter().map(|e| e.request_id.clone()));
+            Ok(batch.len())
+        });
+        let counters = counters();
+        let (queue, writer) = ActivityWriter::spawn(repo, counters.clone());
+        // One round of 100 entries, two of them refused by the database.
+        for n in 0..100 {
+            let mut e = entry(n);
+            if n == 17 || n == 80 {
+                e.action = "test.bad".into();
+            }
+            queue.push(e).await;
+        }
+        assert_eq!(writer.shutdown().await, 98);
+        assert_eq!((counters.written.get(), counters.lost.get()), (98, 2));
+        // The others are written once each, in their order.
+        let expected: Vec<String> = (0..100)
+            .filter(|n| *n != 17 && *n != 80)
+            .map(|n| n.to_string())
+            .collect();
+        assert_eq!(*stored.lock().unwrap(), expected);
+        // Halving finds each of two bad entries among 100 in a few more writes, not 100.
+        assert!(calls.load(Ordering::SeqCst) <= 30, "{calls:?}");
+    }
+
+    #[tokio::test]
+    async fn a_batch_is_given_up_whole_while_the_database_stays_unavailable() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = Arc::clone(&calls);
+        let mut repo = MockActivityRepository::new();
+        repo.expect_record().returning(move |_| {
+            c.fetch_add(1, Ordering::SeqCst);
+            Err(RepoError::Unavailable(anyhow::anyhow!("database down")))
+        });
+        let counters = counters();
+        let (queue, writer) = ActivityWriter::spawn(repo, counters.clone());
+        for n in 0..10 {
+            queue.push(entry(n)).await;
+        }
+        assert_eq!(writer.shutdown().await, 0);
+        assert_eq!((counters.written.get(), counters.lost.get()), (0, 10));
+        // Retried, not split: splitting cannot help a database that does not answer.
+        assert_eq!(calls.load(Ordering::SeqCst), ATTEMPTS as usize);
     }
 }
