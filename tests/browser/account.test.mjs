@@ -75,6 +75,9 @@ test('activity: "Show older" loads the next pages until the oldest entry', async
   await idle(page);
   const more = page.locator('#more-activity');
   assert.equal(await rows(), 25);
+  // Each row says where the request came from: here, the browser on this machine.
+  const first = page.locator('#activity tr').first().locator('td');
+  assert.equal(await first.nth(3).textContent(), '127.0.0.1');
   assert.equal(await more.isVisible(), true);
 
   await more.click();

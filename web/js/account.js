@@ -74,6 +74,7 @@ async function loadActivity(more = false) {
   const rows = page.items.map((entry) => el('tr', null,
     el('td', { class: 'nowrap', text: short(entry.at) }), el('td', { text: entry.action }),
     el('td', { text: SOURCES[entry.source] || entry.source || '' }),
+    el('td', { class: 'nowrap', text: entry.ip || '' }),
     el('td', { class: 'num', text: String(entry.status) })));
   const body = document.getElementById('activity');
   if (more) body.append(...rows); else fill(body, rows);

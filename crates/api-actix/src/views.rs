@@ -162,6 +162,8 @@ pub fn activity(a: &ActivityEntry) -> Value {
         "source": a.source.map(|s| s.key()),
         "duration_ms": a.duration_ms,
         "request_id": a.request_id,
+        "ip": a.ip,
+        "user_agent": a.user_agent,
     })
 }
 

@@ -672,6 +672,10 @@ pub struct ActivityEntry {
     pub source: Option<ActivitySource>,
     pub duration_ms: u64,
     pub request_id: String,
+    /// The client's address (the peer's, or a trusted proxy's last `X-Forwarded-For` entry).
+    pub ip: Option<String>,
+    /// The `User-Agent` header, cut to 500 characters.
+    pub user_agent: Option<String>,
 }
 
 #[derive(Debug, ToSchema)]

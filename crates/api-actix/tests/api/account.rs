@@ -4,8 +4,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
 use crate::helpers::{
-    OPERATOR_KEY, SignedIn, TestApp, assert_error, assert_session_cookies_cleared, count, literal,
-    send, set_cookies, spawn_app, tables_with_user_id, where_stored,
+    OPERATOR_KEY, SignedIn, TestApp, USER_AGENT, assert_error, assert_session_cookies_cleared,
+    count, literal, send, set_cookies, spawn_app, tables_with_user_id, where_stored,
 };
 
 fn is_rfc3339_utc(value: &Value) -> bool {
@@ -134,6 +134,13 @@ async fn the_export_holds_the_callers_records_and_nothing_of_anyone_else() {
         activity
             .iter()
             .all(|a| a["user_id"] == ada.user_id.as_str()),
+        "{export:#}"
+    );
+    // Every stored detail of a request is in the export, where it came from included.
+    assert!(
+        activity
+            .iter()
+            .all(|a| a["ip"] == "127.0.0.1" && a["user_agent"] == USER_AGENT),
         "{export:#}"
     );
     for kind in [

@@ -5,7 +5,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::helpers::{OPERATOR_KEY, SignedIn, TestApp, count, send, spawn_app};
+use crate::helpers::{OPERATOR_KEY, SignedIn, TestApp, USER_AGENT, count, send, spawn_app};
 
 /// The caller's own activity through `/api/activity` (Bearer), newest first.
 async fn my_activity(app: &TestApp, who: &SignedIn, query: &str) -> Value {
@@ -66,6 +66,8 @@ async fn each_request_is_recorded_with_its_source_method_path_and_status() {
         assert_eq!(entry["path"], path.as_str(), "{entry}");
         assert_eq!(entry["status"], status, "{entry}");
         assert_eq!(entry["user_id"], ada.user_id.as_str(), "{entry}");
+        assert_eq!(entry["ip"], "127.0.0.1", "{entry}");
+        assert_eq!(entry["user_agent"], USER_AGENT, "{entry}");
         assert!(
             entry["duration_ms"].as_i64().is_some_and(|d| d >= 0),
             "{entry}"
