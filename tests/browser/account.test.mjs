@@ -98,7 +98,8 @@ test('activity: "Show older" loads the next pages until the oldest entry', async
   assert.ok(shown >= before && shown <= before + 6, `${shown} rows for ${before} entries`);
   const last = page.locator('#activity tr').last();
   assert.equal(await last.locator('td').nth(1).textContent(), oldest.action);
-  assert.equal(await last.locator('td').nth(3).textContent(), String(oldest.status));
+  assert.equal(await last.locator('td').nth(3).textContent(), oldest.ip);
+  assert.equal(await last.locator('td').nth(4).textContent(), String(oldest.status));
 });
 
 test('delete: a wrong e-mail address deletes nothing', async () => {
