@@ -33,37 +33,27 @@ super::repository!(
 /// of any length is written by at most seven shapes, each prepared once: 100 rows go as 64 +
 /// 32 + 4. 64 rows of 12 binds each stay far below SQLite's limit of 32,766 bound parameters.
 fn insert_on_sqlite(conn: &mut SqliteConnection, mut rows: &[ActivityRow]) -> QueryResult<()> {
-    while !rows.is_empty() {
-        rows = match rows.len() {
-            64.. => insert_exactly::<64>(conn, rows)?,
-            32.. => insert_exactly::<32>(conn, rows)?,
-            16.. => insert_exactly::<16>(conn, rows)?,
-            8.. => insert_exactly::<8>(conn, rows)?,
-            4.. => insert_exactly::<4>(conn, rows)?,
-            2.. => insert_exactly::<2>(conn, rows)?,
-            _ => insert_exactly::<1>(conn, rows)?,
-        };
-    }
-    Ok(())
+    insert_while::<64>(conn, &mut rows)?;
+    insert_while::<32>(conn, &mut rows)?;
+    insert_while::<16>(conn, &mut rows)?;
+    insert_while::<8>(conn, &mut rows)?;
+    insert_while::<4>(conn, &mut rows)?;
+    insert_while::<2>(conn, &mut rows)?;
+    insert_while::<1>(conn, &mut rows)
 }
 
-/// Inserts the first `N` rows (all of them if fewer) and returns the rest.
-fn insert_exactly<'a, const N: usize>(
+/// Inserts `N` rows at a time from the front of `rows` while at least `N` are left.
+fn insert_while<const N: usize>(
     conn: &mut SqliteConnection,
-    rows: &'a [ActivityRow],
-) -> QueryResult<&'a [ActivityRow]> {
-    let insert = diesel::insert_into(activity_log::table);
-    match rows.split_first_chunk::<N>() {
-        Some((first, rest)) => {
-            insert.values(first).execute(conn)?;
-            Ok(rest)
-        }
-        // Not reached: callers ask for at most what is left.
-        None => {
-            insert.values(rows).execute(conn)?;
-            Ok(&[])
-        }
+    rows: &mut &[ActivityRow],
+) -> QueryResult<()> {
+    while let Some((first, rest)) = rows.split_first_chunk::<N>() {
+        diesel::insert_into(activity_log::table)
+            .values(first)
+            .execute(conn)?;
+        *rows = rest;
     }
+    Ok(())
 }
 
 #[async_trait]
