@@ -147,7 +147,9 @@ impl ResponseError for ApiError {
             Self::Unavailable(cause) => {
                 tracing::warn!(error = %format!("{cause:#}"), "dependency unavailable")
             }
-            _ => {}
+            // The caller's mistake, not the server's: the activity log has it. Only the code,
+            // as a message may quote what was sent.
+            _ => tracing::debug!(code = self.code(), "request refused"),
         }
         let details = match self {
             Self::Validation(fields) => Some(fields.as_slice()),

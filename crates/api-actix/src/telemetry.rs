@@ -2,6 +2,8 @@
 
 use tracing_subscriber::EnvFilter;
 
+use crate::error::ApiError;
+
 /// Installs the global subscriber once; later calls (tests) are ignored.
 pub fn init() {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
@@ -50,15 +52,34 @@ impl tracing_actix_web::RootSpanBuilder for PathOnlyRootSpan {
             otel.status_code = tracing::field::Empty,
             request_id = %request_id,
             exception.message = tracing::field::Empty,
-            exception.details = tracing::field::Empty,
         )
     }
 
+    /// The status, and for a failure its contract code. Not tracing-actix-web's default, which
+    /// records the error's `Display` and `Debug`: a validation error's `Debug` quotes what the
+    /// person sent (`invalid type: string "…"`). A 5xx's cause is logged where it is turned
+    /// into an answer (`ApiError::error_response`).
     fn on_request_end<B: actix_web::body::MessageBody>(
         span: tracing::Span,
         outcome: &Result<actix_web::dev::ServiceResponse<B>, actix_web::Error>,
     ) {
-        tracing_actix_web::DefaultRootSpanBuilder::on_request_end(span, outcome);
+        let (status, error) = match outcome {
+            Ok(response) => (response.status(), response.response().error()),
+            Err(error) => (error.as_response_error().status_code(), Some(error)),
+        };
+        span.record("http.status_code", status.as_u16());
+        span.record(
+            "otel.status_code",
+            if status.is_server_error() {
+                "ERROR"
+            } else {
+                "OK"
+            },
+        );
+        if let Some(error) = error {
+            let code = error.as_error::<ApiError>().map_or("error", ApiError::code);
+            span.record("exception.message", code);
+        }
     }
 }
 
@@ -82,6 +103,70 @@ mod tests {
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
+    }
+
+    /// Serves `route` behind the logger, with the span of each request logged when it closes
+    /// (as a tracing exporter would send it), and returns the status and what was logged.
+    async fn logged_at_info(route: actix_web::Route) -> (u16, String) {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_max_level(tracing::Level::INFO)
+            .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+            .with_ansi(false)
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let app = test::init_service(
+            App::new()
+                .wrap(TracingLogger::<PathOnlyRootSpan>::new())
+                .route("/thing", route),
+        )
+        .await;
+        let response =
+            test::call_service(&app, test::TestRequest::get().uri("/thing").to_request()).await;
+        let status = response.status().as_u16();
+        // The body carries the span; reading it to the end closes the span.
+        test::read_body(response).await;
+        let logged = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        (status, logged)
+    }
+
+    #[actix_web::test]
+    async fn a_refused_request_is_no_warning_and_its_log_does_not_quote_what_was_sent() {
+        let (status, logged) = logged_at_info(web::get().to(|| async {
+            Err::<HttpResponse, _>(ApiError::invalid(
+                "minutes",
+                "invalid type: string \"my private words\", expected a number",
+            ))
+        }))
+        .await;
+        assert_eq!(status, 422);
+        // The span closes with the status and the contract's code...
+        assert!(logged.contains("http.status_code=422"), "{logged}");
+        assert!(
+            logged.contains("exception.message=\"validation_failed\""),
+            "{logged}"
+        );
+        // ...and nothing else: no warning, no words of the request.
+        assert!(!logged.contains("WARN"), "{logged}");
+        assert!(!logged.contains("private"), "{logged}");
+    }
+
+    #[actix_web::test]
+    async fn a_server_error_is_logged_once_with_its_cause() {
+        let (status, logged) = logged_at_info(web::get().to(|| async {
+            Err::<HttpResponse, _>(ApiError::Internal(anyhow::anyhow!("the disk is full")))
+        }))
+        .await;
+        assert_eq!(status, 500);
+        assert_eq!(logged.matches("the disk is full").count(), 1, "{logged}");
+        assert!(logged.contains("ERROR"), "{logged}");
+        assert!(logged.contains("otel.status_code=\"ERROR\""), "{logged}");
+        assert!(
+            logged.contains("exception.message=\"internal\""),
+            "{logged}"
+        );
     }
 
     #[actix_web::test]
