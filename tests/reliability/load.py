@@ -255,7 +255,8 @@ def run_backend(backend: str, api: str, work: Path, checks: Checks, cfg: dict) -
                 f"(after: {r['rss_after_mib']})")
             errs = sum(r["socket_errors"].values()) if r["socket_errors"] else 0
             if r["non_2xx"]:
-                # wrk does not say which status: the service's warnings do (RUST_LOG=warn).
+                # wrk does not say which status. The service logs a server error's cause
+                # (RUST_LOG=warn); a refused request (4xx) leaves no line, only its activity entry.
                 text = svc.log_text()
                 r["service_log"] = {k: text.count(k) for k in (
                     "dependency unavailable", "internal error", "timed out waiting for connection")}

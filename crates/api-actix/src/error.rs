@@ -64,6 +64,17 @@ impl ApiError {
         Self::Validation(vec![FieldError::new(field, message)])
     }
 
+    /// What to log of an error handled without answering it as JSON (a sign-in redirect):
+    /// the cause, with its chain, of a server error; the code of any other, whose message may
+    /// quote what was sent.
+    #[must_use]
+    pub fn for_log(&self) -> String {
+        match self {
+            Self::Internal(cause) | Self::Unavailable(cause) => format!("{cause:#}"),
+            other => other.code().to_owned(),
+        }
+    }
+
     #[must_use]
     pub const fn code(&self) -> &'static str {
         match self {
@@ -147,6 +158,8 @@ impl ResponseError for ApiError {
             Self::Unavailable(cause) => {
                 tracing::warn!(error = %format!("{cause:#}"), "dependency unavailable")
             }
+            // Logged with its cause where the model call failed.
+            Self::CoachUnavailable => {}
             // The caller's mistake, not the server's: the activity log has it. Only the code,
             // as a message may quote what was sent.
             _ => tracing::debug!(code = self.code(), "request refused"),
@@ -196,6 +209,15 @@ mod tests {
         assert_eq!(status, 422);
         assert_eq!(json["error"]["code"], "validation_failed");
         assert_eq!(json["error"]["details"][0]["field"], "minutes");
+    }
+
+    #[test]
+    fn the_log_gets_a_server_errors_cause_and_only_the_code_of_a_refusal() {
+        let internal =
+            ApiError::Internal(anyhow::anyhow!("connection refused").context("opening a session"));
+        assert_eq!(internal.for_log(), "opening a session: connection refused");
+        let refused = ApiError::InvalidJson("invalid type: string \"my words\"".into());
+        assert_eq!(refused.for_log(), "invalid_json");
     }
 
     #[actix_web::test]

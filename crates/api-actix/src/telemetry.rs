@@ -11,9 +11,9 @@ pub fn init() {
 }
 
 /// The root span of every request, as tracing-actix-web's default but with the path only in
-/// `http.target`: a query string may carry a person's words
-/// (`/discovery/profile/me/reflect/preview?message=...`) or a sign-in code, and every log line
-/// inside a request repeats its span's fields.
+/// `http.target` (a query string may carry a person's words,
+/// `/discovery/profile/me/reflect/preview?message=...`, or a sign-in code, and every log line
+/// inside a request repeats its span's fields), and with only the code of an error at its end.
 #[derive(Debug, Clone, Copy)]
 pub struct PathOnlyRootSpan;
 
@@ -57,8 +57,9 @@ impl tracing_actix_web::RootSpanBuilder for PathOnlyRootSpan {
 
     /// The status, and for a failure its contract code. Not tracing-actix-web's default, which
     /// records the error's `Display` and `Debug`: a validation error's `Debug` quotes what the
-    /// person sent (`invalid type: string "…"`). A 5xx's cause is logged where it is turned
-    /// into an answer (`ApiError::error_response`).
+    /// person sent (`invalid type: string "…"`). The cause of an [`ApiError`] 5xx is logged
+    /// where it is made or answered (`ApiError::error_response`); any other error that ends in
+    /// a 5xx (one of actix's own) is logged here, as nothing else would.
     fn on_request_end<B: actix_web::body::MessageBody>(
         span: tracing::Span,
         outcome: &Result<actix_web::dev::ServiceResponse<B>, actix_web::Error>,
@@ -77,8 +78,16 @@ impl tracing_actix_web::RootSpanBuilder for PathOnlyRootSpan {
             },
         );
         if let Some(error) = error {
-            let code = error.as_error::<ApiError>().map_or("error", ApiError::code);
-            span.record("exception.message", code);
+            let api_error = error.as_error::<ApiError>();
+            span.record(
+                "exception.message",
+                api_error.map_or("error", ApiError::code),
+            );
+            if api_error.is_none() && status.is_server_error() {
+                span.in_scope(|| {
+                    tracing::error!(error = %error, status = status.as_u16(), "request failed");
+                });
+            }
         }
     }
 }
@@ -161,12 +170,41 @@ mod tests {
         .await;
         assert_eq!(status, 500);
         assert_eq!(logged.matches("the disk is full").count(), 1, "{logged}");
-        assert!(logged.contains("ERROR"), "{logged}");
+        let line = logged
+            .lines()
+            .find(|l| l.contains("the disk is full"))
+            .unwrap();
+        assert!(line.contains(" ERROR "), "{line}");
+        assert!(
+            line.contains("HTTP request{"),
+            "inside the request's span: {line}"
+        );
         assert!(logged.contains("otel.status_code=\"ERROR\""), "{logged}");
         assert!(
             logged.contains("exception.message=\"internal\""),
             "{logged}"
         );
+    }
+
+    #[actix_web::test]
+    async fn a_server_error_of_actix_itself_is_logged_too() {
+        let (status, logged) = logged_at_info(web::get().to(|| async {
+            Err::<HttpResponse, _>(actix_web::error::ErrorInternalServerError(
+                "no such app data",
+            ))
+        }))
+        .await;
+        assert_eq!(status, 500);
+        let line = logged
+            .lines()
+            .find(|l| l.contains("no such app data"))
+            .unwrap_or_else(|| panic!("not logged: {logged}"));
+        assert!(line.contains(" ERROR "), "{line}");
+        assert!(
+            line.contains("HTTP request{"),
+            "inside the request's span: {line}"
+        );
+        assert!(logged.contains("exception.message=\"error\""), "{logged}");
     }
 
     #[actix_web::test]

@@ -102,8 +102,12 @@ pub(crate) async fn login(state: web::Data<AppState>, req: HttpRequest) -> HttpR
         SystemClock.now(),
     )
     .seal(&state.jwt);
-    let Ok(sealed) = sealed else {
-        return failed(&state, "server_error");
+    let sealed = match sealed {
+        Ok(sealed) => sealed,
+        Err(e) => {
+            tracing::error!(error = %e, "could not seal the login state");
+            return failed(&state, "server_error");
+        }
     };
     HttpResponse::Found()
         .insert_header((header::LOCATION, request.url))
@@ -191,7 +195,7 @@ async fn finish_sign_in(state: &AppState, req: &HttpRequest) -> Result<HttpRespo
         .redirect
         .unwrap_or_else(|| state.settings.auth.post_login_redirect.clone());
     let session_cookies = open_session(state, req, &identity).await.map_err(|e| {
-        tracing::error!(error = %e, "could not open a session");
+        tracing::error!(error = %e.for_log(), "could not open a session");
         "server_error"
     })?;
     let mut response = HttpResponse::Found();
