@@ -64,9 +64,8 @@ impl ApiError {
         Self::Validation(vec![FieldError::new(field, message)])
     }
 
-    /// What to log of an error handled without answering it as JSON (a sign-in redirect):
-    /// the cause, with its chain, of a server error; the code of any other, whose message may
-    /// quote what was sent.
+    /// What to log of an error: the cause, with its chain, of a server error; the code of any
+    /// other, whose message may quote what was sent.
     #[must_use]
     pub fn for_log(&self) -> String {
         match self {
@@ -152,11 +151,9 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         match self {
-            Self::Internal(cause) => {
-                tracing::error!(error = %format!("{cause:#}"), "internal error")
-            }
-            Self::Unavailable(cause) => {
-                tracing::warn!(error = %format!("{cause:#}"), "dependency unavailable")
+            Self::Internal(_) => tracing::error!(error = %self.for_log(), "internal error"),
+            Self::Unavailable(_) => {
+                tracing::warn!(error = %self.for_log(), "dependency unavailable")
             }
             // Logged with its cause where the model call failed.
             Self::CoachUnavailable => {}

@@ -78,7 +78,7 @@ pub async fn authenticate_request(
                         Denied::Unavailable
                     }
                     other => {
-                        tracing::error!(error = %format!("{other:#}"), "credentials could not be checked");
+                        tracing::error!(error = %other.for_log(), "credentials could not be checked");
                         Denied::Failed
                     }
                 };
