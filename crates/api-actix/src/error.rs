@@ -6,10 +6,13 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 use domain::RepoError;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 /// One field that failed validation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(as = FieldErrorBody)]
 pub struct FieldError {
+    /// The field's path, e.g. `items[3].minutes`.
     pub field: String,
     pub message: String,
 }
@@ -117,15 +120,20 @@ impl From<RepoError> for ApiError {
     }
 }
 
-#[derive(Serialize)]
-struct Body<'a> {
-    error: Inner<'a>,
+/// Every error: `{"error": {"code", "message", "details"?}}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody<'a> {
+    error: ErrorDetail<'a>,
 }
 
-#[derive(Serialize)]
-struct Inner<'a> {
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorDetail<'a> {
+    /// One of the contract's codes, e.g. `validation_failed`.
+    #[schema(example = "validation_failed")]
     code: &'a str,
+    /// A sentence for people; never a stack trace, SQL text or secret.
     message: String,
+    /// For validation failures: each offending field.
     #[serde(skip_serializing_if = "Option::is_none")]
     details: Option<&'a [FieldError]>,
 }
@@ -178,8 +186,8 @@ impl ResponseError for ApiError {
         if matches!(self, Self::Unauthenticated) {
             response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
         }
-        response.json(Body {
-            error: Inner {
+        response.json(ErrorBody {
+            error: ErrorDetail {
                 code: self.code(),
                 message: self.to_string(),
                 details,

@@ -34,10 +34,12 @@ use crate::auth::jwt::JwtKeys;
 use crate::config::{LlmProvider, OidcSettings, Settings};
 use crate::metrics::Metrics;
 use crate::metrics::model::MeteredModel;
+use crate::middleware::client_ip::ForwardedFor;
 use crate::middleware::rate_limit::{self, RateLimits};
 use crate::middleware::request_id;
+use crate::openapi::allowed_methods::DocumentedPaths;
 use crate::state::{AppState, Operator};
-use crate::{auth, extract, metrics, routes, telemetry};
+use crate::{auth, extract, metrics, openapi, routes, telemetry};
 
 /// The synthetic user the operator key (`API_KEY`) acts as.
 pub const OPERATOR_SUBJECT: &str = "api-key-admin";
@@ -146,8 +148,7 @@ impl Application {
             },
             origins: TrustedOrigins::new(settings.trusted_origins(address.port())),
             activity: DieselActivityRepository::new(db.clone()),
-            activity_queue,
-            metrics,
+            metrics: metrics.clone(),
             accounts,
             discovery,
             profiles,
@@ -160,15 +161,30 @@ impl Application {
             db,
             settings,
         });
+        // What the middlewares need, each as app data of its own rather than the whole state.
+        let activity_queue = web::Data::new(activity_queue);
+        let metrics = web::Data::from(metrics);
+        let forwarded_for = ForwardedFor {
+            trusted: state.settings.rate_limits.trust_forwarded_for,
+        };
+        // The 404/405 fallback's list of documented paths and methods, read once.
+        let documented_paths = web::Data::new(DocumentedPaths::of(openapi::document()));
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
                 .app_data(rate_limits.clone())
+                .app_data(activity_queue.clone())
+                .app_data(metrics.clone())
+                .app_data(forwarded_for)
+                .app_data(documented_paths.clone())
                 .app_data(extract::payload_config())
                 .app_data(extract::query_config())
                 .app_data(extract::path_config())
                 .configure(|cfg| routes::configure(cfg, state.dev_login))
-                .default_service(web::to(routes::not_found))
+                .configure(openapi::viewer::configure)
+                // Last: the pages and their files, so every API path above wins.
+                .configure(routes::web::configure)
+                .default_service(web::to(routes::fallback::not_found))
                 // Inside authentication (coach calls are limited per person) and inside the
                 // activity log (a refused request is still recorded).
                 .wrap(from_fn(rate_limit::limit))

@@ -17,7 +17,6 @@ use domain::services::{
     AccountService, CoachingService, DiscoveryService, IntegrationService, ProfileService,
 };
 
-use crate::activity::ActivityQueue;
 use crate::auth::cache::CredentialCache;
 use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
@@ -87,7 +86,6 @@ pub struct AppState {
     /// The extractor and coach the services use (`LLM_PROVIDER`), for the request preview.
     pub language_model: LanguageModel,
     pub activity: DieselActivityRepository,
-    pub activity_queue: ActivityQueue,
     /// The instruments rendered at `/metrics`.
     pub metrics: Arc<Metrics>,
     pub identity: Option<Arc<dyn IdentityProvider>>,

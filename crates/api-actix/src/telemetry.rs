@@ -33,10 +33,7 @@ impl tracing_actix_web::RootSpanBuilder for PathOnlyRootSpan {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_owned();
-        let trust_forwarded_for = request
-            .app_data::<actix_web::web::Data<crate::state::AppState>>()
-            .is_some_and(|s| s.settings.rate_limits.trust_forwarded_for);
-        let client_ip = crate::middleware::client_ip::of(request.request(), trust_forwarded_for)
+        let client_ip = crate::middleware::client_ip::of_request(request.request())
             .map(|ip| ip.to_string())
             .unwrap_or_default();
         tracing::info_span!(

@@ -18,6 +18,8 @@ pub enum Author {
 }
 
 impl Author {
+    pub const ALL: [Self; 2] = [Self::Coach, Self::Person];
+
     #[must_use]
     pub const fn key(self) -> &'static str {
         match self {

@@ -14,12 +14,12 @@ use domain::clock::{Clock, SystemClock};
 use domain::ids::ActivityId;
 
 use super::Action;
+use super::queue::ActivityQueue;
 use crate::auth::Caller;
 use crate::auth::caller::Identified;
 use crate::middleware::client_ip;
 use crate::middleware::request_id::RequestId;
 use crate::middleware::route_pattern;
-use crate::state::AppState;
 
 // Prometheus scrapes every few seconds; recording each scrape would bury people's requests.
 const UNLOGGED: [&str; 3] = ["/healthz", "/readyz", "/metrics"];
@@ -33,12 +33,10 @@ pub async fn record(
     }
     let started = Instant::now();
     let at = SystemClock.now();
-    let state = req.app_data::<web::Data<AppState>>();
-    let queue = state.map(|s| s.activity_queue.clone());
-    let trust_forwarded_for = state.is_some_and(|s| s.settings.rate_limits.trust_forwarded_for);
+    let queue = req.app_data::<web::Data<ActivityQueue>>().cloned();
     let method = req.method().to_string();
     let path = req.path().to_owned();
-    let ip = client_ip::of(req.request(), trust_forwarded_for).map(|ip| ip.to_string());
+    let ip = client_ip::of_request(req.request()).map(|ip| ip.to_string());
     let user_agent = req
         .headers()
         .get(header::USER_AGENT)

@@ -10,14 +10,14 @@ use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{Error, web};
 
+use super::Metrics;
 use crate::middleware::route_pattern;
-use crate::state::AppState;
 
 pub async fn record(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
-    let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
+    let Some(metrics) = req.app_data::<web::Data<Metrics>>().cloned() else {
         return next.call(req).await;
     };
     let started = Instant::now();
@@ -30,9 +30,7 @@ pub async fn record(
         Err(e) => e.as_response_error().status_code(),
     };
     let route = route_pattern::label(pattern, status);
-    state
-        .metrics
-        .observe_request(method, &route, status.as_u16(), started.elapsed());
+    metrics.observe_request(method, &route, status.as_u16(), started.elapsed());
     result
 }
 

@@ -6,6 +6,20 @@ use std::net::IpAddr;
 
 use actix_web::HttpRequest;
 
+/// Whether the operator trusts a proxy's `X-Forwarded-For` (`RATE_LIMIT_TRUST_FORWARDED_FOR`):
+/// app data of its own, so the layers that name the client need nothing else of the state.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ForwardedFor {
+    pub trusted: bool,
+}
+
+/// The client's address as [`of`] finds it, with the trust the app was configured with.
+#[must_use]
+pub fn of_request(req: &HttpRequest) -> Option<IpAddr> {
+    let trusted = req.app_data::<ForwardedFor>().is_some_and(|f| f.trusted);
+    of(req, trusted)
+}
+
 /// The client's address. Only the last `X-Forwarded-For` entry is taken, and only when trusted:
 /// it is the one the proxy appended; earlier entries (and `Forwarded`, `X-Real-IP`) are the
 /// client's own words, which anyone can write. `None` when the request did not come over TCP.

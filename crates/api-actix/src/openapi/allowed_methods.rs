@@ -1,10 +1,9 @@
 //! 405 for a method the OpenAPI document does not declare on a path it does, with `Allow`
 //! listing those it does; the document is the one list of what the API answers.
 
-use std::sync::OnceLock;
-
 use actix_web::dev::ResourceDef;
 use actix_web::http::Method;
+use utoipa::openapi::OpenApi;
 use utoipa::openapi::path::PathItem;
 
 use crate::error::ApiError;
@@ -15,20 +14,58 @@ struct DocumentedPath {
     methods: Vec<Method>,
 }
 
-fn documented_paths() -> &'static [DocumentedPath] {
-    static PATHS: OnceLock<Vec<DocumentedPath>> = OnceLock::new();
-    PATHS.get_or_init(|| {
-        super::document()
-            .paths
-            .paths
+/// Every path of the document with the methods declared on it, read once at start-up.
+pub struct DocumentedPaths(Vec<DocumentedPath>);
+
+impl std::fmt::Debug for DocumentedPaths {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("DocumentedPaths")
+            .field(&self.0.len())
+            .finish()
+    }
+}
+
+impl DocumentedPaths {
+    #[must_use]
+    pub fn of(document: &OpenApi) -> Self {
+        Self(
+            document
+                .paths
+                .paths
+                .iter()
+                .map(|(path, item)| DocumentedPath {
+                    // OpenAPI's `{name}` segments are actix's too.
+                    template: ResourceDef::new(path.as_str()),
+                    methods: declared_methods(item),
+                })
+                .collect(),
+        )
+    }
+
+    /// Why nothing answered `method path`: [`ApiError::MethodNotAllowed`] when the path is
+    /// documented without that method, else [`ApiError::NotFound`] (an unknown path, or a
+    /// documented route that is switched off, such as dev login outside dev mode).
+    #[must_use]
+    pub fn refusal(&self, method: &Method, path: &str) -> ApiError {
+        let mut declared: Vec<&Method> = Vec::new();
+        for method in self
+            .0
             .iter()
-            .map(|(path, item)| DocumentedPath {
-                // OpenAPI's `{name}` segments are actix's too.
-                template: ResourceDef::new(path.as_str()),
-                methods: declared_methods(item),
-            })
-            .collect()
-    })
+            .filter(|p| p.template.is_match(path))
+            .flat_map(|p| &p.methods)
+        {
+            if !declared.contains(&method) {
+                declared.push(method);
+            }
+        }
+        if declared.is_empty() || declared.contains(&method) {
+            return ApiError::NotFound;
+        }
+        let allow: Vec<&str> = declared.iter().map(|m| m.as_str()).collect();
+        ApiError::MethodNotAllowed {
+            allow: allow.join(", "),
+        }
+    }
 }
 
 fn declared_methods(item: &PathItem) -> Vec<Method> {
@@ -47,33 +84,13 @@ fn declared_methods(item: &PathItem) -> Vec<Method> {
     .collect()
 }
 
-/// Why nothing answered `method path`: [`ApiError::MethodNotAllowed`] when the path is
-/// documented without that method, else [`ApiError::NotFound`] (an unknown path, or a documented
-/// route that is switched off, such as dev login outside dev mode).
-#[must_use]
-pub fn refusal(method: &Method, path: &str) -> ApiError {
-    let mut declared: Vec<&Method> = Vec::new();
-    for method in documented_paths()
-        .iter()
-        .filter(|p| p.template.is_match(path))
-        .flat_map(|p| &p.methods)
-    {
-        if !declared.contains(&method) {
-            declared.push(method);
-        }
-    }
-    if declared.is_empty() || declared.contains(&method) {
-        return ApiError::NotFound;
-    }
-    let allow: Vec<&str> = declared.iter().map(|m| m.as_str()).collect();
-    ApiError::MethodNotAllowed {
-        allow: allow.join(", "),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn refusal(method: &Method, path: &str) -> ApiError {
+        DocumentedPaths::of(crate::openapi::document()).refusal(method, path)
+    }
 
     fn allow_of(method: Method, path: &str) -> Option<String> {
         match refusal(&method, path) {

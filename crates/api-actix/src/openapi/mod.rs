@@ -3,12 +3,10 @@
 
 pub mod allowed_methods;
 mod common_errors;
-pub mod schemas;
-mod viewer;
+pub mod viewer;
 
 use std::sync::OnceLock;
 
-use actix_web::web;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{OpenApi as Document, Server};
 use utoipa::{Modify, OpenApi};
@@ -130,9 +128,4 @@ impl Modify for SecuritySchemes {
 pub fn document() -> &'static Document {
     static DOCUMENT: OnceLock<Document> = OnceLock::new();
     DOCUMENT.get_or_init(ApiDoc::openapi)
-}
-
-/// `/openapi.json` and the viewer at `/docs`.
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    viewer::configure(cfg);
 }

@@ -34,13 +34,11 @@ pub const DOCUMENT_PATH: &str = "/openapi.json";
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route(DOCUMENT_PATH, web::get().to(document))
-        .route(
-            "/docs",
-            web::get().to(|| async {
-                HttpResponse::PermanentRedirect()
-                    .insert_header((header::LOCATION, "/docs/"))
-                    .finish()
-            }),
+        .service(
+            web::resource("/docs")
+                .wrap(viewer_headers())
+                .wrap(from_fn(anonymous))
+                .route(web::get().to(page)),
         )
         .service(
             web::resource("/docs/{file:.*}")
@@ -59,6 +57,24 @@ async fn document() -> HttpResponse {
         .body(json.as_str())
 }
 
+/// `/docs` answers the page itself, as `/docs/` does. Its files are named relative to the page
+/// (`./swagger-ui.css`), which from `/docs` would point at the root: here they are made absolute.
+async fn page() -> Result<HttpResponse, ApiError> {
+    let index = viewer_file(web::Path::from(String::new())).await?;
+    let html = actix_web::body::to_bytes(index.into_body())
+        .await
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("swagger ui index: {e}")))?;
+    Ok(HttpResponse::Ok()
+        .content_type(mime::TEXT_HTML_UTF_8)
+        .body(absolute_assets(&String::from_utf8_lossy(&html))))
+}
+
+/// The index page with each `./file` (and the bare `index.css`) made `/docs/file`.
+fn absolute_assets(html: &str) -> String {
+    html.replace("=\"./", "=\"/docs/")
+        .replace("href=\"index.css\"", "href=\"/docs/index.css\"")
+}
+
 async fn viewer_file(file: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let config = Arc::new(Config::from(DOCUMENT_PATH));
     let file = utoipa_swagger_ui::serve(&file, config)
@@ -70,4 +86,26 @@ async fn viewer_file(file: web::Path<String>) -> Result<HttpResponse, ApiError> 
         response.insert_header((header::CONTENT_ENCODING, "gzip"));
     }
     Ok(response.body(file.bytes.into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[actix_web::test]
+    async fn the_page_at_docs_names_every_file_by_its_absolute_path() {
+        let response = page().await.unwrap();
+        let html = actix_web::body::to_bytes(response.into_body())
+            .await
+            .unwrap();
+        let html = String::from_utf8(html.to_vec()).unwrap();
+        let references: Vec<&str> = html
+            .split(['"', '\''])
+            .filter(|s| [".js", ".css", ".png"].iter().any(|ext| s.ends_with(ext)))
+            .collect();
+        assert!(references.len() >= 6, "{references:?}");
+        for reference in references {
+            assert!(reference.starts_with("/docs/"), "{reference}");
+        }
+    }
 }

@@ -7,13 +7,13 @@ use domain::clock::{Clock, SystemClock};
 use domain::ids::UserId;
 use domain::pagination::{Cursor, PageLimit};
 use domain::ports::ActivityRepository;
-use serde::Deserialize;
-use serde_json::json;
 
 use crate::auth::{AdminCaller, Caller};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody};
+use crate::requests::account::{AdminActivityQuery, SummaryQuery};
+use crate::requests::{self, page::PageQuery};
 use crate::state::AppState;
-use crate::views;
+use crate::views::activity::{ActivityPage, ActivitySummaryView};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/api/activity", web::get().to(list))
@@ -22,38 +22,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 /// `?limit=&before=` as the contract pages every growing list.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PageParams {
-    pub limit: Option<i64>,
-    pub before: Option<String>,
-}
-
-impl PageParams {
-    /// # Errors
-    /// 422 naming `limit` or `before`.
-    pub fn parse(&self) -> Result<(PageLimit, Option<Cursor>), ApiError> {
-        let limit = match self.limit {
-            None => PageLimit::default(),
-            Some(n) => PageLimit::new(n).map_err(|e| ApiError::invalid("limit", e))?,
-        };
-        let before = match self.before.as_deref() {
-            None | Some("") => None,
-            Some(c) => Some(
-                c.parse::<Cursor>()
-                    .map_err(|e| ApiError::invalid("before", e))?,
-            ),
-        };
-        Ok((limit, before))
-    }
-}
-
 async fn page(
     state: &AppState,
     user_id: Option<UserId>,
-    params: &PageParams,
+    (limit, before): (PageLimit, Option<Cursor>),
 ) -> Result<HttpResponse, ApiError> {
-    let (limit, before) = params.parse()?;
     let page = state
         .activity
         .list(&ActivityQuery {
@@ -62,7 +35,7 @@ async fn page(
             before,
         })
         .await?;
-    Ok(HttpResponse::Ok().json(views::page(&page, views::activity)))
+    Ok(HttpResponse::Ok().json(ActivityPage::from(&page)))
 }
 
 #[utoipa::path(
@@ -70,26 +43,18 @@ async fn page(
     path = "/api/activity",
     tag = "activity",
     summary = "The caller's activity, newest first.",
-    params(crate::openapi::schemas::PageQuery),
+    params(PageQuery),
     responses(
-        (status = 200, description = "A page.", body = crate::openapi::schemas::ActivityPage),
+        (status = 200, description = "A page.", body = ActivityPage),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn list(
     state: web::Data<AppState>,
     caller: Caller,
-    params: web::Query<PageParams>,
+    params: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    page(&state, Some(caller.user_id), &params).await
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct AdminParams {
-    user_id: Option<String>,
-    limit: Option<i64>,
-    before: Option<String>,
+    page(&state, Some(caller.user_id), params.parse()?).await
 }
 
 #[utoipa::path(
@@ -97,41 +62,25 @@ pub(crate) struct AdminParams {
     path = "/api/admin/activity",
     tag = "activity",
     summary = "Everyone's activity (admins only).",
-    params(crate::openapi::schemas::AdminActivityQuery),
+    params(AdminActivityQuery),
     responses(
-        (status = 200, description = "A page.", body = crate::openapi::schemas::ActivityPage),
-        (status = 403, description = "Not an admin.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "A page.", body = ActivityPage),
+        (status = 403, description = "Not an admin.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn admin_list(
     state: web::Data<AppState>,
     _admin: AdminCaller,
-    params: web::Query<AdminParams>,
+    params: web::Query<AdminActivityQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let params = params.into_inner();
-    let user_id = match params.user_id.as_deref() {
-        None | Some("") => None,
-        Some(id) => Some(
-            id.parse::<UserId>()
-                .map_err(|_| ApiError::invalid("user_id", "must be a user id"))?,
-        ),
-    };
+    let user_id = params.user_id()?;
     page(
         &state,
         user_id,
-        &PageParams {
-            limit: params.limit,
-            before: params.before,
-        },
+        requests::page::page(params.limit, params.before.as_deref())?,
     )
     .await
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct SummaryParams {
-    days: Option<i64>,
 }
 
 #[utoipa::path(
@@ -139,27 +88,19 @@ pub(crate) struct SummaryParams {
     path = "/api/activity/summary",
     tag = "activity",
     summary = "The caller's activity counted by action, source and day.",
-    params(crate::openapi::schemas::SummaryQuery),
+    params(SummaryQuery),
     responses(
-        (status = 200, description = "The summary.", body = crate::openapi::schemas::ActivitySummary),
+        (status = 200, description = "The summary.", body = ActivitySummaryView),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn summary(
     state: web::Data<AppState>,
     caller: Caller,
-    params: web::Query<SummaryParams>,
+    params: web::Query<SummaryQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let days = params.days.unwrap_or(30);
-    if !(1..=365).contains(&days) {
-        return Err(ApiError::invalid("days", "must be between 1 and 365"));
-    }
-    let since = SystemClock.now() - time::Duration::days(days);
+    let days = params.days()?;
+    let since = SystemClock.now() - time::Duration::days(i64::from(days));
     let summary = state.activity.summary(caller.user_id, since).await?;
-    Ok(HttpResponse::Ok().json(json!({
-        "days": days,
-        "by_action": summary.by_action,
-        "by_source": summary.by_source,
-        "by_day": summary.by_day.iter().map(|(date, count)| json!({"date": date.to_string(), "count": count})).collect::<Vec<_>>(),
-    })))
+    Ok(HttpResponse::Ok().json(ActivitySummaryView::new(days, &summary)))
 }

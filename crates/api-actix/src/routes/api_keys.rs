@@ -1,18 +1,15 @@
 //! `/api/me/api-keys`: personal API keys — created (the key shown once), listed, revoked.
 
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
-use domain::account::api_key::ApiKeyName;
 use domain::ids::ApiKeyId;
-use serde::Deserialize;
-use serde_json::json;
 
-use super::rfc3339;
 use crate::activity::Action;
 use crate::auth::{Caller, secrets};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
+use crate::requests::account::ApiKeyRequest;
 use crate::state::AppState;
-use crate::views;
+use crate::views::account::{ApiKeyCreated, ApiKeyView};
 
 /// Mounted under `/api/me` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -21,45 +18,32 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/api-keys/{id}", web::delete().to(revoke));
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct CreateKey {
-    name: String,
-}
-
 #[utoipa::path(
     post,
     path = "/api/me/api-keys",
     tag = "account",
     summary = "Create a personal API key.",
-    request_body = crate::openapi::schemas::ApiKeyRequest,
+    request_body = ApiKeyRequest,
     responses(
-        (status = 201, description = "The key, shown this once.", body = crate::openapi::schemas::ApiKeyCreated),
+        (status = 201, description = "The key, shown this once.", body = ApiKeyCreated),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn create(
     state: web::Data<AppState>,
     caller: Caller,
-    body: ApiJson<CreateKey>,
+    body: ApiJson<ApiKeyRequest>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("api_key.create"));
-    let name = ApiKeyName::non_blank(body.into_inner().name.trim())
-        .map_err(|e| ApiError::invalid("name", e))?;
+    let name = body.name()?;
     let (key, prefix) = secrets::new_api_key()
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
     let stored = state
         .accounts
         .create_api_key(caller.user_id, name, prefix, secrets::hash(&key))
         .await?;
-    Ok(HttpResponse::Created().json(json!({
-        "id": stored.id,
-        "name": stored.name,
-        "key": key,
-        "prefix": stored.prefix,
-        "created_at": rfc3339(stored.created_at),
-    })))
+    Ok(HttpResponse::Created().json(ApiKeyCreated::new(&stored, &key)))
 }
 
 #[utoipa::path(
@@ -68,7 +52,7 @@ pub(crate) async fn create(
     tag = "account",
     summary = "The caller's API keys (never the secret).",
     responses(
-        (status = 200, description = "The keys.", body = [crate::openapi::schemas::ApiKeyView]),
+        (status = 200, description = "The keys.", body = [ApiKeyView]),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -77,7 +61,7 @@ pub(crate) async fn list(
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
     let keys = state.accounts.api_keys(caller.user_id).await?;
-    let items: Vec<_> = keys.iter().map(views::api_key).collect();
+    let items: Vec<ApiKeyView> = keys.iter().map(Into::into).collect();
     Ok(HttpResponse::Ok().json(items))
 }
 
@@ -89,7 +73,7 @@ pub(crate) async fn list(
     params(("id" = String, Path, description = "The key's id.")),
     responses(
         (status = 204, description = "Revoked."),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]

@@ -10,16 +10,16 @@ use domain::clock::{Clock, SystemClock};
 use domain::ports::IdentityError;
 use domain::services::account::{Device, RefreshError};
 use domain::text::PersonName;
-use serde::Deserialize;
 
 use crate::activity::Action;
 use crate::auth::login_state::{self, LoginState, is_local_path};
 use crate::auth::{Caller, cookies, secrets};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::middleware::client_ip;
+use crate::requests::account::{CallbackQuery, DevLoginRequest, LoginQuery};
 use crate::state::AppState;
-use crate::views;
+use crate::views::account::{AuthConfig, UserView};
 
 /// The issuer recorded for people who signed in through dev login.
 pub const DEV_LOGIN_ISSUER: &str = "urn:discovery:dev-login";
@@ -45,25 +45,20 @@ fn failed(state: &AppState, code: &str) -> HttpResponse {
         .finish()
 }
 
-#[derive(Debug, Deserialize)]
-struct LoginParams {
-    redirect: Option<String>,
-}
-
 #[utoipa::path(
     get,
     path = "/api/auth/config",
     tag = "auth",
     summary = "Which ways to sign in this service offers (for the sign-in page).",
     responses(
-        (status = 200, description = "`sign_in`: an identity provider is configured; `dev_login`: dev login is on.", body = crate::openapi::schemas::AuthConfig),
+        (status = 200, description = "`sign_in`: an identity provider is configured; `dev_login`: dev login is on.", body = AuthConfig),
     ),
 )]
 pub(crate) async fn config(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(serde_json::json!({
-        "sign_in": state.identity.is_some(),
-        "dev_login": state.dev_login,
-    }))
+    HttpResponse::Ok().json(AuthConfig {
+        sign_in: state.identity.is_some(),
+        dev_login: state.dev_login,
+    })
 }
 
 #[utoipa::path(
@@ -71,10 +66,10 @@ pub(crate) async fn config(state: web::Data<AppState>) -> HttpResponse {
     path = "/api/auth/login",
     tag = "auth",
     summary = "Start signing in with the identity provider.",
-    params(crate::openapi::schemas::LoginQuery),
+    params(LoginQuery),
     responses(
         (status = 302, description = "To the identity provider (authorization code + PKCE); to `/login?error=` when sign-in is not configured."),
-        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = crate::openapi::schemas::ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
 )]
 pub(crate) async fn login(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
@@ -82,7 +77,7 @@ pub(crate) async fn login(state: web::Data<AppState>, req: HttpRequest) -> HttpR
     let Some(identity) = &state.identity else {
         return failed(&state, "sign_in_unavailable");
     };
-    let redirect = web::Query::<LoginParams>::from_query(req.query_string())
+    let redirect = web::Query::<LoginQuery>::from_query(req.query_string())
         .ok()
         .and_then(|q| q.into_inner().redirect)
         .filter(|r| is_local_path(r));
@@ -119,23 +114,15 @@ pub(crate) async fn login(state: web::Data<AppState>, req: HttpRequest) -> HttpR
         .finish()
 }
 
-#[derive(Debug, Deserialize)]
-struct CallbackParams {
-    code: Option<String>,
-    state: Option<String>,
-    iss: Option<String>,
-    error: Option<String>,
-}
-
 #[utoipa::path(
     get,
     path = "/api/auth/callback",
     tag = "auth",
     summary = "Finish signing in.",
-    params(crate::openapi::schemas::CallbackQuery),
+    params(CallbackQuery),
     responses(
         (status = 302, description = "Signed in: cookies set, to the page asked for at login; on any failure to `/login?error=<code>`. Never JSON."),
-        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = crate::openapi::schemas::ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
 )]
 pub(crate) async fn callback(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
@@ -148,7 +135,7 @@ pub(crate) async fn callback(state: web::Data<AppState>, req: HttpRequest) -> Ht
 
 async fn finish_sign_in(state: &AppState, req: &HttpRequest) -> Result<HttpResponse, &'static str> {
     let provider = state.identity.as_ref().ok_or("sign_in_unavailable")?;
-    let params = web::Query::<CallbackParams>::from_query(req.query_string())
+    let params = web::Query::<CallbackQuery>::from_query(req.query_string())
         .map_err(|_| "invalid_request")?
         .into_inner();
     let sealed = req.cookie(cookies::LOGIN_STATE).ok_or("login_expired")?;
@@ -292,7 +279,7 @@ fn signed_out(state: &AppState) -> HttpResponse {
     description = "Re-use of a rotated refresh token revokes the whole session.",
     responses(
         (status = 204, description = "New cookies are set; the old refresh token is revoked."),
-        (status = 403, description = "A write without a trusted Origin or Referer (CSRF defence).", body = crate::openapi::schemas::ErrorBody),
+        (status = 403, description = "A write without a trusted Origin or Referer (CSRF defence).", body = ErrorBody),
     ),
 )]
 pub(crate) async fn refresh(
@@ -353,7 +340,7 @@ pub(crate) async fn refresh(
     summary = "Sign out: revoke the session and clear the cookies.",
     responses(
         (status = 204, description = "Signed out."),
-        (status = 403, description = "A write without a trusted Origin or Referer (CSRF defence).", body = crate::openapi::schemas::ErrorBody),
+        (status = 403, description = "A write without a trusted Origin or Referer (CSRF defence).", body = ErrorBody),
     ),
 )]
 pub(crate) async fn logout(
@@ -393,29 +380,23 @@ pub(crate) async fn logout(
     Ok(response.finish())
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct DevLogin {
-    email: String,
-}
-
 #[utoipa::path(
     post,
     path = "/api/auth/dev-login",
     tag = "auth",
     summary = "Sign in by e-mail alone (dev mode on loopback only; 404 otherwise).",
-    request_body = crate::openapi::schemas::DevLoginRequest,
+    request_body = DevLoginRequest,
     responses(
-        (status = 200, description = "Signed in: cookies set; the person.", body = crate::openapi::schemas::Me),
-        (status = 403, description = "A page elsewhere tried to sign someone in.", body = crate::openapi::schemas::ErrorBody),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
-        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "Signed in: cookies set; the person.", body = UserView),
+        (status = 403, description = "A page elsewhere tried to sign someone in.", body = ErrorBody),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
 )]
 pub(crate) async fn dev_login(
     state: web::Data<AppState>,
     req: HttpRequest,
-    body: ApiJson<DevLogin>,
+    body: ApiJson<DevLoginRequest>,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("auth.dev_login"));
     // Browsers send Origin on every cross-site POST: refuse a page elsewhere signing someone in.
@@ -424,15 +405,7 @@ pub(crate) async fn dev_login(
             "This request must come from the service's own pages.",
         ));
     }
-    // Typed by a developer: an address with white space around it is refused rather than
-    // trimmed, as the OpenAPI document states it.
-    if body.email.trim() != body.email {
-        return Err(ApiError::invalid(
-            "email",
-            "must not start or end with white space",
-        ));
-    }
-    let email = Email::new(&body.email).map_err(|e| ApiError::invalid("email", e))?;
+    let email = body.email()?;
     let identity = LoginIdentity {
         issuer: DEV_LOGIN_ISSUER.to_owned(),
         subject: email.as_str().to_owned(),
@@ -450,5 +423,5 @@ pub(crate) async fn dev_login(
     for cookie in session_cookies {
         response.cookie(cookie);
     }
-    Ok(response.json(views::user(&user, state.is_admin(&user.email))))
+    Ok(response.json(UserView::new(&user, state.is_admin(&user.email))))
 }

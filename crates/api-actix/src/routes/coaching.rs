@@ -2,21 +2,18 @@
 //! create now, respond once) and the admin's run of the due check-ins.
 
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
-use domain::coaching::PreferenceSettings;
 use domain::ids::CheckInId;
 use domain::services::coaching::{CreateCheckInError, PreferencesError, RespondError};
-use domain::text::Note;
-use serde::Deserialize;
-use serde_json::json;
 
 use crate::activity::Action;
 use crate::auth::{AdminCaller, Caller};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::metrics::CheckInOrigin;
-use crate::routes::activity::PageParams;
+use crate::requests::coaching::{CheckInResponseRequest, PreferencesRequest};
+use crate::requests::page::PageQuery;
 use crate::state::AppState;
-use crate::views;
+use crate::views::coaching::{CheckInPage, CheckInView, PreferencesView, RunReportView};
 
 /// Mounted under `/coaching` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -44,8 +41,8 @@ impl From<PreferencesError> for ApiError {
     tag = "coaching",
     summary = "The coaching preferences (derived from the triad until overridden).",
     responses(
-        (status = 200, description = "The preferences.", body = crate::openapi::schemas::Preferences),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "The preferences.", body = PreferencesView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -54,7 +51,7 @@ pub(crate) async fn preferences(
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
     let preferences = state.coaching.preferences(caller.user_id).await?;
-    Ok(HttpResponse::Ok().json(views::preferences(&preferences)))
+    Ok(HttpResponse::Ok().json(PreferencesView::from(&preferences)))
 }
 
 #[utoipa::path(
@@ -62,25 +59,25 @@ pub(crate) async fn preferences(
     path = "/coaching/preferences",
     tag = "coaching",
     summary = "Override the preferences.",
-    request_body = crate::openapi::schemas::PreferencesRequest,
+    request_body = PreferencesRequest,
     responses(
-        (status = 200, description = "Stored with `source: override`.", body = crate::openapi::schemas::Preferences),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "Stored with `source: override`.", body = PreferencesView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn set_preferences(
     state: web::Data<AppState>,
     caller: Caller,
-    body: ApiJson<PreferenceSettings>,
+    body: ApiJson<PreferencesRequest>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("preferences.set"));
     let preferences = state
         .coaching
-        .set_preferences(caller.user_id, body.into_inner())
+        .set_preferences(caller.user_id, body.into_inner().into())
         .await?;
-    Ok(HttpResponse::Ok().json(views::preferences(&preferences)))
+    Ok(HttpResponse::Ok().json(PreferencesView::from(&preferences)))
 }
 
 #[utoipa::path(
@@ -89,8 +86,8 @@ pub(crate) async fn set_preferences(
     tag = "coaching",
     summary = "Re-derive the preferences from the triad.",
     responses(
-        (status = 200, description = "Stored with `source: derived`.", body = crate::openapi::schemas::Preferences),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "Stored with `source: derived`.", body = PreferencesView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -102,7 +99,7 @@ pub(crate) async fn regenerate(
     req.extensions_mut()
         .insert(Action("preferences.regenerate"));
     let preferences = state.coaching.regenerate(caller.user_id).await?;
-    Ok(HttpResponse::Ok().json(views::preferences(&preferences)))
+    Ok(HttpResponse::Ok().json(PreferencesView::from(&preferences)))
 }
 
 #[utoipa::path(
@@ -110,23 +107,23 @@ pub(crate) async fn regenerate(
     path = "/coaching/checkins",
     tag = "coaching",
     summary = "The check-ins, newest first.",
-    params(crate::openapi::schemas::PageQuery),
+    params(PageQuery),
     responses(
-        (status = 200, description = "A page.", body = crate::openapi::schemas::CheckInPage),
+        (status = 200, description = "A page.", body = CheckInPage),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn checkins(
     state: web::Data<AppState>,
     caller: Caller,
-    params: web::Query<PageParams>,
+    params: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (limit, before) = params.parse()?;
     let page = state
         .coaching
         .checkins(caller.user_id, limit, before)
         .await?;
-    Ok(HttpResponse::Ok().json(views::page(&page, views::checkin)))
+    Ok(HttpResponse::Ok().json(CheckInPage::from(&page)))
 }
 
 #[utoipa::path(
@@ -135,9 +132,9 @@ pub(crate) async fn checkins(
     tag = "coaching",
     summary = "Write a check-in now.",
     responses(
-        (status = 201, description = "The check-in.", body = crate::openapi::schemas::CheckIn),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
-        (status = 409, description = "`profile_not_affirmed`.", body = crate::openapi::schemas::ErrorBody),
+        (status = 201, description = "The check-in.", body = CheckInView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 409, description = "`profile_not_affirmed`.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -150,7 +147,7 @@ pub(crate) async fn create_checkin(
     match state.coaching.create_checkin(caller.user_id).await {
         Ok(checkin) => {
             state.metrics.checkins_created(CheckInOrigin::Manual, 1);
-            Ok(HttpResponse::Created().json(views::checkin(&checkin)))
+            Ok(HttpResponse::Created().json(CheckInView::from(&checkin)))
         }
         Err(CreateCheckInError::NoProfile) => Err(ApiError::NotFound),
         Err(CreateCheckInError::NotAffirmed) => Err(ApiError::Conflict {
@@ -161,25 +158,17 @@ pub(crate) async fn create_checkin(
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ResponseBody {
-    still_valid: bool,
-    #[serde(default)]
-    note: Option<Note>,
-}
-
 #[utoipa::path(
     post,
     path = "/coaching/checkins/{id}/response",
     tag = "coaching",
     summary = "Answer a check-in.",
-    request_body = crate::openapi::schemas::CheckInResponseRequest,
+    request_body = CheckInResponseRequest,
     params(("id" = String, Path, description = "The check-in's id.")),
     responses(
-        (status = 200, description = "The check-in with the answer.", body = crate::openapi::schemas::CheckIn),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
-        (status = 409, description = "`already_responded`.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "The check-in with the answer.", body = CheckInView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 409, description = "`already_responded`.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -187,19 +176,19 @@ pub(crate) async fn respond(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<String>,
-    body: ApiJson<ResponseBody>,
+    body: ApiJson<CheckInResponseRequest>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("checkin.respond"));
     // An id that cannot exist names no check-in of the caller's.
     let id: CheckInId = id.parse().map_err(|_| ApiError::NotFound)?;
-    let ResponseBody { still_valid, note } = body.into_inner();
+    let CheckInResponseRequest { still_valid, note } = body.into_inner();
     match state
         .coaching
         .respond(caller.user_id, id, still_valid, note)
         .await
     {
-        Ok(checkin) => Ok(HttpResponse::Ok().json(views::checkin(&checkin))),
+        Ok(checkin) => Ok(HttpResponse::Ok().json(CheckInView::from(&checkin))),
         Err(RespondError::NotFound) => Err(ApiError::NotFound),
         Err(RespondError::AlreadyResponded(_)) => Err(ApiError::Conflict {
             code: "already_responded",
@@ -215,8 +204,8 @@ pub(crate) async fn respond(
     tag = "coaching",
     summary = "Run the due check-ins now (admins only).",
     responses(
-        (status = 200, description = "What the run did.", body = crate::openapi::schemas::RunReport),
-        (status = 403, description = "Not an admin, or a cookie write from a foreign origin.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "What the run did.", body = RunReportView),
+        (status = 403, description = "Not an admin, or a cookie write from a foreign origin.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -235,8 +224,5 @@ pub(crate) async fn run(
         created = report.created,
         "due check-ins run"
     );
-    Ok(
-        HttpResponse::Ok()
-            .json(json!({"considered": report.considered, "created": report.created})),
-    )
+    Ok(HttpResponse::Ok().json(RunReportView::from(&report)))
 }

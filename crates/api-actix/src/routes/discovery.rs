@@ -2,19 +2,18 @@
 //! complete (extraction into the profile).
 
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
-use domain::discovery::{PROMPTS, Step};
+use domain::discovery::PROMPTS;
 use domain::services::discovery::{AnswerError, CompleteError, GetConversationError};
-use domain::text::AnswerText;
-use serde::Deserialize;
-use serde_json::json;
 
 use crate::activity::Action;
 use crate::auth::Caller;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::metrics::LlmOperation;
+use crate::requests::discovery::{AnswerRequest, StepPath};
 use crate::state::AppState;
-use crate::views;
+use crate::views::discovery::{ConversationView, PromptView};
+use crate::views::profile::ProfileView;
 
 /// Mounted under `/discovery` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -31,14 +30,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     tag = "discovery",
     summary = "The seven prompts, in order.",
     responses(
-        (status = 200, description = "The prompts.", body = [crate::openapi::schemas::Prompt]),
+        (status = 200, description = "The prompts.", body = [crate::views::discovery::PromptView]),
     ),
 )]
 pub(crate) async fn prompts() -> HttpResponse {
-    let prompts: Vec<_> = PROMPTS
-        .iter()
-        .map(|p| json!({"step": p.step, "key": p.key.key(), "title": p.title, "text": p.text, "horizon": p.horizon}))
-        .collect();
+    let prompts: Vec<PromptView> = PROMPTS.iter().map(PromptView::from).collect();
     HttpResponse::Ok().json(prompts)
 }
 
@@ -48,8 +44,8 @@ pub(crate) async fn prompts() -> HttpResponse {
     tag = "discovery",
     summary = "Start a conversation (or return the one in progress).",
     responses(
-        (status = 201, description = "Started.", body = crate::openapi::schemas::Conversation),
-        (status = 200, description = "One was already in progress.", body = crate::openapi::schemas::Conversation),
+        (status = 201, description = "Started.", body = ConversationView),
+        (status = 200, description = "One was already in progress.", body = ConversationView),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -65,7 +61,7 @@ pub(crate) async fn start(
     } else {
         HttpResponse::Ok()
     };
-    Ok(response.json(views::conversation(&conversation)))
+    Ok(response.json(ConversationView::from(&conversation)))
 }
 
 #[utoipa::path(
@@ -74,8 +70,8 @@ pub(crate) async fn start(
     tag = "discovery",
     summary = "The latest conversation.",
     responses(
-        (status = 200, description = "The conversation.", body = crate::openapi::schemas::Conversation),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "The conversation.", body = ConversationView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -84,16 +80,10 @@ pub(crate) async fn get(
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
     match state.discovery.get(caller.user_id).await {
-        Ok(conversation) => Ok(HttpResponse::Ok().json(views::conversation(&conversation))),
+        Ok(conversation) => Ok(HttpResponse::Ok().json(ConversationView::from(&conversation))),
         Err(GetConversationError::NotFound) => Err(ApiError::NotFound),
         Err(GetConversationError::Repo(e)) => Err(e.into()),
     }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct AnswerBody {
-    text: String,
 }
 
 #[utoipa::path(
@@ -101,31 +91,30 @@ pub(crate) struct AnswerBody {
     path = "/discovery/conversation/me/answers/{step}",
     tag = "discovery",
     summary = "Answer one prompt.",
-    request_body = crate::openapi::schemas::AnswerRequest,
-    params(("step" = u8, Path, minimum = 1, maximum = 7, description = "The prompt's step, 1-7.")),
+    request_body = AnswerRequest,
+    params(StepPath),
     responses(
-        (status = 200, description = "The conversation with the answer saved.", body = crate::openapi::schemas::Conversation),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
-        (status = 409, description = "`conversation_completed`: the conversation is completed.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "The conversation with the answer saved.", body = ConversationView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 409, description = "`conversation_completed`: the conversation is completed.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn answer(
     state: web::Data<AppState>,
     caller: Caller,
-    step: web::Path<String>,
-    body: ApiJson<AnswerBody>,
+    step: web::Path<StepPath>,
+    body: ApiJson<AnswerRequest>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("conversation.answer"));
-    let step = step
-        .parse::<i64>()
-        .ok()
-        .and_then(|n| Step::new(n).ok())
-        .ok_or_else(|| ApiError::invalid("step", "must be between 1 and 7"))?;
-    let text = AnswerText::new(body.into_inner().text).map_err(|e| ApiError::invalid("text", e))?;
-    match state.discovery.answer(caller.user_id, step, text).await {
-        Ok(conversation) => Ok(HttpResponse::Ok().json(views::conversation(&conversation))),
+    let step = step.step()?;
+    match state
+        .discovery
+        .answer(caller.user_id, step, body.into_inner().text)
+        .await
+    {
+        Ok(conversation) => Ok(HttpResponse::Ok().json(ConversationView::from(&conversation))),
         Err(AnswerError::NotFound) => Err(ApiError::NotFound),
         Err(AnswerError::Completed) => Err(ApiError::Conflict {
             code: "conversation_completed",
@@ -144,11 +133,11 @@ pub(crate) async fn answer(
     tag = "discovery",
     summary = "Extract the profile from the answers.",
     responses(
-        (status = 201, description = "The profile.", body = crate::openapi::schemas::Profile),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
-        (status = 409, description = "`conversation_incomplete` (steps 1-5 not all answered) or `profile_locked`.", body = crate::openapi::schemas::ErrorBody),
-        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = crate::openapi::schemas::ErrorBody),
-        (status = 502, description = "The language model failed (after one retry); nothing was changed.", body = crate::openapi::schemas::ErrorBody),
+        (status = 201, description = "The profile.", body = ProfileView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 409, description = "`conversation_incomplete` (steps 1-5 not all answered) or `profile_locked`.", body = ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
+        (status = 502, description = "The language model failed (after one retry); nothing was changed.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -159,7 +148,7 @@ pub(crate) async fn complete(
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("conversation.complete"));
     match state.discovery.complete(caller.user_id).await {
-        Ok(profile) => Ok(HttpResponse::Created().json(views::profile(&profile))),
+        Ok(profile) => Ok(HttpResponse::Created().json(ProfileView::from(&profile))),
         Err(CompleteError::NotFound) => Err(ApiError::NotFound),
         Err(CompleteError::Completed) => Err(ApiError::Conflict {
             code: "conversation_completed",

@@ -1,8 +1,10 @@
 //! Liveness and readiness: `/healthz` while the process runs, `/readyz` while the database answers.
 
-use crate::state::AppState;
 use actix_web::{HttpResponse, get, web};
-use serde_json::json;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::views::operations::Health;
 
 #[utoipa::path(
     get,
@@ -10,12 +12,12 @@ use serde_json::json;
     tag = "operations",
     summary = "The process runs.",
     responses(
-        (status = 200, description = "Always, while the process runs.", body = crate::openapi::schemas::Health),
+        (status = 200, description = "Always, while the process runs.", body = Health),
     ),
 )]
 #[get("/healthz")]
 pub async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().json(json!({"status": "ok"}))
+    HttpResponse::Ok().json(Health::OK)
 }
 
 #[utoipa::path(
@@ -24,18 +26,18 @@ pub async fn healthz() -> HttpResponse {
     tag = "operations",
     summary = "The database answers.",
     responses(
-        (status = 200, description = "The database answers.", body = crate::openapi::schemas::Health),
+        (status = 200, description = "The database answers.", body = Health),
     ),
 )]
 #[get("/readyz")]
-pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     match state.db.ping().await {
-        Ok(()) => HttpResponse::Ok().json(json!({"status": "ok"})),
+        Ok(()) => Ok(HttpResponse::Ok().json(Health::OK)),
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");
-            HttpResponse::ServiceUnavailable().json(json!({
-                "error": {"code": "unavailable", "message": "The database is not answering."}
-            }))
+            Err(ApiError::Unavailable(anyhow::anyhow!(
+                "readiness check: {e}"
+            )))
         }
     }
 }

@@ -1,16 +1,14 @@
 //! `/api/me`: the caller's account — read, delete (with all data), export, stats.
 
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
-use domain::account::Source;
 use domain::services::account::RevokeError;
-use serde_json::json;
 
-use super::rfc3339;
 use crate::activity::Action;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::views;
+use crate::views::account::{StatsView, UserView};
+use crate::views::export::ExportView;
 
 /// Mounted under `/api/me` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -26,7 +24,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     tag = "account",
     summary = "The signed-in person.",
     responses(
-        (status = 200, description = "The person.", body = crate::openapi::schemas::Me),
+        (status = 200, description = "The person.", body = UserView),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -46,7 +44,7 @@ pub(crate) async fn get(
             user
         }
     };
-    Ok(HttpResponse::Ok().json(views::user(&user, caller.is_admin)))
+    Ok(HttpResponse::Ok().json(UserView::new(&user, caller.is_admin)))
 }
 
 #[utoipa::path(
@@ -87,7 +85,7 @@ pub(crate) async fn delete(
     tag = "account",
     summary = "Every record of the caller's, as one document.",
     responses(
-        (status = 200, description = "The export.", body = crate::openapi::schemas::Export),
+        (status = 200, description = "The export.", body = ExportView),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -98,20 +96,12 @@ pub(crate) async fn export(
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("account.export"));
     let data = state.accounts.export(caller.user_id).await?;
-    let document = json!({
-        "exported_at": rfc3339(time::OffsetDateTime::now_utc()),
-        "user": views::user(&data.user, caller.is_admin),
-        "conversations": data.conversations.iter().map(views::conversation).collect::<Vec<_>>(),
-        "profile": data.profile.as_ref().map(views::profile),
-        "revisions": data.revisions.iter().map(views::revision).collect::<Vec<_>>(),
-        "reflection": data.reflection.iter().map(views::reflection_message).collect::<Vec<_>>(),
-        "coaching_preferences": data.preferences.as_ref().map(views::preferences),
-        "checkins": data.checkins.iter().map(views::checkin).collect::<Vec<_>>(),
-        "task_mappings": data.task_mappings.iter().map(views::task_mapping).collect::<Vec<_>>(),
-        "activity": data.activity.iter().map(views::activity).collect::<Vec<_>>(),
-        "sessions": data.sessions.iter().map(|s| views::session(s, caller.session_id == Some(s.id))).collect::<Vec<_>>(),
-        "api_keys": data.api_keys.iter().map(views::api_key).collect::<Vec<_>>(),
-    });
+    let document = ExportView::new(
+        &data,
+        caller.is_admin,
+        caller.session_id,
+        time::OffsetDateTime::now_utc(),
+    );
     Ok(HttpResponse::Ok()
         .insert_header((
             "Content-Disposition",
@@ -126,7 +116,7 @@ pub(crate) async fn export(
     tag = "account",
     summary = "Counts of the caller's requests and records.",
     responses(
-        (status = 200, description = "The counts.", body = crate::openapi::schemas::Stats),
+        (status = 200, description = "The counts.", body = StatsView),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -135,23 +125,5 @@ pub(crate) async fn stats(
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
     let stats = state.accounts.stats(caller.user_id).await?;
-    let by_source: serde_json::Map<String, serde_json::Value> = Source::ALL
-        .iter()
-        .map(|s| {
-            (
-                s.key().to_owned(),
-                json!(stats.by_source.get(s).copied().unwrap_or(0)),
-            )
-        })
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "total_requests": stats.total_requests,
-        "requests_last_30_days": stats.requests_since,
-        "by_source": by_source,
-        "task_mappings": stats.task_mappings,
-        "checkins": stats.checkins,
-        "reflection_turns": stats.reflection_turns,
-        "first_activity_at": stats.first_activity_at.map(rfc3339),
-        "last_activity_at": stats.last_activity_at.map(rfc3339),
-    })))
+    Ok(HttpResponse::Ok().json(StatsView::from(&stats)))
 }

@@ -5,6 +5,7 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
+use crate::activity::ActivityQueue;
 use crate::auth::secrets::same_secret;
 use crate::error::ApiError;
 use crate::metrics::CONTENT_TYPE;
@@ -30,6 +31,7 @@ use crate::state::AppState;
 #[get("/metrics")]
 pub async fn metrics(
     state: web::Data<AppState>,
+    queue: web::Data<ActivityQueue>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     if let Some(expected) = &state.settings.auth.metrics_token {
@@ -45,7 +47,7 @@ pub async fn metrics(
     }
     let text = state
         .metrics
-        .render(state.activity_queue.depth(), state.db.pool_state())
+        .render(queue.depth(), state.db.pool_state())
         .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("rendering the metrics")))?;
     Ok(HttpResponse::Ok()
         .content_type(CONTENT_TYPE)

@@ -5,6 +5,7 @@ pub mod api_keys;
 pub mod auth;
 pub mod coaching;
 pub mod discovery;
+pub mod fallback;
 pub mod health;
 pub mod integration;
 pub mod me;
@@ -16,12 +17,11 @@ pub mod web;
 
 use actix_web::web as actix;
 
-use crate::error::ApiError;
-
-/// Mounts every route. Each group of paths with a common prefix is a scope: actix tries the
+/// Mounts every API route. Each group of paths with a common prefix is a scope: actix tries the
 /// routes of a level one after another (running the pattern of every dynamic one), so a request
 /// is matched against a handful of prefixes and then its own group, not the whole table. A path
-/// under a prefix that no route of its group takes still gets the app's JSON 404 or 405.
+/// under a prefix that no route of its group takes still gets the app's JSON 404 or 405. The
+/// documentation and the pages are mounted after these, by `startup`.
 pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
     cfg.service(health::healthz)
         .service(health::readyz)
@@ -41,23 +41,5 @@ pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
                 .configure(sessions::configure)
                 .configure(api_keys::configure),
         )
-        .configure(activity::configure)
-        .configure(crate::openapi::configure)
-        // Last: the pages and their files, so every API path above wins.
-        .configure(web::configure);
-}
-
-/// Anything no route matched: 405 with `Allow` when the path is one of the API's and the method
-/// is not declared there, else 404; both in the contract's shape.
-pub async fn not_found(req: actix_web::HttpRequest) -> Result<actix_web::HttpResponse, ApiError> {
-    Err(crate::openapi::allowed_methods::refusal(
-        req.method(),
-        req.path(),
-    ))
-}
-
-/// RFC 3339 in UTC, as every timestamp of the contract.
-pub fn rfc3339(at: time::OffsetDateTime) -> String {
-    at.format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
+        .configure(activity::configure);
 }

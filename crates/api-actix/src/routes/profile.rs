@@ -3,20 +3,17 @@
 
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
-use domain::profile::{EditableField, Profile, ProfileEdit};
-use domain::reflection::ReflectionTurn;
+use domain::profile::Profile;
 use domain::services::profile::{ChangeProfileError, ReadProfileError, ReflectError};
-use domain::text::{MessageText, Prose};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
 
 use crate::activity::Action;
 use crate::auth::Caller;
-use crate::error::{ApiError, FieldError};
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::metrics::LlmOperation;
+use crate::requests::profile::{ProfileEditRequest, ReflectRequest};
 use crate::state::AppState;
-use crate::views;
+use crate::views::profile::{ProfileView, ReflectReplyView, ReflectionMessageView, RevisionView};
 
 /// Mounted under `/discovery` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -42,7 +39,7 @@ const STALE: ApiError = ApiError::Conflict {
 fn profile_response(profile: &Profile) -> HttpResponse {
     HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{}\"", profile.version)))
-        .json(views::profile(profile))
+        .json(ProfileView::from(profile))
 }
 
 impl From<ReadProfileError> for ApiError {
@@ -71,8 +68,8 @@ impl From<ChangeProfileError> for ApiError {
     tag = "profile",
     summary = "The profile.",
     responses(
-        (status = 200, description = "The profile; `ETag` is its version.", body = crate::openapi::schemas::Profile),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "The profile; `ETag` is its version.", body = ProfileView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -102,57 +99,29 @@ fn if_match(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
     tag.parse::<i64>().map(Some).map_err(|_| invalid())
 }
 
-/// A PATCH body: any subset of the seven editable fields; anything else is named in a 422.
-fn parse_edit(body: Map<String, Value>) -> Result<ProfileEdit, ApiError> {
-    let mut changes = Vec::with_capacity(body.len());
-    let mut errors = Vec::new();
-    for (name, value) in body {
-        let Ok(field) = name.parse::<EditableField>() else {
-            errors.push(FieldError::new(
-                &name,
-                "is not an editable field (the seven prose fields only)",
-            ));
-            continue;
-        };
-        match value {
-            Value::Null if field.is_nullable() => changes.push((field, None)),
-            Value::Null => errors.push(FieldError::new(&name, "must not be null")),
-            Value::String(text) => match Prose::new(text) {
-                Ok(prose) => changes.push((field, Some(prose))),
-                Err(e) => errors.push(FieldError::new(&name, e)),
-            },
-            _ => errors.push(FieldError::new(&name, "must be a string")),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(ApiError::Validation(errors));
-    }
-    ProfileEdit::new(changes).map_err(|e| ApiError::invalid("body", e))
-}
-
 #[utoipa::path(
     patch,
     path = "/discovery/profile/me",
     tag = "profile",
     summary = "Edit any of the seven prose fields (a `manual_edit` revision).",
-    request_body = crate::openapi::schemas::ProfileEditRequest,
+    request_body = ProfileEditRequest,
     params(("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,18}"|[0-9]{1,18})$"#, description = "The version read, quoted, e.g. `\"3\"`: refuse the edit if the profile changed since.")),
     responses(
-        (status = 200, description = "The updated profile.", body = crate::openapi::schemas::Profile),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
-        (status = 409, description = "`profile_locked`, or `conflict` when `If-Match` is stale.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "The updated profile.", body = ProfileView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 409, description = "`profile_locked`, or `conflict` when `If-Match` is stale.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn edit(
     state: web::Data<AppState>,
     caller: Caller,
-    body: ApiJson<Map<String, Value>>,
+    body: ApiJson<ProfileEditRequest>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("profile.edit"));
     let version = if_match(req.headers())?;
-    let edit = parse_edit(body.into_inner())?;
+    let edit = body.into_inner().into_edit()?;
     let profile = state.profiles.edit(caller.user_id, edit, version).await?;
     Ok(profile_response(&profile))
 }
@@ -163,8 +132,8 @@ pub(crate) async fn edit(
     tag = "profile",
     summary = "Affirm (lock) the profile.",
     responses(
-        (status = 200, description = "The locked profile (unchanged when already locked).", body = crate::openapi::schemas::Profile),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "The locked profile (unchanged when already locked).", body = ProfileView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -178,57 +147,25 @@ pub(crate) async fn affirm(
     Ok(profile_response(&profile))
 }
 
-/// A reflection turn as the person sends it (also what the preview route reads).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ReflectBody {
-    opener: Option<bool>,
-    message: Option<String>,
-}
-
-impl ReflectBody {
-    /// Exactly one of `opener: true` and a non-blank `message` of at most 4,000 characters.
-    ///
-    /// # Errors
-    /// 422 naming the field.
-    pub fn turn(self) -> Result<ReflectionTurn, ApiError> {
-        match (self.opener, self.message) {
-            (Some(true), None) => Ok(ReflectionTurn::Opener),
-            (None, Some(message)) => MessageText::non_blank(message)
-                .map(ReflectionTurn::Message)
-                .map_err(|e| ApiError::invalid("message", e)),
-            (Some(false), None) => Err(ApiError::invalid(
-                "opener",
-                "must be true (or send a message instead)",
-            )),
-            // Named after the field a person most likely meant to send.
-            _ => Err(ApiError::invalid(
-                "message",
-                "send exactly one of opener (true) or message",
-            )),
-        }
-    }
-}
-
 #[utoipa::path(
     post,
     path = "/discovery/profile/me/reflect",
     tag = "profile",
     summary = "One turn with the reflection coach.",
-    request_body = crate::openapi::schemas::ReflectRequest,
+    request_body = ReflectRequest,
     responses(
-        (status = 200, description = "The coach's reply and any revisions applied.", body = crate::openapi::schemas::ReflectReply),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
-        (status = 409, description = "`profile_locked`.", body = crate::openapi::schemas::ErrorBody),
-        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = crate::openapi::schemas::ErrorBody),
-        (status = 502, description = "The language model failed (after one retry); nothing was changed.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "The coach's reply and any revisions applied.", body = ReflectReplyView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 409, description = "`profile_locked`.", body = ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
+        (status = 502, description = "The language model failed (after one retry); nothing was changed.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn reflect(
     state: web::Data<AppState>,
     caller: Caller,
-    body: ApiJson<ReflectBody>,
+    body: ApiJson<ReflectRequest>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("profile.reflect"));
@@ -242,18 +179,7 @@ pub(crate) async fn reflect(
             return Err(e.into());
         }
     };
-    let revisions: Vec<Value> = outcome
-        .reply
-        .edit
-        .changes()
-        .map(|(field, value)| json!({"field": field.name(), "value": value.as_ref().map(Prose::as_str)}))
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "message": outcome.reply.message.as_str(),
-        "revisions": revisions,
-        "revision_note": outcome.reply.revision_note.as_ref().map(|n| n.as_str()),
-        "profile": views::profile(&outcome.profile),
-    })))
+    Ok(HttpResponse::Ok().json(ReflectReplyView::from(&outcome)))
 }
 
 impl From<ReflectError> for ApiError {
@@ -277,8 +203,8 @@ impl From<ReflectError> for ApiError {
     tag = "profile",
     summary = "The reflection dialogue, oldest first.",
     responses(
-        (status = 200, description = "The messages.", body = [crate::openapi::schemas::ReflectionMessageView]),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "The messages.", body = [ReflectionMessageView]),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -287,12 +213,8 @@ pub(crate) async fn reflection(
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
     let messages = state.profiles.reflection(caller.user_id).await?;
-    Ok(HttpResponse::Ok().json(
-        messages
-            .iter()
-            .map(views::reflection_message)
-            .collect::<Vec<_>>(),
-    ))
+    let messages: Vec<ReflectionMessageView> = messages.iter().map(Into::into).collect();
+    Ok(HttpResponse::Ok().json(messages))
 }
 
 #[utoipa::path(
@@ -301,8 +223,8 @@ pub(crate) async fn reflection(
     tag = "profile",
     summary = "The revision history, oldest first.",
     responses(
-        (status = 200, description = "The revisions.", body = [crate::openapi::schemas::Revision]),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "The revisions.", body = [RevisionView]),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -311,7 +233,8 @@ pub(crate) async fn revisions(
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
     let revisions = state.profiles.revisions(caller.user_id).await?;
-    Ok(HttpResponse::Ok().json(revisions.iter().map(views::revision).collect::<Vec<_>>()))
+    let revisions: Vec<RevisionView> = revisions.iter().map(Into::into).collect();
+    Ok(HttpResponse::Ok().json(revisions))
 }
 
 #[cfg(test)]
@@ -333,37 +256,5 @@ mod tests {
         assert_eq!(if_match(&headers("5")).unwrap(), Some(5));
         assert_eq!(if_match(&headers("*")).unwrap(), None);
         assert!(if_match(&headers("\"abc\"")).is_err());
-    }
-
-    #[test]
-    fn an_edit_names_every_field_it_refuses() {
-        let body = json!({"triad": "gut", "love_summary": 3, "mission_summary": null, "near_term_goal_summary": null});
-        let Err(ApiError::Validation(errors)) = parse_edit(body.as_object().unwrap().clone())
-        else {
-            panic!("expected a validation error");
-        };
-        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(fields, ["love_summary", "mission_summary", "triad"]);
-    }
-
-    #[test]
-    fn exactly_one_of_opener_and_message() {
-        let body = |opener, message: Option<&str>| ReflectBody {
-            opener,
-            message: message.map(str::to_owned),
-        };
-        assert_eq!(
-            body(Some(true), None).turn().unwrap(),
-            ReflectionTurn::Opener
-        );
-        assert!(matches!(
-            body(None, Some("Actually, I teach")).turn().unwrap(),
-            ReflectionTurn::Message(_)
-        ));
-        assert!(body(Some(true), Some("hi")).turn().is_err());
-        assert!(body(None, None).turn().is_err());
-        assert!(body(Some(false), None).turn().is_err());
-        assert!(body(None, Some("  ")).turn().is_err());
-        assert!(body(None, Some(&"x".repeat(4_001))).turn().is_err());
     }
 }

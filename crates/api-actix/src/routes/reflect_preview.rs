@@ -12,10 +12,11 @@ use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 
 use crate::activity::Action;
 use crate::auth::Caller;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
-use crate::routes::profile::ReflectBody;
+use crate::requests::profile::ReflectRequest;
 use crate::state::AppState;
+use crate::views::profile::ReflectPreviewView;
 
 /// Mounted under `/discovery` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -28,18 +29,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     path = "/discovery/profile/me/reflect/preview",
     tag = "profile",
     summary = "What the next reflection turn would send to the language model (sent nowhere).",
-    params(crate::openapi::schemas::PreviewQuery),
+    params(ReflectRequest),
     responses(
-        (status = 200, description = "The request that would be sent.", body = crate::openapi::schemas::ReflectPreview),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
-        (status = 409, description = "`profile_locked`: an affirmed profile takes no more reflection.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "The request that would be sent.", body = ReflectPreviewView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 409, description = "`profile_locked`: an affirmed profile takes no more reflection.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn preview_get(
     state: web::Data<AppState>,
     caller: Caller,
-    query: web::Query<ReflectBody>,
+    query: web::Query<ReflectRequest>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     preview(&state, &caller, query.into_inner(), &req).await
@@ -50,18 +51,18 @@ pub(crate) async fn preview_get(
     path = "/discovery/profile/me/reflect/preview",
     tag = "profile",
     summary = "As the GET, with the reflect body (keeps the message out of URLs).",
-    request_body = crate::openapi::schemas::ReflectRequest,
+    request_body = ReflectRequest,
     responses(
-        (status = 200, description = "The request that would be sent.", body = crate::openapi::schemas::ReflectPreview),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
-        (status = 409, description = "`profile_locked`: an affirmed profile takes no more reflection.", body = crate::openapi::schemas::ErrorBody),
+        (status = 200, description = "The request that would be sent.", body = ReflectPreviewView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 409, description = "`profile_locked`: an affirmed profile takes no more reflection.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn preview_post(
     state: web::Data<AppState>,
     caller: Caller,
-    body: ApiJson<ReflectBody>,
+    body: ApiJson<ReflectRequest>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     preview(&state, &caller, body.into_inner(), &req).await
@@ -70,7 +71,7 @@ pub(crate) async fn preview_post(
 async fn preview(
     state: &AppState,
     caller: &Caller,
-    turn: ReflectBody,
+    turn: ReflectRequest,
     req: &HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut()
@@ -81,5 +82,5 @@ async fn preview(
     // The person's own words and profile: never kept by a cache.
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(preview))
+        .json(ReflectPreviewView::from(preview)))
 }

@@ -5,9 +5,9 @@ use domain::ids::SessionId;
 
 use crate::activity::Action;
 use crate::auth::Caller;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
-use crate::views;
+use crate::views::account::SessionView;
 
 /// Mounted under `/api/me` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -21,7 +21,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     tag = "account",
     summary = "The caller's sessions.",
     responses(
-        (status = 200, description = "The sessions.", body = [crate::openapi::schemas::SessionView]),
+        (status = 200, description = "The sessions.", body = [SessionView]),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -30,9 +30,9 @@ pub(crate) async fn list(
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
     let sessions = state.accounts.sessions(caller.user_id).await?;
-    let items: Vec<_> = sessions
+    let items: Vec<SessionView> = sessions
         .iter()
-        .map(|s| views::session(s, caller.session_id == Some(s.id)))
+        .map(|s| SessionView::new(s, caller.session_id == Some(s.id)))
         .collect();
     Ok(HttpResponse::Ok().json(items))
 }
@@ -45,7 +45,7 @@ pub(crate) async fn list(
     params(("id" = String, Path, description = "The session's id.")),
     responses(
         (status = 204, description = "Revoked."),
-        (status = 404, description = "Nothing was found here for this caller.", body = crate::openapi::schemas::ErrorBody),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]

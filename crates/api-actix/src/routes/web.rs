@@ -15,7 +15,7 @@ use actix_web::http::header;
 use actix_web::middleware::{DefaultHeaders, Next, from_fn};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, guard, web};
 
-use super::not_found;
+use super::fallback::not_found;
 use crate::auth::Caller;
 use crate::auth::caller::Identified;
 use crate::error::ApiError;

@@ -200,7 +200,7 @@ async fn request_schemas_carry_the_limits_the_server_enforces() {
 
 #[tokio::test]
 async fn every_text_pattern_in_the_document_is_one_of_the_declared_rules() {
-    use api_actix::openapi::schemas::{CURSOR, EMAIL, IF_MATCH, NON_BLANK, TEXT};
+    use api_actix::requests::rules::{CURSOR, EMAIL, IF_MATCH, NON_BLANK, TEXT};
     let doc = serde_json::to_value(api_actix::openapi::document()).unwrap();
     let mut patterns = Vec::new();
     collect_patterns(&doc, &mut patterns);
@@ -263,32 +263,39 @@ async fn an_undeclared_method_on_a_documented_path_is_405_with_allow() {
 #[tokio::test]
 async fn docs_render_the_document_from_files_served_here() {
     let app = spawn_app().await;
-    let response = send(app.api.get(app.url("/docs"))).await;
-    assert_eq!(response.status(), StatusCode::PERMANENT_REDIRECT);
-    assert_eq!(response.headers()["location"], "/docs/");
-
-    let response = send(app.api.get(app.url("/docs/"))).await;
-    assert_eq!(response.status(), StatusCode::OK);
-    let html = response.text().await.unwrap();
-    // Every script and stylesheet is a relative path served by the service itself.
-    let assets: Vec<&str> = html
-        .split(['"', '\''])
-        .filter(|s| s.ends_with(".js") || s.ends_with(".css"))
-        .collect();
-    assert!(assets.len() >= 4, "{assets:?}");
-    for asset in assets {
-        assert!(!asset.contains("://"), "{asset} is fetched from elsewhere");
-        let response = send(
-            app.api
-                .get(app.url(&format!("/docs/{}", asset.trim_start_matches("./")))),
-        )
-        .await;
-        assert_eq!(response.status(), StatusCode::OK, "{asset}");
-        let body = response.text().await.unwrap();
+    // `/docs` is the page itself (API.md), and `/docs/` the same page.
+    for (path, prefix) in [("/docs", "/docs/"), ("/docs/", "./")] {
+        let response = send(app.api.get(app.url(path))).await;
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
         assert!(
-            !body.contains("cdn.jsdelivr") && !body.contains("unpkg.com"),
-            "{asset}"
+            response.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html"),
+            "{path}"
         );
+        let html = response.text().await.unwrap();
+        // Every script and stylesheet is served by the service itself, named so that it
+        // resolves under /docs/ from the page's own address.
+        let assets: Vec<&str> = html
+            .split(['"', '\''])
+            .filter(|s| s.ends_with(".js") || s.ends_with(".css"))
+            .collect();
+        assert!(assets.len() >= 4, "{path}: {assets:?}");
+        for asset in assets {
+            assert!(!asset.contains("://"), "{asset} is fetched from elsewhere");
+            let file = asset
+                .strip_prefix(prefix)
+                .or_else(|| (prefix == "./").then_some(asset))
+                .unwrap_or_else(|| panic!("{path}: {asset} does not resolve under /docs/"));
+            let response = send(app.api.get(app.url(&format!("/docs/{file}")))).await;
+            assert_eq!(response.status(), StatusCode::OK, "{asset}");
+            let body = response.text().await.unwrap();
+            assert!(
+                !body.contains("cdn.jsdelivr") && !body.contains("unpkg.com"),
+                "{asset}"
+            );
+        }
     }
     // The viewer is pointed at this service's document.
     let initializer = send(app.api.get(app.url("/docs/swagger-initializer.js")))

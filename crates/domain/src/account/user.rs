@@ -15,12 +15,15 @@ pub struct Email(String);
 pub struct InvalidEmail;
 
 impl Email {
+    /// The longest address, in characters as given.
+    pub const MAX_CHARS: usize = 320;
+
     /// # Errors
     /// [`InvalidEmail`] without exactly one `@` between non-empty parts, or over 320 characters.
     pub fn new(value: &str) -> Result<Self, InvalidEmail> {
         let given = value.trim();
         // The limit counts the address as given: lower-casing can lengthen a few characters.
-        let within_limit = Text::<320>::new(given).is_ok();
+        let within_limit = Text::<{ Self::MAX_CHARS }>::new(given).is_ok();
         let value = given.to_lowercase();
         let valid = within_limit
             && !value.chars().any(char::is_whitespace)

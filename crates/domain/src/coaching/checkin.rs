@@ -21,6 +21,8 @@ pub enum CheckInOrigin {
 }
 
 impl CheckInOrigin {
+    pub const ALL: [Self; 2] = [Self::Manual, Self::Batch];
+
     #[must_use]
     pub const fn key(self) -> &'static str {
         match self {

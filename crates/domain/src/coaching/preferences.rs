@@ -83,10 +83,14 @@ pub struct Threshold(f64);
 pub struct InvalidThreshold;
 
 impl Threshold {
+    /// The bounds, inclusive.
+    pub const MIN: f64 = 0.0;
+    pub const MAX: f64 = 1.0;
+
     /// # Errors
     /// [`InvalidThreshold`] outside 0.0-1.0 or for NaN.
     pub fn new(value: f64) -> Result<Self, InvalidThreshold> {
-        if (0.0..=1.0).contains(&value) {
+        if (Self::MIN..=Self::MAX).contains(&value) {
             Ok(Self(value))
         } else {
             Err(InvalidThreshold)

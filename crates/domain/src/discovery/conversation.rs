@@ -18,6 +18,8 @@ pub enum ConversationStatus {
 }
 
 impl ConversationStatus {
+    pub const ALL: [Self; 2] = [Self::InProgress, Self::Completed];
+
     #[must_use]
     pub const fn key(self) -> &'static str {
         match self {

@@ -76,6 +76,16 @@ pub enum PromptKey {
 }
 
 impl PromptKey {
+    pub const ALL: [Self; 7] = [
+        Self::Love,
+        Self::Strength,
+        Self::Mission,
+        Self::Vocation,
+        Self::Drives,
+        Self::NearTermGoal,
+        Self::LongTermGoal,
+    ];
+
     #[must_use]
     pub const fn key(self) -> &'static str {
         match self {

@@ -58,6 +58,8 @@ pub enum Triad {
 }
 
 impl Triad {
+    pub const ALL: [Self; 3] = [Self::Gut, Self::Heart, Self::Head];
+
     #[must_use]
     pub const fn key(self) -> &'static str {
         match self {

@@ -20,6 +20,8 @@ pub enum RevisionOrigin {
 }
 
 impl RevisionOrigin {
+    pub const ALL: [Self; 3] = [Self::Extraction, Self::Reflection, Self::ManualEdit];
+
     #[must_use]
     pub const fn key(self) -> &'static str {
         match self {

@@ -1,0 +1,266 @@
+//! The integration requests: a time entry (alone or in a batch) and the list and work-pattern
+//! query strings.
+
+use domain::foundation::Foundation;
+use domain::integration::{
+    ExternalTaskId, MAX_BATCH, Minutes, TaskLabel, TaskMappingInput, TaskMappingQuery, Window,
+};
+use serde::Deserialize;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+use utoipa::openapi::path::{Parameter, ParameterIn};
+use utoipa::openapi::schema::{
+    ArrayBuilder, KnownFormat, ObjectBuilder, OneOfBuilder, SchemaFormat, Type,
+};
+use utoipa::openapi::{Object, Ref, Schema};
+use utoipa::{IntoParams, ToSchema};
+
+use super::page::page;
+use super::rules;
+use crate::error::ApiError;
+use crate::views::keys;
+
+/// One time entry. Idempotent per `(caller, external_task_id)`: a repeat replaces the row.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskMappingRequest {
+    #[schema(schema_with = external_task_id)]
+    pub external_task_id: ExternalTaskId,
+    #[serde(default)]
+    #[schema(schema_with = task_label)]
+    pub task_label: Option<TaskLabel>,
+    #[schema(value_type = keys::FoundationKey)]
+    pub foundation: Foundation,
+    #[schema(schema_with = minutes)]
+    pub minutes: Minutes,
+    #[serde(with = "time::serde::rfc3339")]
+    pub occurred_at: OffsetDateTime,
+}
+
+fn external_task_id() -> Object {
+    rules::non_blank(ExternalTaskId::MAX)
+}
+
+fn task_label() -> Object {
+    rules::text_or_null(TaskLabel::MAX)
+}
+
+fn minutes() -> Object {
+    rules::integer(KnownFormat::Int32, 0, i64::from(Minutes::MAX))
+}
+
+impl TaskMappingRequest {
+    /// `at` is the field path prefix for error details (`""` or `"items[3]."`).
+    ///
+    /// # Errors
+    /// 422 naming `external_task_id` when it is blank.
+    pub fn into_input(self, at: &str) -> Result<TaskMappingInput, ApiError> {
+        TaskMappingInput::new(
+            self.external_task_id,
+            self.task_label,
+            self.foundation,
+            self.minutes,
+            self.occurred_at,
+        )
+        .map_err(|e| ApiError::invalid(format!("{at}external_task_id"), e))
+    }
+}
+
+/// All or nothing: one invalid item refuses the whole batch, naming `items[k].field`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskMappingBatchRequest {
+    #[schema(schema_with = batch_items)]
+    pub items: Vec<TaskMappingRequest>,
+}
+
+fn batch_items() -> ArrayBuilder {
+    ArrayBuilder::new()
+        .items(Ref::from_schema_name("TaskMappingRequest"))
+        .max_items(Some(MAX_BATCH))
+}
+
+impl TaskMappingBatchRequest {
+    /// Every item as the domain takes it.
+    ///
+    /// # Errors
+    /// 422 naming `items` when there are too many, or the first bad item's field by its index.
+    pub fn into_inputs(self) -> Result<Vec<TaskMappingInput>, ApiError> {
+        if self.items.len() > MAX_BATCH {
+            return Err(ApiError::invalid(
+                "items",
+                format!(
+                    "at most {MAX_BATCH} items per batch (got {})",
+                    self.items.len()
+                ),
+            ));
+        }
+        self.items
+            .into_iter()
+            .enumerate()
+            .map(|(index, item)| item.into_input(&format!("items[{index}].")))
+            .collect()
+    }
+}
+
+/// `GET /integration/task-mappings?from=&to=&foundation=&limit=&before=`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskMappingListQuery {
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub foundation: Option<String>,
+    pub limit: Option<i64>,
+    pub before: Option<String>,
+}
+
+impl IntoParams for TaskMappingListQuery {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![
+            rules::query_param(
+                "from",
+                Some("Only entries at or after this time (RFC 3339); empty means no bound."),
+                time_or_empty(),
+            ),
+            rules::query_param(
+                "to",
+                Some("Only entries before this time (RFC 3339); empty means no bound."),
+                time_or_empty(),
+            ),
+            rules::query_param(
+                "foundation",
+                Some("Only this foundation; empty means all."),
+                foundation_or_empty(),
+            ),
+            rules::query_param("limit", None, rules::page_limit()),
+            rules::query_param("before", None, rules::cursor()),
+        ]
+    }
+}
+
+/// An RFC 3339 time, or `""` for "not given" (as a form with an empty field sends it).
+fn time_or_empty() -> Schema {
+    let one_of = OneOfBuilder::new()
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime))),
+        )
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .max_length(Some(0)),
+        )
+        .build();
+    Schema::OneOf(one_of)
+}
+
+/// One of the six foundation keys, or `""` for all.
+fn foundation_or_empty() -> Schema {
+    rules::one_of_strings(std::iter::once("").chain(Foundation::ALL.iter().map(|f| f.key())))
+}
+
+/// An RFC 3339 time from a query string. A `+` offset that arrived unencoded reads as a space
+/// once the query is decoded; it is put back rather than refused.
+fn query_time(field: &str, value: Option<&str>) -> Result<Option<OffsetDateTime>, ApiError> {
+    let Some(raw) = value.filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    OffsetDateTime::parse(raw, &Rfc3339)
+        .or_else(|_| OffsetDateTime::parse(&raw.replace(' ', "+"), &Rfc3339))
+        .map(Some)
+        .map_err(|_| {
+            ApiError::invalid(field, "must be an RFC 3339 time, e.g. 2026-11-22T10:00:00Z")
+        })
+}
+
+impl TaskMappingListQuery {
+    /// The query as the domain takes it.
+    ///
+    /// # Errors
+    /// 422 naming the parameter.
+    pub fn into_query(self) -> Result<TaskMappingQuery, ApiError> {
+        let (limit, before) = page(self.limit, self.before.as_deref())?;
+        let foundation = match self.foundation.as_deref() {
+            None | Some("") => None,
+            Some(key) => Some(key.parse::<Foundation>().map_err(|_| {
+                ApiError::invalid("foundation", "must be one of the six foundations")
+            })?),
+        };
+        Ok(TaskMappingQuery {
+            from: query_time("from", self.from.as_deref())?,
+            to: query_time("to", self.to.as_deref())?,
+            foundation,
+            limit,
+            before,
+        })
+    }
+}
+
+/// `GET /integration/work-patterns?days=`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkPatternQuery {
+    pub days: Option<i64>,
+}
+
+impl IntoParams for WorkPatternQuery {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![rules::query_param(
+            "days",
+            Some("The window in days, 1-365 (default 14)."),
+            rules::days(Window::MAX_DAYS),
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::error::FieldError;
+
+    fn batch(items: serde_json::Value) -> Result<Vec<TaskMappingInput>, ApiError> {
+        crate::extract::from_value::<TaskMappingBatchRequest>(json!({ "items": items }), "")?
+            .into_inputs()
+    }
+
+    fn item(minutes: serde_json::Value) -> serde_json::Value {
+        json!({"external_task_id": "t", "foundation": "love", "minutes": minutes, "occurred_at": "2026-11-22T10:00:00Z"})
+    }
+
+    #[test]
+    fn a_bad_item_is_named_by_its_index() {
+        let Err(ApiError::Validation(errors)) =
+            batch(json!([item(json!(5)), item(json!(5)), item(json!(1_441))]))
+        else {
+            panic!("expected a validation error");
+        };
+        assert_eq!(errors[0].field, "items[2].minutes");
+    }
+
+    #[test]
+    fn a_blank_external_id_is_named_with_its_index() {
+        let mut blank = item(json!(5));
+        blank["external_task_id"] = json!("   ");
+        let Err(ApiError::Validation(errors)) = batch(json!([item(json!(1)), blank])) else {
+            panic!("expected a validation error");
+        };
+        assert_eq!(
+            errors,
+            [FieldError::new(
+                "items[1].external_task_id",
+                "external_task_id must not be blank"
+            )]
+        );
+    }
+
+    #[test]
+    fn query_times_accept_an_unencoded_plus_offset() {
+        let at = query_time("from", Some("2026-11-22T10:00:00 01:00")).unwrap();
+        assert_eq!(at.unwrap().offset().whole_hours(), 1);
+        assert!(query_time("from", Some("yesterday")).is_err());
+        assert_eq!(query_time("from", Some("")).unwrap(), None);
+    }
+}

@@ -1,0 +1,179 @@
+//! The account responses: the person, their sessions and API keys, their counts, and which ways
+//! to sign in the service offers.
+
+use domain::account::{ApiKey, Session, Source, User, UserStats};
+use domain::ids::{ApiKeyId, SessionId, UserId};
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use super::count::count;
+
+/// A person, as `GET /api/me` and sign-in answer with it.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Me)]
+pub struct UserView<'a> {
+    #[schema(value_type = uuid::Uuid)]
+    id: UserId,
+    email: &'a str,
+    name: Option<&'a str>,
+    is_admin: bool,
+    #[serde(with = "time::serde::rfc3339")]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    last_login_at: Option<OffsetDateTime>,
+}
+
+impl<'a> UserView<'a> {
+    /// `is_admin` is the caller's, which the user record alone does not say.
+    #[must_use]
+    pub fn new(u: &'a User, is_admin: bool) -> Self {
+        Self {
+            id: u.id,
+            email: u.email.as_str(),
+            name: u.name.as_deref(),
+            is_admin,
+            created_at: u.created_at,
+            last_login_at: u.last_login_at,
+        }
+    }
+}
+
+/// One of the caller's sessions.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SessionView<'a> {
+    #[schema(value_type = uuid::Uuid)]
+    id: SessionId,
+    #[serde(with = "time::serde::rfc3339")]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    last_used_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    expires_at: OffsetDateTime,
+    user_agent: Option<&'a str>,
+    ip: Option<&'a str>,
+    /// The session this request was made with.
+    current: bool,
+    #[serde(with = "time::serde::rfc3339::option")]
+    revoked_at: Option<OffsetDateTime>,
+}
+
+impl<'a> SessionView<'a> {
+    /// `current`: whether the request at hand was made with this session.
+    #[must_use]
+    pub fn new(s: &'a Session, current: bool) -> Self {
+        Self {
+            id: s.id,
+            created_at: s.created_at,
+            last_used_at: s.last_used_at,
+            expires_at: s.expires_at,
+            user_agent: s.user_agent.as_deref(),
+            ip: s.ip.as_deref(),
+            current,
+            revoked_at: s.revoked_at,
+        }
+    }
+}
+
+/// A personal API key as listed: never its secret or hash.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ApiKeyView<'a> {
+    #[schema(value_type = uuid::Uuid)]
+    id: ApiKeyId,
+    name: &'a str,
+    prefix: &'a str,
+    #[serde(with = "time::serde::rfc3339")]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    last_used_at: Option<OffsetDateTime>,
+}
+
+impl<'a> From<&'a ApiKey> for ApiKeyView<'a> {
+    fn from(k: &'a ApiKey) -> Self {
+        Self {
+            id: k.id,
+            name: &k.name,
+            prefix: &k.prefix,
+            created_at: k.created_at,
+            last_used_at: k.last_used_at,
+        }
+    }
+}
+
+/// A new key: `key` is shown this once and stored only as a hash.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ApiKeyCreated<'a> {
+    #[schema(value_type = uuid::Uuid)]
+    id: ApiKeyId,
+    name: &'a str,
+    key: &'a str,
+    prefix: &'a str,
+    #[serde(with = "time::serde::rfc3339")]
+    created_at: OffsetDateTime,
+}
+
+impl<'a> ApiKeyCreated<'a> {
+    /// `key` is the secret itself, which the stored record no longer holds.
+    #[must_use]
+    pub fn new(stored: &'a ApiKey, key: &'a str) -> Self {
+        Self {
+            id: stored.id,
+            name: &stored.name,
+            key,
+            prefix: &stored.prefix,
+            created_at: stored.created_at,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BySource {
+    web: u64,
+    api: u64,
+    mcp: u64,
+}
+
+/// Counts of the caller's requests and records (`GET /api/me/stats`).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Stats)]
+pub struct StatsView {
+    total_requests: u64,
+    requests_last_30_days: u64,
+    by_source: BySource,
+    task_mappings: u64,
+    checkins: u64,
+    reflection_turns: u64,
+    #[serde(with = "time::serde::rfc3339::option")]
+    first_activity_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    last_activity_at: Option<OffsetDateTime>,
+}
+
+impl From<&UserStats> for StatsView {
+    fn from(s: &UserStats) -> Self {
+        let of = |source| count(s.by_source.get(&source).copied().unwrap_or(0));
+        Self {
+            total_requests: count(s.total_requests),
+            requests_last_30_days: count(s.requests_since),
+            by_source: BySource {
+                web: of(Source::Web),
+                api: of(Source::Api),
+                mcp: of(Source::Mcp),
+            },
+            task_mappings: count(s.task_mappings),
+            checkins: count(s.checkins),
+            reflection_turns: count(s.reflection_turns),
+            first_activity_at: s.first_activity_at,
+            last_activity_at: s.last_activity_at,
+        }
+    }
+}
+
+/// Which ways to sign in the service offers (`GET /api/auth/config`).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AuthConfig {
+    /// `GET /api/auth/login` leads to an identity provider.
+    pub sign_in: bool,
+    /// `POST /api/auth/dev-login` is on (dev mode, loopback only).
+    pub dev_login: bool,
+}

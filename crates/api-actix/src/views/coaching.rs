@@ -1,0 +1,120 @@
+//! The coaching responses: preferences, check-ins (one and a page) and the due run's report.
+
+use domain::coaching::{CheckIn, CoachingPreferences};
+use domain::ids::CheckInId;
+use domain::services::coaching::RunReport;
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use super::keys;
+use super::page::next_cursor;
+
+/// The coaching preferences (`/coaching/preferences`).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Preferences)]
+pub struct PreferencesView {
+    #[schema(value_type = keys::Frequency)]
+    coaching_frequency: &'static str,
+    #[schema(value_type = keys::Style)]
+    coaching_style: &'static str,
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    misalignment_threshold: f64,
+    #[schema(value_type = keys::Friction)]
+    friction_tolerance: &'static str,
+    prefer_questions_over_directives: bool,
+    #[schema(value_type = keys::TimeOfDay)]
+    time_of_day_preference: &'static str,
+    #[schema(value_type = keys::PreferencesSource)]
+    source: &'static str,
+    #[serde(with = "time::serde::rfc3339")]
+    updated_at: OffsetDateTime,
+}
+
+impl From<&CoachingPreferences> for PreferencesView {
+    fn from(p: &CoachingPreferences) -> Self {
+        let s = &p.settings;
+        Self {
+            coaching_frequency: s.coaching_frequency.key(),
+            coaching_style: s.coaching_style.key(),
+            misalignment_threshold: s.misalignment_threshold.get(),
+            friction_tolerance: s.friction_tolerance.key(),
+            prefer_questions_over_directives: s.prefer_questions_over_directives,
+            time_of_day_preference: s.time_of_day_preference.key(),
+            source: p.source.key(),
+            updated_at: p.updated_at,
+        }
+    }
+}
+
+/// One check-in.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = CheckIn)]
+pub struct CheckInView<'a> {
+    #[schema(value_type = uuid::Uuid)]
+    id: CheckInId,
+    message: &'a str,
+    /// The person's goal summaries, verbatim (the mission summary when no goal was stated).
+    quoted_goals: &'a [String],
+    /// Where logged time went in the last 14 days; null when none was logged.
+    observation: Option<&'a str>,
+    #[schema(value_type = keys::CheckInOrigin)]
+    origin: &'static str,
+    #[serde(with = "time::serde::rfc3339")]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    responded_at: Option<OffsetDateTime>,
+    still_valid: Option<bool>,
+    response_note: Option<&'a str>,
+}
+
+impl<'a> From<&'a CheckIn> for CheckInView<'a> {
+    fn from(c: &'a CheckIn) -> Self {
+        let response = c.response.as_ref();
+        Self {
+            id: c.id,
+            message: &c.message,
+            quoted_goals: &c.quoted_goals,
+            observation: c.observation.as_deref(),
+            origin: c.origin.key(),
+            created_at: c.created_at,
+            responded_at: response.map(|r| r.responded_at),
+            still_valid: response.map(|r| r.still_valid),
+            response_note: response.and_then(|r| r.note.as_ref()).map(|n| n.as_str()),
+        }
+    }
+}
+
+/// A page of check-ins, newest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CheckInPage<'a> {
+    items: Vec<CheckInView<'a>>,
+    /// Pass as `before` for the next page; null on the last.
+    next_cursor: Option<String>,
+}
+
+impl<'a> From<&'a domain::pagination::Page<CheckIn>> for CheckInPage<'a> {
+    fn from(page: &'a domain::pagination::Page<CheckIn>) -> Self {
+        Self {
+            items: page.items.iter().map(CheckInView::from).collect(),
+            next_cursor: next_cursor(page),
+        }
+    }
+}
+
+/// What a run of the due check-ins did (`POST /coaching/run`).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = RunReport)]
+pub struct RunReportView {
+    considered: u64,
+    created: u64,
+}
+
+impl From<&RunReport> for RunReportView {
+    fn from(r: &RunReport) -> Self {
+        Self {
+            considered: r.considered,
+            created: r.created,
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! The integration responses: the six foundations, task mappings (one, a page, a batch's
+//! report) and the work-pattern read-back.
+
+use domain::foundation::Foundation;
+use domain::ids::{TaskMappingId, UserId};
+use domain::integration::{FoundationMinutes, TaskMapping, WorkPattern};
+use domain::pagination::Page;
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use super::count::count;
+use super::keys;
+use super::page::next_cursor;
+
+/// One of the six foundations (`GET /integration/foundations`).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Foundation)]
+pub struct FoundationView {
+    #[schema(value_type = keys::FoundationKey)]
+    key: &'static str,
+    title: &'static str,
+    description: &'static str,
+}
+
+impl From<Foundation> for FoundationView {
+    fn from(f: Foundation) -> Self {
+        Self {
+            key: f.key(),
+            title: f.title(),
+            description: f.description(),
+        }
+    }
+}
+
+/// One time entry.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = TaskMapping)]
+pub struct TaskMappingView<'a> {
+    #[schema(value_type = uuid::Uuid)]
+    id: TaskMappingId,
+    #[schema(value_type = uuid::Uuid)]
+    user_id: UserId,
+    external_task_id: &'a str,
+    task_label: Option<&'a str>,
+    #[schema(value_type = keys::FoundationKey)]
+    foundation: &'static str,
+    #[schema(minimum = 0, maximum = 1440)]
+    minutes: u16,
+    #[serde(with = "time::serde::rfc3339")]
+    occurred_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    updated_at: OffsetDateTime,
+}
+
+impl<'a> From<&'a TaskMapping> for TaskMappingView<'a> {
+    fn from(m: &'a TaskMapping) -> Self {
+        Self {
+            id: m.id,
+            user_id: m.user_id,
+            external_task_id: m.external_task_id.as_str(),
+            task_label: m.task_label.as_deref(),
+            foundation: m.foundation.key(),
+            minutes: m.minutes,
+            occurred_at: m.occurred_at,
+            created_at: m.created_at,
+            updated_at: m.updated_at,
+        }
+    }
+}
+
+/// A page of time entries, newest `occurred_at` first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TaskMappingPage<'a> {
+    items: Vec<TaskMappingView<'a>>,
+    next_cursor: Option<String>,
+}
+
+impl<'a> From<&'a Page<TaskMapping>> for TaskMappingPage<'a> {
+    fn from(page: &'a Page<TaskMapping>) -> Self {
+        Self {
+            items: page.items.iter().map(TaskMappingView::from).collect(),
+            next_cursor: next_cursor(page),
+        }
+    }
+}
+
+/// How many entries a batch created and replaced.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BatchReport {
+    created: u64,
+    updated: u64,
+}
+
+impl BatchReport {
+    #[must_use]
+    pub fn new(created: usize, updated: usize) -> Self {
+        Self {
+            created: u64::try_from(created).unwrap_or(u64::MAX),
+            updated: u64::try_from(updated).unwrap_or(u64::MAX),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FoundationShare {
+    #[schema(value_type = keys::FoundationKey)]
+    foundation: &'static str,
+    minutes: u64,
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    share: f64,
+    /// Share below 0.05.
+    neglected: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DailyMinutes {
+    /// A UTC calendar date, `YYYY-MM-DD`.
+    #[schema(format = Date)]
+    date: String,
+    /// Minutes per foundation key, all six.
+    // A map keyed by foundation: the one truly dynamic shape here, serialized in contract order.
+    #[schema(value_type = Object)]
+    minutes: FoundationMinutes,
+}
+
+/// Where the logged time went (`GET /integration/work-patterns`).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = WorkPattern)]
+pub struct WorkPatternView<'a> {
+    #[schema(minimum = 1, maximum = 365)]
+    days: u16,
+    #[serde(with = "time::serde::rfc3339")]
+    from: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    to: OffsetDateTime,
+    total_minutes: u64,
+    /// All six, in order.
+    foundations: Vec<FoundationShare>,
+    #[schema(value_type = Vec<keys::FoundationKey>)]
+    neglected: Vec<&'static str>,
+    summary: &'a str,
+    /// One entry per UTC date the window touches, oldest first.
+    daily: Vec<DailyMinutes>,
+}
+
+impl<'a> From<&'a WorkPattern> for WorkPatternView<'a> {
+    fn from(p: &'a WorkPattern) -> Self {
+        Self {
+            days: p.window.days,
+            from: p.window.from,
+            to: p.window.to,
+            total_minutes: count(p.total_minutes),
+            foundations: p
+                .foundations
+                .iter()
+                .map(|f| FoundationShare {
+                    foundation: f.foundation.key(),
+                    minutes: count(f.minutes),
+                    share: f.share,
+                    neglected: f.neglected,
+                })
+                .collect(),
+            neglected: p.neglected.iter().map(|f| f.key()).collect(),
+            summary: &p.summary,
+            daily: p
+                .daily
+                .iter()
+                .map(|d| DailyMinutes {
+                    date: d.date.to_string(),
+                    minutes: d.minutes,
+                })
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! The typed response of every route, one file per resource. A view is a struct that derives
+//! `Serialize` and `utoipa::ToSchema` and is built from the domain type by one constructor: the
+//! route serializes it as the body, and the OpenAPI document takes its schema from the same
+//! type, so the two cannot drift (`tests/api/conformance.rs` checks every route's answers).
+
+pub mod account;
+pub mod activity;
+pub mod coaching;
+pub mod count;
+pub mod discovery;
+pub mod export;
+pub mod integration;
+pub mod keys;
+pub mod operations;
+pub mod page;
+pub mod profile;
