@@ -11,6 +11,7 @@ pub mod middleware;
 pub mod openapi;
 pub mod requests;
 pub mod routes;
+pub mod services;
 pub mod startup;
 pub mod state;
 pub mod telemetry;

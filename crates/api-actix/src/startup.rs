@@ -27,6 +27,7 @@ use domain::services::{
 use tracing_actix_web::TracingLogger;
 
 use crate::activity::{self, ActivityWriter};
+use crate::auth::authenticator::{Authenticator, Operator};
 use crate::auth::cache::CredentialCache;
 use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
@@ -38,7 +39,7 @@ use crate::middleware::client_ip::ForwardedFor;
 use crate::middleware::rate_limit::{self, RateLimits};
 use crate::middleware::request_id;
 use crate::openapi::allowed_methods::DocumentedPaths;
-use crate::state::{AppState, Operator};
+use crate::state::AppState;
 use crate::{auth, extract, metrics, openapi, routes, telemetry};
 
 /// The synthetic user the operator key (`API_KEY`) acts as.
@@ -134,7 +135,8 @@ impl Application {
         // One set of limits for every worker, or each would grant the whole budget again.
         let rate_limits = web::Data::new(RateLimits::new(&settings.rate_limits));
 
-        let state = web::Data::new(AppState {
+        let auth = Arc::new(Authenticator {
+            accounts: accounts.clone(),
             jwt: JwtKeys::new(
                 &settings.auth.jwt_secret,
                 settings.auth.jwt_issuer.clone(),
@@ -143,10 +145,15 @@ impl Application {
             credentials: CredentialCache::new(std::time::Duration::from_secs(
                 settings.auth.cache_seconds,
             )),
+            operator,
+            origins: TrustedOrigins::new(settings.trusted_origins(address.port())),
+            admin_emails: settings.auth.admin_emails.clone(),
+        });
+        let state = web::Data::new(AppState {
+            auth: Arc::clone(&auth),
             cookies: CookieJar {
                 secure: settings.auth.cookie_secure,
             },
-            origins: TrustedOrigins::new(settings.trusted_origins(address.port())),
             activity: DieselActivityRepository::new(db.clone()),
             metrics: metrics.clone(),
             accounts,
@@ -156,12 +163,12 @@ impl Application {
             integration,
             language_model,
             identity,
-            operator,
             dev_login,
             db,
             settings,
         });
         // What the middlewares need, each as app data of its own rather than the whole state.
+        let auth = web::Data::from(auth);
         let activity_queue = web::Data::new(activity_queue);
         let metrics = web::Data::from(metrics);
         let forwarded_for = ForwardedFor {
@@ -173,6 +180,7 @@ impl Application {
             App::new()
                 .app_data(state.clone())
                 .app_data(rate_limits.clone())
+                .app_data(auth.clone())
                 .app_data(activity_queue.clone())
                 .app_data(metrics.clone())
                 .app_data(forwarded_for)

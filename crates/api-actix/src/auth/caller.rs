@@ -13,11 +13,11 @@ use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
 use domain::account::Source;
 use domain::ids::{SessionId, UserId};
 
+use super::authenticator::Authenticator;
 use super::cache::{KeyOwner, VerifiedToken};
 use super::cookies;
 use super::secrets;
 use crate::error::ApiError;
-use crate::state::AppState;
 
 /// Who is calling, and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,13 +58,13 @@ pub async fn authenticate_request(
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     if !UNAUTHENTICATED_PATHS.contains(&req.path())
-        && let Some(state) = req.app_data::<web::Data<AppState>>().cloned()
+        && let Some(auth) = req.app_data::<web::Data<Authenticator>>().cloned()
         && has_credentials(req.request())
     {
-        match authenticate(&state, req.request()).await {
+        match authenticate(&auth, req.request()).await {
             Ok(caller) => {
                 req.extensions_mut().insert(Identified(caller));
-                if caller.source == Source::Web && !state.origins.allows(req.request()) {
+                if caller.source == Source::Web && !auth.origins.allows(req.request()) {
                     req.extensions_mut().insert(Denied::CrossSite);
                 } else {
                     req.extensions_mut().insert(caller);
@@ -138,7 +138,7 @@ impl FromRequest for AdminCaller {
     }
 }
 
-async fn authenticate(state: &AppState, req: &HttpRequest) -> Result<Caller, ApiError> {
+async fn authenticate(state: &Authenticator, req: &HttpRequest) -> Result<Caller, ApiError> {
     let headers = req.headers();
     if let Some(key) = headers.get(API_KEY_HEADER) {
         let key = key.to_str().map_err(|_| ApiError::Unauthenticated)?;
@@ -158,7 +158,7 @@ async fn authenticate(state: &AppState, req: &HttpRequest) -> Result<Caller, Api
     Err(ApiError::Unauthenticated)
 }
 
-async fn by_api_key(state: &AppState, key: &str) -> Result<Caller, ApiError> {
+async fn by_api_key(state: &Authenticator, key: &str) -> Result<Caller, ApiError> {
     // One SHA-256 serves both checks: the operator key's is computed at start, and a personal
     // key is stored, and remembered, by its own.
     let digest = secrets::digest(key);
@@ -201,7 +201,7 @@ async fn by_api_key(state: &AppState, key: &str) -> Result<Caller, ApiError> {
     })
 }
 
-async fn by_jwt(state: &AppState, token: &str, source: Source) -> Result<Caller, ApiError> {
+async fn by_jwt(state: &Authenticator, token: &str, source: Source) -> Result<Caller, ApiError> {
     let verified = verify_access(state, token)?;
     // A revoked session's tokens stop working at once, not only when they expire (see
     // `CredentialCache` for how long another instance may take to notice).
@@ -222,7 +222,7 @@ async fn by_jwt(state: &AppState, token: &str, source: Source) -> Result<Caller,
 
 /// The token's signature and claims, checked once and then remembered within the cache's expiry
 /// (each check decodes it twice and computes an HMAC; its expiry is still checked every time).
-fn verify_access(state: &AppState, token: &str) -> Result<VerifiedToken, ApiError> {
+fn verify_access(state: &Authenticator, token: &str) -> Result<VerifiedToken, ApiError> {
     let now = jsonwebtoken::get_current_timestamp();
     if let Some(verified) = state.credentials.verified_token(token, now) {
         return Ok(verified);

@@ -1,6 +1,7 @@
 //! Authentication: credentials (API key, Bearer JWT, session cookie), the tokens and cookies
 //! that carry them, CSRF defence for cookie-authenticated writes, and the sign-in flow state.
 
+pub mod authenticator;
 pub mod cache;
 pub mod caller;
 pub mod cookies;

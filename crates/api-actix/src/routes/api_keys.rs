@@ -86,6 +86,6 @@ pub(crate) async fn revoke(
     req.extensions_mut().insert(Action("api_key.revoke"));
     let id: ApiKeyId = id.parse().map_err(|_| ApiError::NotFound)?;
     state.accounts.revoke_api_key(caller.user_id, id).await?;
-    state.credentials.forget_api_keys();
+    state.auth.credentials.forget_api_keys();
     Ok(HttpResponse::NoContent().finish())
 }

@@ -89,14 +89,14 @@ pub(crate) async fn login(state: web::Data<AppState>, req: HttpRequest) -> HttpR
         }
     };
     let sealed = LoginState::new(
-        &state.jwt,
+        &state.auth.jwt,
         request.state,
         request.nonce,
         request.pkce_verifier,
         redirect,
         SystemClock.now(),
     )
-    .seal(&state.jwt);
+    .seal(&state.auth.jwt);
     let sealed = match sealed {
         Ok(sealed) => sealed,
         Err(e) => {
@@ -139,7 +139,7 @@ async fn finish_sign_in(state: &AppState, req: &HttpRequest) -> Result<HttpRespo
         .map_err(|_| "invalid_request")?
         .into_inner();
     let sealed = req.cookie(cookies::LOGIN_STATE).ok_or("login_expired")?;
-    let login = LoginState::open(&state.jwt, sealed.value()).map_err(|_| "login_expired")?;
+    let login = LoginState::open(&state.auth.jwt, sealed.value()).map_err(|_| "login_expired")?;
     if params.error.is_some() {
         return Err("access_denied");
     }
@@ -211,9 +211,9 @@ async fn open_session(
             secrets::hash(&refresh),
         )
         .await?;
-    let admin = state.is_admin(&user.email);
+    let admin = state.auth.is_admin(&user.email);
     // The sign-in changed `last_login_at` (and maybe the name or e-mail).
-    state.credentials.forget_user(user.id);
+    state.auth.credentials.forget_user(user.id);
     req.extensions_mut().insert(Caller {
         user_id: user.id,
         is_admin: admin,
@@ -241,6 +241,7 @@ fn session_cookies(
     let now = SystemClock.now();
     let ttl = state.settings.auth.access_ttl_seconds;
     let jwt = state
+        .auth
         .jwt
         .access_token(user, session, admin, now, ttl)
         .map_err(|e| ApiError::Internal(e.into()))?;
@@ -287,7 +288,7 @@ pub(crate) async fn refresh(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("auth.refresh"));
-    if !state.origins.allows(&req) {
+    if !state.auth.origins.allows(&req) {
         return Err(ApiError::Forbidden(
             "This request must come from the service's own pages.",
         ));
@@ -303,7 +304,7 @@ pub(crate) async fn refresh(
         .await
     {
         Ok((user, session)) => {
-            let admin = state.is_admin(&user.email);
+            let admin = state.auth.is_admin(&user.email);
             req.extensions_mut().insert(Caller {
                 user_id: user.id,
                 is_admin: admin,
@@ -325,7 +326,7 @@ pub(crate) async fn refresh(
         }
         Err(RefreshError::Reused) => {
             tracing::warn!("a rotated refresh token was presented again; its session is revoked");
-            state.credentials.forget_all_sessions();
+            state.auth.credentials.forget_all_sessions();
             Ok(signed_out(&state))
         }
         Err(RefreshError::Unknown | RefreshError::Expired) => Ok(signed_out(&state)),
@@ -353,7 +354,7 @@ pub(crate) async fn logout(
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
-    if bearer.is_none() && !state.origins.allows(&req) {
+    if bearer.is_none() && !state.auth.origins.allows(&req) {
         return Err(ApiError::Forbidden(
             "This request must come from the service's own pages.",
         ));
@@ -361,17 +362,17 @@ pub(crate) async fn logout(
     let access = bearer
         .map(str::to_owned)
         .or_else(|| req.cookie(cookies::ACCESS).map(|c| c.value().to_owned()));
-    if let Some(claims) = access.and_then(|t| state.jwt.verify_access(&t).ok())
+    if let Some(claims) = access.and_then(|t| state.auth.jwt.verify_access(&t).ok())
         && let (Ok(user), Ok(session)) = (claims.sub.parse(), claims.sid.parse())
     {
         let _ = state.accounts.revoke_session(user, session).await;
-        state.credentials.forget_session(session);
+        state.auth.credentials.forget_session(session);
     } else if let Some(presented) = req.cookie(cookies::REFRESH) {
         state
             .accounts
             .sign_out_by_refresh(&secrets::hash(presented.value()))
             .await?;
-        state.credentials.forget_all_sessions();
+        state.auth.credentials.forget_all_sessions();
     }
     let mut response = HttpResponse::NoContent();
     for cookie in state.cookies.cleared() {
@@ -400,7 +401,7 @@ pub(crate) async fn dev_login(
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("auth.dev_login"));
     // Browsers send Origin on every cross-site POST: refuse a page elsewhere signing someone in.
-    if req.headers().contains_key(header::ORIGIN) && !state.origins.allows(&req) {
+    if req.headers().contains_key(header::ORIGIN) && !state.auth.origins.allows(&req) {
         return Err(ApiError::Forbidden(
             "This request must come from the service's own pages.",
         ));
@@ -423,5 +424,5 @@ pub(crate) async fn dev_login(
     for cookie in session_cookies {
         response.cookie(cookie);
     }
-    Ok(response.json(UserView::new(&user, state.is_admin(&user.email))))
+    Ok(response.json(UserView::new(&user, state.auth.is_admin(&user.email))))
 }

@@ -58,6 +58,6 @@ pub(crate) async fn revoke(
     actix_web::HttpMessage::extensions_mut(&req).insert(Action("session.revoke"));
     let id: SessionId = id.parse().map_err(|_| ApiError::NotFound)?;
     state.accounts.revoke_session(caller.user_id, id).await?;
-    state.credentials.forget_session(id);
+    state.auth.credentials.forget_session(id);
     Ok(HttpResponse::NoContent().finish())
 }

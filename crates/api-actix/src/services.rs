@@ -1,0 +1,45 @@
+//! The use-case services of the domain over the concrete adapters, as this binary wires them.
+
+use adapters_diesel::{
+    DieselApiKeyRepository, DieselCheckInRepository, DieselConversationRepository,
+    DieselPreferencesRepository, DieselProfileRepository, DieselReflectionRepository,
+    DieselSessionRepository, DieselTaskMappingRepository, DieselUserRepository,
+};
+use domain::clock::SystemClock;
+use domain::services::{
+    AccountService, CoachingService, DiscoveryService, IntegrationService, ProfileService,
+};
+
+use crate::metrics::model::MeteredModel;
+
+pub type Accounts = AccountService<
+    DieselUserRepository,
+    DieselSessionRepository,
+    DieselApiKeyRepository,
+    SystemClock,
+>;
+
+pub type Discovery = DiscoveryService<
+    DieselConversationRepository,
+    DieselProfileRepository,
+    MeteredModel,
+    SystemClock,
+>;
+
+pub type Profiles = ProfileService<
+    DieselProfileRepository,
+    DieselReflectionRepository,
+    MeteredModel,
+    DieselPreferencesRepository,
+    SystemClock,
+>;
+
+pub type Coaching = CoachingService<
+    DieselProfileRepository,
+    DieselPreferencesRepository,
+    DieselCheckInRepository,
+    DieselTaskMappingRepository,
+    SystemClock,
+>;
+
+pub type Integration = IntegrationService<DieselTaskMappingRepository, SystemClock>;
