@@ -11,8 +11,8 @@ use utoipa::{IntoParams, ToSchema};
 use super::rules;
 use crate::error::ApiError;
 
-/// An answer. Steps 1-5 need text that is not blank (422 otherwise); steps 6-7 take `""` for
-/// "I have no such goal".
+/// An answer. To steps 6-7, `""` means "I have no such goal"; a blank answer to steps 1-5 is
+/// kept as a draft that leaves the step unanswered (`next_step`), and completion waits for it.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnswerRequest {

@@ -7,9 +7,9 @@ use domain::profile::{EditableField, ProfileEdit};
 use domain::reflection::ReflectionTurn;
 use domain::text::{MessageText, Prose};
 use serde::{Deserialize, Deserializer};
-use utoipa::openapi::path::{Parameter, ParameterIn};
+use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn, ParameterStyle};
 use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Schema, Type};
-use utoipa::openapi::{Object, Ref, RefOr};
+use utoipa::openapi::{Object, Ref, RefOr, Required};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
 use super::rules;
@@ -94,13 +94,22 @@ pub struct ReflectRequest {
     pub message: Option<String>,
 }
 
-/// The preview's query string: the same two fields.
+/// The preview's query string: the same two shapes, as one object exploded into the query
+/// (`?opener=true` or `?message=...`), so the document states that exactly one is sent.
 impl IntoParams for ReflectRequest {
     fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        let boolean = ObjectBuilder::new().schema_type(Type::Boolean);
         vec![
-            rules::query_param("opener", None, boolean),
-            rules::query_param("message", None, message()),
+            ParameterBuilder::new()
+                .name("turn")
+                .parameter_in(ParameterIn::Query)
+                .description(Some(
+                    "Exactly one of `opener=true` or `message=...`, as in the reflect body.",
+                ))
+                .required(Required::True)
+                .style(Some(ParameterStyle::Form))
+                .explode(Some(true))
+                .schema(Some(Ref::from_schema_name(Self::name())))
+                .build(),
         ]
     }
 }

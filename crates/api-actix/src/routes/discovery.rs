@@ -120,9 +120,6 @@ pub(crate) async fn answer(
             code: "conversation_completed",
             message: "This conversation is completed; start a new one to answer again.",
         }),
-        Err(AnswerError::Blank(_)) => {
-            Err(ApiError::invalid("text", "must not be blank for steps 1-5"))
-        }
         Err(AnswerError::Repo(e)) => Err(e.into()),
     }
 }

@@ -201,9 +201,9 @@ async fn answers_are_validated_and_change_nothing_when_refused() {
         .await;
         assert_eq!(error["error"]["details"][0]["field"], "step", "{step}");
     }
-    for (step, text) in [("3", "   "), ("5", ""), ("1", &"x".repeat(10_001))] {
+    for text in [&"x".repeat(10_001), "a\u{0}b", "bell\u{7}"] {
         let error = assert_error(
-            put_answer(&app, jwt, step, text).await,
+            put_answer(&app, jwt, "1", text).await,
             422,
             "validation_failed",
         )
@@ -228,6 +228,41 @@ async fn answers_are_validated_and_change_nothing_when_refused() {
         1,
         "only the valid answer was kept"
     );
+}
+
+#[tokio::test]
+async fn a_blank_answer_to_a_required_step_is_a_draft_that_completion_waits_for() {
+    let app = spawn_app().await;
+    let ada = app.dev_login("ada@example.org").await;
+    let jwt = ada.access_jwt.as_str();
+    send(app.with_bearer(jwt, Method::POST, "/discovery/conversation")).await;
+    for step in 1..=5 {
+        json_of(
+            put_answer(&app, jwt, &step.to_string(), "An answer.").await,
+            200,
+        )
+        .await;
+    }
+    // Cleared, as a person empties a field: accepted (the schema allows it), step 3 unanswered.
+    let conversation = json_of(put_answer(&app, jwt, "3", "   ").await, 200).await;
+    assert_eq!(conversation["next_step"], 3);
+    let step3 = &conversation["answers"][2];
+    assert_eq!((&step3["step"], &step3["text"]), (&json!(3), &json!("   ")));
+
+    let refused =
+        send(app.with_bearer(jwt, Method::POST, "/discovery/conversation/me/complete")).await;
+    assert_error(refused, 409, "conversation_incomplete").await;
+    let profile = send(app.with_bearer(jwt, Method::GET, "/discovery/profile/me")).await;
+    assert_error(profile, 404, "not_found").await;
+
+    json_of(
+        put_answer(&app, jwt, "3", "Helping people learn.").await,
+        200,
+    )
+    .await;
+    let completed =
+        send(app.with_bearer(jwt, Method::POST, "/discovery/conversation/me/complete")).await;
+    assert_eq!(completed.status(), 201);
 }
 
 #[tokio::test]

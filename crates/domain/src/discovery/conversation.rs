@@ -42,8 +42,6 @@ pub struct Answer {
 pub enum ConversationError {
     #[error("the conversation is completed")]
     Completed,
-    #[error("step {0} needs an answer that is not blank")]
-    BlankAnswer(Step),
     #[error("steps 1-5 must all be answered first (missing: {missing:?})")]
     Incomplete { missing: Vec<u8> },
 }
@@ -95,11 +93,13 @@ impl Conversation {
         }
     }
 
-    /// Records (or replaces) the answer to one step and returns it.
+    /// Records (or replaces) the answer to one step and returns it. A blank answer is kept as
+    /// given: to a goal step it means "I have no such goal"; to one of steps 1-5 it is a draft
+    /// that leaves the step unanswered (so [`Self::next_step`] still points at it and completion
+    /// waits for it), as a person who clears a field expects.
     ///
     /// # Errors
-    /// [`ConversationError::Completed`] after completion; [`ConversationError::BlankAnswer`]
-    /// for a blank answer to steps 1-5.
+    /// [`ConversationError::Completed`] after completion.
     pub fn answer(
         &mut self,
         step: Step,
@@ -108,9 +108,6 @@ impl Conversation {
     ) -> Result<&Answer, ConversationError> {
         if self.status == ConversationStatus::Completed {
             return Err(ConversationError::Completed);
-        }
-        if step.is_required() && text.is_blank() {
-            return Err(ConversationError::BlankAnswer(step));
         }
         let answer = Answer {
             step,
@@ -134,7 +131,15 @@ impl Conversation {
     /// The first unanswered step, or `None` when all seven are answered.
     #[must_use]
     pub fn next_step(&self) -> Option<Step> {
-        Step::all().find(|s| !self.answers.contains_key(s))
+        Step::all().find(|s| !self.is_answered(*s))
+    }
+
+    /// Whether `step` has an answer that counts: any answer to a goal step ("" is "no such
+    /// goal"), an answer that is not blank to steps 1-5.
+    fn is_answered(&self, step: Step) -> bool {
+        self.answers
+            .get(&step)
+            .is_some_and(|a| !step.is_required() || !a.text.is_blank())
     }
 
     /// The raw near-term goal (step 6) as typed; `""` means "no such goal".
@@ -164,7 +169,7 @@ impl Conversation {
             return Err(ConversationError::Completed);
         }
         let missing: Vec<u8> = Step::all()
-            .filter(|s| s.is_required() && !self.answers.contains_key(s))
+            .filter(|s| s.is_required() && !self.is_answered(*s))
             .map(Step::get)
             .collect();
         if !missing.is_empty() {
@@ -227,15 +232,26 @@ mod tests {
     }
 
     #[test]
-    fn required_steps_refuse_blank_answers_but_goals_accept_empty() {
-        let mut c = answered(&[]);
-        assert_eq!(
-            c.answer(step(3), text("  "), T0).unwrap_err(),
-            ConversationError::BlankAnswer(step(3))
-        );
-        assert!(c.answer(step(6), text(""), T0).is_ok());
+    fn a_blank_answer_leaves_a_required_step_unanswered_but_answers_a_goal() {
+        let mut c = answered(&[(1, "a"), (2, "b")]);
+        c.answer(step(3), text("  "), T0).unwrap();
+        assert_eq!(c.answer_to(step(3)).unwrap().text.as_str(), "  ");
+        assert_eq!(c.next_step(), Some(step(3)));
+        c.answer(step(6), text(""), T0).unwrap();
         assert_eq!(c.near_term_goal_raw(), Some(""));
         assert_eq!(c.long_term_goal_raw(), None);
+    }
+
+    #[test]
+    fn completion_waits_for_a_required_step_answered_blank() {
+        let mut c = answered(&[(1, "a"), (2, "b"), (3, "c"), (4, "d"), (5, "e")]);
+        c.answer(step(4), text(""), T0).unwrap();
+        assert_eq!(
+            c.extraction_input().unwrap_err(),
+            ConversationError::Incomplete { missing: vec![4] }
+        );
+        c.answer(step(4), text("Teaching"), T0).unwrap();
+        assert!(c.extraction_input().is_ok());
     }
 
     #[test]

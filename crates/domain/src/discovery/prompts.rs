@@ -16,6 +16,8 @@ pub struct InvalidStep(pub i64);
 
 impl Step {
     pub const FIRST: Self = Self(1);
+    /// The last step that must be answered with text; the goal steps follow it.
+    pub const LAST_REQUIRED: Self = Self(5);
     pub const LAST: Self = Self(7);
 
     /// # Errors
@@ -41,7 +43,7 @@ impl Step {
     /// Steps 1-5 must be answered with text; 6 and 7 (goals) may be answered with "" ("no such goal").
     #[must_use]
     pub const fn is_required(self) -> bool {
-        self.0 <= 5
+        self.0 <= Self::LAST_REQUIRED.0
     }
 
     /// All seven steps, in order.

@@ -34,8 +34,6 @@ pub enum AnswerError {
     NotFound,
     #[error("the conversation is completed")]
     Completed,
-    #[error("step {0} needs an answer that is not blank")]
-    Blank(Step),
     #[error(transparent)]
     Repo(#[from] RepoError),
 }
@@ -134,10 +132,7 @@ where
             .ok_or(AnswerError::NotFound)?;
         let answer = conversation
             .answer(step, text, self.clock.now())
-            .map_err(|e| match e {
-                ConversationError::BlankAnswer(step) => AnswerError::Blank(step),
-                _ => AnswerError::Completed,
-            })?
+            .map_err(|_| AnswerError::Completed)?
             .clone();
         match self
             .conversations
