@@ -280,6 +280,7 @@ fn signed_out(state: &AppState) -> HttpResponse {
     description = "Re-use of a rotated refresh token revokes the whole session.",
     responses(
         (status = 204, description = "New cookies are set; the old refresh token is revoked."),
+        (status = 401, description = "No `ds_refresh` cookie, or one that is unknown, expired or revoked (a re-used rotated token also revokes its session).", body = ErrorBody),
         (status = 403, description = "A write without a trusted Origin or Referer (CSRF defence).", body = ErrorBody),
     ),
 )]

@@ -13,6 +13,7 @@ mod activity;
 mod admin;
 mod api_keys;
 mod coaching;
+mod conformance;
 mod credentials;
 mod csrf;
 mod discovery;
