@@ -12,6 +12,7 @@
 
 pub mod connection;
 mod convert;
+pub mod database;
 pub mod error;
 mod expressions;
 mod group_commit;
@@ -24,7 +25,8 @@ pub mod schema;
 pub mod testing;
 mod tx;
 
-pub use connection::{Backend, Database, DbConfig, DbConnection, DbPooledConnection};
+pub use connection::{Backend, DbConfig, DbConnection, DbPooledConnection};
+pub use database::Database;
 pub use error::DbError;
 pub use repos::{
     DieselActivityRepository, DieselApiKeyRepository, DieselCheckInRepository,

@@ -24,7 +24,8 @@ use std::path::PathBuf;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 
-use crate::connection::{Database, DbConfig};
+use crate::connection::DbConfig;
+use crate::database::Database;
 
 /// A database that exists for one test (or one benchmark run).
 pub struct TestDb {

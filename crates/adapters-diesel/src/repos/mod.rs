@@ -30,12 +30,12 @@ macro_rules! repository {
         $(#[$doc])*
         #[derive(Debug, Clone)]
         pub struct $name {
-            db: $crate::connection::Database,
+            db: $crate::database::Database,
         }
 
         impl $name {
             #[must_use]
-            pub const fn new(db: $crate::connection::Database) -> Self {
+            pub const fn new(db: $crate::database::Database) -> Self {
                 Self { db }
             }
         }
