@@ -9,6 +9,7 @@ pub mod extract;
 pub mod metrics;
 pub mod middleware;
 pub mod openapi;
+pub mod pages;
 pub mod requests;
 pub mod routes;
 pub mod services;

@@ -39,6 +39,7 @@ use crate::middleware::client_ip::ForwardedFor;
 use crate::middleware::rate_limit::{self, RateLimits};
 use crate::middleware::request_id;
 use crate::openapi::allowed_methods::DocumentedPaths;
+use crate::pages::Pages;
 use crate::state::AppState;
 use crate::{auth, extract, metrics, openapi, routes, telemetry};
 
@@ -174,6 +175,8 @@ impl Application {
         let forwarded_for = ForwardedFor {
             trusted: state.settings.rate_limits.trust_forwarded_for,
         };
+        // Every page, assembled from web/ once: a broken template stops start-up here.
+        let pages = web::Data::new(Pages::assemble(&routes::web::web_dir())?);
         // The 404/405 fallback's list of documented paths and methods, read once.
         let documented_paths = web::Data::new(DocumentedPaths::of(openapi::document()));
         let server = HttpServer::new(move || {
@@ -191,7 +194,7 @@ impl Application {
                 .configure(|cfg| routes::configure(cfg, state.dev_login))
                 .configure(openapi::viewer::configure)
                 // Last: the pages and their files, so every API path above wins.
-                .configure(routes::web::configure)
+                .configure(|cfg| routes::web::configure(cfg, &pages))
                 .default_service(web::to(routes::fallback::not_found))
                 // Inside authentication (coach calls are limited per person) and inside the
                 // activity log (a refused request is still recorded).

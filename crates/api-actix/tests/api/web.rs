@@ -66,6 +66,25 @@ async fn every_page_is_served_as_html_with_a_strict_content_security_policy() {
 }
 
 #[tokio::test]
+async fn pages_come_assembled_from_the_layout_and_their_templates_are_not_served() {
+    let app = spawn_app().await;
+
+    let profile = send(app.api.get(app.url("/profile.html"))).await;
+    let html = profile.text().await.unwrap();
+    // The layout's navigation, with the page's own entry marked as the current one.
+    assert!(html.starts_with("<!doctype html>"), "{html}");
+    assert!(html.contains("<title>Your profile · Discovery</title>"), "{html}");
+    assert!(
+        html.contains(r#"<a href="/profile.html" aria-current="page">Profile</a>"#),
+        "{html}"
+    );
+    assert!(!html.contains("{%"), "{html}");
+    for raw in ["/layout.html", "/pages/profile.html", "/pages/"] {
+        assert_error(send(app.api.get(app.url(raw))).await, 404, "not_found").await;
+    }
+}
+
+#[tokio::test]
 async fn login_with_an_error_code_is_the_sign_in_page() {
     let app = spawn_app().await;
 
