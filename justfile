@@ -45,6 +45,10 @@ bench-http seconds="10":
 contract:
     bash tests/contract/run.sh
 
+# No two files of a crate import each other (needs `cargo install cargo-modules --version 0.27.0 --locked`).
+modules:
+    python3 tests/architecture/file_cycles.py
+
 # Exactly what CI runs.
 ci:
     bash .ci/run

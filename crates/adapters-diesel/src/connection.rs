@@ -1,6 +1,6 @@
 //! One connection to the database, below everything built on it: the SQLite-or-PostgreSQL
 //! connection enum, the URL rules, and the r2d2 connection manager with the per-connection SQLite
-//! settings. [`crate::database::Database`], the handle the repositories hold, pools these.
+//! settings. `Database` (database.rs), the handle the repositories hold, pools these.
 
 use std::fmt;
 use std::time::Duration;
@@ -33,7 +33,7 @@ impl fmt::Debug for DbConnection {
     }
 }
 
-/// Which database a [`crate::database::Database`] talks to.
+/// Which database a `Database` (database.rs) talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     Sqlite,

@@ -1,4 +1,4 @@
-//! Group commit for single-statement writes ([`crate::Database::write_one`]): a write is queued,
+//! Group commit for single-statement writes (`Database::write_one`, database.rs): a write is queued,
 //! and a leader on the blocking pool runs what is queued — alone, autocommitted, when it is the
 //! only one; several at once in one transaction, so they share one commit.
 //!

@@ -38,8 +38,8 @@ use crate::metrics::model::MeteredModel;
 use crate::middleware::client_ip::ForwardedFor;
 use crate::middleware::rate_limit::{self, RateLimits};
 use crate::middleware::request_id;
-use crate::openapi::allowed_methods::DocumentedPaths;
 use crate::pages::Pages;
+use crate::routes::documented_paths::DocumentedPaths;
 use crate::state::AppState;
 use crate::{auth, extract, metrics, openapi, routes, telemetry};
 

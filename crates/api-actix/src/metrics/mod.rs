@@ -18,11 +18,6 @@ use prometheus::{
 /// The `Content-Type` of the rendering (Prometheus text format 0.0.4).
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
-/// The route label of a request no route matched: one value for every unknown path.
-pub const UNMATCHED: &str = "unmatched";
-/// The route label of a file of the pages (`web/`) served as it is.
-pub const STATIC: &str = "static";
-
 /// Request latency buckets in seconds: a few milliseconds for a cached read up to the 30 s
 /// default bound on a language-model call.
 const HTTP_BUCKETS: [f64; 14] = [
@@ -237,7 +232,7 @@ impl Metrics {
         self.activity.clone()
     }
 
-    /// One answered request. `route` is a route pattern or [`UNMATCHED`].
+    /// One answered request. `route` is a route pattern or `unmatched` (`route_pattern::label`).
     pub fn observe_request(&self, method: &str, route: &str, status: u16, took: Duration) {
         self.http_requests
             .with_label_values(&[method, route, &status.to_string()])

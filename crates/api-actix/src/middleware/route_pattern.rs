@@ -5,7 +5,10 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpMessage, HttpRequest};
 
-use crate::metrics::{STATIC, UNMATCHED};
+/// The route label of a request no route matched: one value for every unknown path.
+pub const UNMATCHED: &str = "unmatched";
+/// The route label of a file of the pages (`web/`) served as it is.
+pub const STATIC: &str = "static";
 
 /// The looked-up pattern, kept in the request's extensions.
 #[derive(Debug, Clone)]

@@ -1,7 +1,6 @@
 //! The OpenAPI 3.1 document, built from the annotations on the route handlers, served at
 //! `/openapi.json` and rendered at `/docs` (Swagger UI embedded in the binary: no CDN).
 
-pub mod allowed_methods;
 mod common_errors;
 pub mod viewer;
 

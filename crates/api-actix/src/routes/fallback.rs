@@ -3,8 +3,8 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 
+use super::documented_paths::DocumentedPaths;
 use crate::error::ApiError;
-use crate::openapi::allowed_methods::DocumentedPaths;
 
 /// The default service of the app and of any resource that declares only some methods. The
 /// documented paths are app data (built once from the document at start-up), so the routes

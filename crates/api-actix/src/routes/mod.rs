@@ -5,6 +5,7 @@ pub mod api_keys;
 pub mod auth;
 pub mod coaching;
 pub mod discovery;
+pub mod documented_paths;
 pub mod fallback;
 pub mod health;
 pub mod integration;

@@ -1,5 +1,7 @@
-//! 405 for a method the OpenAPI document does not declare on a path it does, with `Allow`
-//! listing those it does; the document is the one list of what the API answers.
+//! The paths the OpenAPI document declares and the methods on each, read from the document once
+//! at start-up: what the fallback answers 405 (with `Allow`) or 404 from. The document is the
+//! one list of what the API answers; taking it as a value keeps the routes, from which it is
+//! built, from importing it.
 
 use actix_web::dev::ResourceDef;
 use actix_web::http::Method;
