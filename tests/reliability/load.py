@@ -12,16 +12,19 @@ Routes (LOAD_CONNECTIONS=64 connections, 2 wrk threads, LOAD_SECONDS=10 each):
 
 Raw baselines (the same SQL straight on the same database, each right after its route, while
 the service idles; the upserts and raw INSERTs are dated 30 days back, outside the read window):
-  postgres  pgbench, a custom script: the same single-row INSERT INTO task_mapping, and the same
-            14-day GROUP BY aggregate, on LOAD_DB_CONNECTIONS clients (the service's pool size)
+  postgres  pgbench, a custom script: the same single-row INSERT INTO task_mapping, the same
+            14-day GROUP BY aggregate, and the same SELECT of the person's profile row, on
+            LOAD_DB_CONNECTIONS clients (the service's pool size)
   sqlite    python3's sqlite3 module, one connection with the service's pragmas (SQLite has one
-            writer): the same INSERT (autocommit) and the same aggregate, back to back
+            writer): the same INSERT (autocommit), the same aggregate and the same profile
+            SELECT, back to back
 
 Peak RSS of the service is VmHWM from /proc/<pid>/status after all its runs; target
 <= LOAD_RSS_LIMIT_MB (150) at 64 connections (pass/fail).
 
 Environment: LOAD_SECONDS (10), LOAD_CONNECTIONS (64), LOAD_DB_CONNECTIONS (16),
 LOAD_SEED_ROWS (20000), LOAD_BACKENDS (sqlite,postgres), LOAD_RSS_LIMIT_MB (150),
+LOAD_ROUTES (a comma-separated list of words; only the routes whose name contains one run),
 LOAD_REPORT_DIR ($CARGO_TARGET_DIR/reliability), TEST_DATABASE_URL (the shared server),
 DISCOVERY_API / DISCOVERY_BATCH (else built with cargo; RELIABILITY_PROFILE=debug|release).
 """
@@ -58,6 +61,9 @@ INSERT_SQLITE = ("INSERT INTO task_mapping (id, user_id, external_task_id, task_
                  "occurred_at, created_at, updated_at) VALUES (?, ?, ?, 'bench', 'vocation', 25, ?, ?, ?)")
 ROLLUP_SQLITE = ("SELECT date(occurred_at) AS day, foundation, SUM(minutes) FROM task_mapping "
                  "WHERE user_id = ? AND occurred_at > ? AND occurred_at <= ? GROUP BY 1, 2")
+# The profile read: the row `GET /discovery/profile/me` loads (every column, by user).
+PROFILE_PG = "SELECT * FROM discovery_profile WHERE user_id = ':uid' LIMIT 1;"
+PROFILE_SQLITE = "SELECT * FROM discovery_profile WHERE user_id = ? LIMIT 1"
 SQLITE_PRAGMAS = ("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; "
                   "PRAGMA synchronous = NORMAL; PRAGMA mmap_size = 268435456;")
 
@@ -229,6 +235,8 @@ def run_backend(backend: str, api: str, work: Path, checks: Checks, cfg: dict) -
                     url, INSERT_PG, p.user_id, seconds, dbconns, work, "insert")),
                 "GET /integration/work-patterns?days=14 (API key)": (f"raw 14-day aggregate ({how})", lambda: pgbench(
                     url, ROLLUP_PG, p.user_id, seconds, dbconns, work, "rollup")),
+                "GET /discovery/profile/me (Bearer)": (f"raw profile SELECT ({how})", lambda: pgbench(
+                    url, PROFILE_PG, p.user_id, seconds, dbconns, work, "profile")),
             }
         else:
             how = "python3 sqlite3, 1 connection"
@@ -243,7 +251,11 @@ def run_backend(backend: str, api: str, work: Path, checks: Checks, cfg: dict) -
                 "GET /integration/work-patterns?days=14 (API key)": (f"raw 14-day aggregate ({how})", lambda: sqlite_raw(
                     path_db, ROLLUP_SQLITE, lambda n: (
                         p.user_id, sqlite_time(time.time() - 14 * 86400), now()), seconds)),
+                "GET /discovery/profile/me (Bearer)": (f"raw profile SELECT ({how})", lambda: sqlite_raw(
+                    path_db, PROFILE_SQLITE, lambda n: (p.user_id,), seconds)),
             }
+        wanted = [w for w in os.environ.get("LOAD_ROUTES", "").split(",") if w]
+        routes = [r for r in routes if not wanted or any(w in r[0] for w in wanted)]
         for name, path, headers, script in routes:
             r = wrk(svc.base + path, seconds, conns, headers, script)
             r["rss_peak_mib"] = round(svc.peak_rss_kib() / 1024, 1)
@@ -279,12 +291,13 @@ def run_backend(backend: str, api: str, work: Path, checks: Checks, cfg: dict) -
                      f"at {conns} connections")
         code = svc.terminate()
         checks.check(code == 0, f"{backend}: graceful stop exits 0 ({code})")
-        up = result["routes"]["POST /integration/task-mappings (API key)"]["rps"]
-        wp = result["routes"]["GET /integration/work-patterns?days=14 (API key)"]["rps"]
-        ins, roll = (result["baselines"][raw[k][0]] for k in (
-            "POST /integration/task-mappings (API key)", "GET /integration/work-patterns?days=14 (API key)"))
-        result["ratios"] = {"upsert / raw INSERT": round(up / ins["rps"], 2),
-                            "work patterns / raw aggregate": round(wp / roll["rps"], 2)}
+        result["ratios"] = {}
+        for ratio, name in (("upsert / raw INSERT", "POST /integration/task-mappings (API key)"),
+                            ("work patterns / raw aggregate", "GET /integration/work-patterns?days=14 (API key)"),
+                            ("profile read / raw SELECT", "GET /discovery/profile/me (Bearer)")):
+            if name in result["routes"]:
+                result["ratios"][ratio] = round(
+                    result["routes"][name]["rps"] / result["baselines"][raw[name][0]]["rps"], 2)
     finally:
         if svc:
             svc.close()

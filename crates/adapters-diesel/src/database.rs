@@ -33,6 +33,11 @@ pub struct Database {
     sqlite_writer: Arc<Mutex<()>>,
     /// Single-statement writes that arrive together share a commit.
     group_commit: Arc<GroupCommit>,
+    /// One permit per pooled connection: a caller waits for one here, as a parked task, before
+    /// it takes a thread of the blocking pool. Without it, each request beyond the pool's size
+    /// would hold a thread asleep on the pool's lock, and every connection handed back would
+    /// wake them all (measured: most of the process's time went to switching between them).
+    permits: Arc<tokio::sync::Semaphore>,
 }
 
 impl fmt::Debug for Database {
@@ -87,6 +92,11 @@ impl Database {
             .min_idle(Some(config.min_idle.min(config.max_connections)))
             .connection_timeout(config.connect_timeout)
             .connection_customizer(Box::new(SqlitePragmas))
+            // No `SELECT 1` before each use: it was a second round trip to PostgreSQL on every
+            // request, as costly as a one-row read itself. A connection the server closed is
+            // still never handed out twice: the query that finds it gone fails (503), diesel
+            // then reports it broken, and the pool drops it (`DbConnectionManager::has_broken`).
+            .test_on_check_out(false)
             .build(manager)
             .map_err(DbError::Pool)?;
         Ok((
@@ -95,6 +105,9 @@ impl Database {
                 backend,
                 reachability,
                 sqlite_writer: Arc::default(),
+                permits: Arc::new(tokio::sync::Semaphore::new(
+                    usize::try_from(config.max_connections.max(1)).unwrap_or(1),
+                )),
                 group_commit: Arc::new(GroupCommit::new(match backend {
                     Backend::Sqlite => 1,
                     // Groups overlap their round trips; a few leave the pool to everyone else.
@@ -235,7 +248,10 @@ impl Database {
         T: Send + 'static,
     {
         let (pool, reachability) = (self.pool.clone(), self.reachability.clone());
+        // Never closed, so acquiring fails only if it were; then go straight to the pool.
+        let permit = Arc::clone(&self.permits).acquire_owned().await.ok();
         let joined = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
             // The mutex guards no data, so a panic elsewhere leaves nothing to repair.
             let _turn = turn
                 .as_ref()

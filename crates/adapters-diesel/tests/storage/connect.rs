@@ -57,3 +57,50 @@ fn plain_paths_and_sqlite_colon_urls_open_sqlite_files() {
     assert!(dir.join("plain.db").exists() && dir.join("colon.db").exists());
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The pool hands connections out without a `SELECT 1` first; a connection the server closed
+/// must then be noticed by the query that finds it gone and discarded, not handed out again.
+#[test]
+fn a_connection_the_server_closed_is_discarded_not_handed_out_again() {
+    use diesel::sql_types::Integer;
+    use diesel::{Connection, RunQueryDsl};
+
+    #[derive(diesel::QueryableByName)]
+    struct Pid {
+        #[diesel(sql_type = Integer)]
+        pid: i32,
+    }
+    let pid_of = |conn: &mut adapters_diesel::DbConnection| {
+        diesel::sql_query("SELECT pg_backend_pid() AS pid")
+            .get_result::<Pid>(conn)
+            .map(|p| p.pid)
+    };
+
+    let Some(admin) = std::env::var("TEST_DATABASE_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        eprintln!("skipped: needs TEST_DATABASE_URL (PostgreSQL)");
+        return;
+    };
+    let test_db = adapters_diesel::testing::TestDb::postgres_at(&admin, |url| {
+        let mut config = adapters_diesel::testing::config(url);
+        (config.max_connections, config.min_idle) = (1, 0);
+        config
+    });
+    let db = test_db.db();
+
+    let first = pid_of(&mut db.connection().unwrap()).unwrap();
+    // Another session ends that backend, as a server restart or a dropped network would.
+    let mut other = diesel::PgConnection::establish(test_db.url()).unwrap();
+    diesel::sql_query(format!("SELECT pg_terminate_backend({first})"))
+        .execute(&mut other)
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+
+    // The next query on it fails with the connection gone...
+    assert!(pid_of(&mut db.connection().unwrap()).is_err());
+    // ... and the pool replaced it rather than handing the dead one out again.
+    let second = pid_of(&mut db.connection().unwrap()).unwrap();
+    assert_ne!(first, second);
+}
