@@ -73,7 +73,10 @@ async fn pages_come_assembled_from_the_layout_and_their_templates_are_not_served
     let html = profile.text().await.unwrap();
     // The layout's navigation, with the page's own entry marked as the current one.
     assert!(html.starts_with("<!doctype html>"), "{html}");
-    assert!(html.contains("<title>Your profile · Discovery</title>"), "{html}");
+    assert!(
+        html.contains("<title>Your profile · Discovery</title>"),
+        "{html}"
+    );
     assert!(
         html.contains(r#"<a href="/profile.html" aria-current="page">Profile</a>"#),
         "{html}"
