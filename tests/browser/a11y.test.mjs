@@ -259,6 +259,17 @@ test('every page at phone width', async (t) => {
   }
 });
 
+test('the navigation tells assistive technology which page this is, on every page', async () => {
+  for (const [path, label] of [['/', 'Home'], ['/index.html', 'Home'], ['/discovery.html', 'Discovery'],
+    ['/profile.html', 'Profile'], ['/coaching.html', 'Coaching'], ['/dashboard.html', 'Dashboard'],
+    ['/account.html', 'Account']]) {
+    await page.goto(`${BASE}${path}`);
+    await idle(page);
+    assert.equal(new URL(page.url()).pathname, path);
+    assert.deepEqual(await page.locator('nav.main a[aria-current="page"]').allTextContents(), [label], path);
+  }
+});
+
 test('no console errors on any page', () => {
   assert.deepEqual(problems, []);
 });

@@ -70,12 +70,8 @@ export const FOUNDATION_TITLES = {
   long_term: 'Long-term goal',
 };
 
-/** Marks the current page in the navigation and wires the sign-out button. */
+/** Wires the sign-out button (the service marks the current page's link, see web/layout.html). */
 export function initPage() {
-  const here = location.pathname === '/' ? '/' : location.pathname;
-  for (const link of document.querySelectorAll('nav.main a')) {
-    if (link.getAttribute('href') === here) link.setAttribute('aria-current', 'page');
-  }
   const out = document.getElementById('sign-out');
   if (out) out.addEventListener('click', () => signOut());
 }

@@ -1,47 +1,107 @@
 //! The HTML pages of `web/`, each assembled once at start-up from the one layout
 //! (`web/layout.html`: head, skip link, header and navigation) and the page's own template in
 //! `web/pages/` (its title, script and `<main>`). The service stays build-free for whoever
-//! deploys it: edit a file in `web/`, restart, and every page has it.
+//! deploys it: edit a file in `web/`, restart, and every page has it. A page that cannot be
+//! assembled (a syntax error, a block the layout requires left unfilled, no `extends`) stops
+//! start-up with one line naming its file, never a half-empty page at run time.
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use actix_web::http::header::{EntityTag, HttpDate};
 use actix_web::web::Bytes;
 use anyhow::Context;
-use minijinja::{AutoEscape, Environment, context};
+use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, UndefinedBehavior, context};
+use sha2::{Digest, Sha256};
 
 /// The layout every page extends.
 pub const LAYOUT: &str = "layout.html";
 /// Where the pages' own templates are, under the web directory.
 pub const PAGES_DIR: &str = "pages";
+/// The page at `/` (and `/index.html`).
+pub const INDEX: &str = "index.html";
+/// The sign-in page, at `/login` (and `/login.html`).
+pub const LOGIN: &str = "login.html";
 
-/// Every page, by the paths it is served at (`/profile.html`; `index` also at `/`, `login`
-/// also at `/login`).
+/// One assembled page and what a cache needs to revalidate it.
+#[derive(Debug, Clone)]
+pub struct Page {
+    name: String,
+    html: Bytes,
+    etag: EntityTag,
+    last_modified: Option<HttpDate>,
+}
+
+impl Page {
+    /// The page's file name (`profile.html`), as a download would be called.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The assembled HTML.
+    #[must_use]
+    pub fn html(&self) -> &Bytes {
+        &self.html
+    }
+
+    /// A strong tag of the assembled HTML: the same on every instance serving the same files.
+    #[must_use]
+    pub fn etag(&self) -> &EntityTag {
+        &self.etag
+    }
+
+    /// The later change of the layout and the page's template, when the file system says.
+    #[must_use]
+    pub fn last_modified(&self) -> Option<HttpDate> {
+        self.last_modified
+    }
+}
+
+/// Every page, by its file name in `web/pages/`.
 #[derive(Debug, Clone, Default)]
-pub struct Pages(HashMap<String, Bytes>);
+pub struct Pages(HashMap<String, Page>);
 
 impl Pages {
     /// Reads the layout and every `pages/<name>.html` under `dir` and renders each page.
     ///
     /// # Errors
-    /// A missing or unreadable layout or pages directory, or a template that does not render
-    /// (a syntax error, an unknown block), named in the message.
+    /// A missing or unreadable layout or pages directory, no `index.html` or `login.html`, or a
+    /// template that does not render: a syntax error, a block the layout requires that the page
+    /// does not fill, or a page that does not extend the layout. The message names the file.
     pub fn assemble(dir: &Path) -> anyhow::Result<Self> {
         let mut env = Environment::new();
         // The templates hold only the service's own markup; there are no values to escape.
         env.set_auto_escape_callback(|_| AutoEscape::None);
+        // A misspelt variable is an error, not an empty string.
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        // The layout's default for a block every page must fill (`{{ required() }}`).
+        env.add_function("required", |state: &State| -> Result<String, Error> {
+            Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "the page fills no `{}` block, which {LAYOUT} requires",
+                    state.current_block().unwrap_or("?")
+                ),
+            ))
+        });
+
         let layout = dir.join(LAYOUT);
-        let source = std::fs::read_to_string(&layout)
+        let layout_source = std::fs::read_to_string(&layout)
             .with_context(|| format!("reading the page layout {}", layout.display()))?;
-        env.add_template_owned(LAYOUT, source)
+        let layout_modified = modified(&layout);
+        env.add_template_owned(LAYOUT, layout_source)
             .with_context(|| format!("in {}", layout.display()))?;
 
         let pages_dir = dir.join(PAGES_DIR);
         let entries = std::fs::read_dir(&pages_dir)
             .with_context(|| format!("reading the pages in {}", pages_dir.display()))?;
-        let mut names = Vec::new();
+        let mut sources = Vec::new();
         for entry in entries {
-            let path = entry?.path();
+            let path = entry
+                .with_context(|| format!("reading the pages in {}", pages_dir.display()))?
+                .path();
             let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
                 continue;
             };
@@ -53,51 +113,78 @@ impl Pages {
             let key = format!("{PAGES_DIR}/{name}");
             env.add_template_owned(key.clone(), source)
                 .with_context(|| format!("in {}", path.display()))?;
-            names.push((name.to_owned(), key));
+            let last_modified = modified(&path).max(layout_modified).map(HttpDate::from);
+            sources.push((name.to_owned(), key, last_modified));
         }
 
         let mut pages = HashMap::new();
-        for (name, key) in names {
-            let path = format!("/{name}");
-            let current = if name == "index.html" {
-                "/"
+        for (name, key, last_modified) in sources {
+            let file = pages_dir.join(&name);
+            // The navigation link this page marks as the current one.
+            let current = if name == INDEX {
+                "/".to_owned()
             } else {
-                path.as_str()
+                format!("/{name}")
             };
             let html = env
                 .get_template(&key)
                 .and_then(|t| t.render(context! { current }))
-                .with_context(|| format!("rendering {}", pages_dir.join(&name).display()))?;
-            let html = Bytes::from(html);
-            match name.as_str() {
-                "index.html" => {
-                    pages.insert("/".to_owned(), html.clone());
-                }
-                "login.html" => {
-                    pages.insert("/login".to_owned(), html.clone());
-                }
-                _ => {}
-            }
-            pages.insert(path, html);
+                .with_context(|| format!("rendering {}", file.display()))?;
+            // Forgetting `{% extends %}` renders the page's blocks alone: no head, no navigation.
+            anyhow::ensure!(
+                html.trim_start()
+                    .get(..14)
+                    .is_some_and(|start| start.eq_ignore_ascii_case("<!doctype html")),
+                "{} does not extend {LAYOUT}: it must begin with {{% extends \"{LAYOUT}\" %}}",
+                file.display()
+            );
+            let digest = Sha256::digest(html.as_bytes());
+            let etag = EntityTag::new_strong(hex::encode(&digest[..16]));
+            let page = Page {
+                name: name.clone(),
+                html: Bytes::from(html),
+                etag,
+                last_modified,
+            };
+            pages.insert(name, page);
         }
-        anyhow::ensure!(
-            pages.contains_key("/") && pages.contains_key("/login"),
-            "{} needs index.html and login.html",
-            pages_dir.display()
-        );
+        for needed in [INDEX, LOGIN] {
+            anyhow::ensure!(
+                pages.contains_key(needed),
+                "{} has no {needed}",
+                pages_dir.display()
+            );
+        }
         Ok(Self(pages))
     }
 
-    /// The page served at `path`, if there is one.
+    /// The page a path under `/` names, as the file server reads it (`""` the index,
+    /// `profile.html`); nothing for a path in a directory.
     #[must_use]
-    pub fn get(&self, path: &str) -> Option<&Bytes> {
-        self.0.get(path)
+    pub fn at(&self, path: &Path) -> Option<&Page> {
+        if path.as_os_str().is_empty() {
+            return self.0.get(INDEX);
+        }
+        self.0.get(path.to_str()?)
     }
 
-    /// Every path a page is served at.
-    pub fn paths(&self) -> impl Iterator<Item = &str> {
+    /// The page of this file name (`login.html`).
+    #[must_use]
+    pub fn named(&self, name: &str) -> Option<&Page> {
+        self.0.get(name)
+    }
+
+    /// Every page's file name.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
         self.0.keys().map(String::as_str)
     }
+}
+
+/// When the file last changed, in whole seconds as `Last-Modified` and `If-Modified-Since` say.
+fn modified(path: &Path) -> Option<SystemTime> {
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+    let seconds = modified.duration_since(UNIX_EPOCH).ok()?.as_secs();
+    Some(UNIX_EPOCH + Duration::from_secs(seconds))
 }
 
 #[cfg(test)]
@@ -114,8 +201,9 @@ mod tests {
         dir
     }
 
-    const LAYOUT_SOURCE: &str = "<title>{% block title %}{% endblock %}</title>\
-        {% if current == '/' %}<a aria-current=page>{% endif %}{% block content %}{% endblock %}";
+    const LAYOUT_SOURCE: &str = "<!doctype html><title>{% block title %}{{ required() }}\
+        {% endblock %}</title>{% if current == '/' %}<a aria-current=page>{% endif %}\
+        {% block content %}{{ required() }}{% endblock %}";
 
     fn page(title: &str, content: &str) -> String {
         format!(
@@ -124,68 +212,173 @@ mod tests {
         )
     }
 
+    fn html(pages: &Pages, name: &str) -> String {
+        String::from_utf8(pages.named(name).unwrap().html().to_vec()).unwrap()
+    }
+
+    fn failure(dir: &tempfile::TempDir) -> String {
+        format!("{:#}", Pages::assemble(dir.path()).unwrap_err())
+    }
+
     #[test]
-    fn each_page_fills_the_layout_and_is_served_at_its_paths() {
-        let home = page("Home", "<main>A & <b>B</b></main>");
+    fn each_page_fills_the_layouts_slots_and_its_markup_is_kept_as_written() {
+        let home = page("Home", "<main>A & <b>B</b> &amp; \"q\" {{ '<i>' }}</main>");
         let login = page("Sign in", "<main>in</main>");
         let dir = site(
             LAYOUT_SOURCE,
-            &[
-                ("index.html", &home),
-                ("login.html", &login),
-                ("notes.txt", "x"),
-            ],
+            &[(INDEX, &home), (LOGIN, &login), ("notes.txt", "x")],
         );
         let pages = Pages::assemble(dir.path()).unwrap();
 
-        let index = String::from_utf8(pages.get("/").unwrap().to_vec()).unwrap();
-        // Markup is kept as written (nothing escaped), and the current page is marked.
+        // Nothing is escaped or unescaped, and the home page's link is marked as current.
         assert_eq!(
-            index,
-            "<title>Home</title><a aria-current=page><main>A & <b>B</b></main>"
+            html(&pages, INDEX),
+            "<!doctype html><title>Home</title><a aria-current=page>\
+             <main>A & <b>B</b> &amp; \"q\" <i></main>"
         );
-        assert_eq!(pages.get("/index.html"), pages.get("/"));
-        let sign_in = String::from_utf8(pages.get("/login").unwrap().to_vec()).unwrap();
-        assert_eq!(sign_in, "<title>Sign in</title><main>in</main>");
-        let mut paths: Vec<&str> = pages.paths().collect();
-        paths.sort_unstable();
-        assert_eq!(paths, ["/", "/index.html", "/login", "/login.html"]);
+        assert_eq!(
+            html(&pages, LOGIN),
+            "<!doctype html><title>Sign in</title><main>in</main>"
+        );
+        let mut names: Vec<&str> = pages.names().collect();
+        names.sort_unstable();
+        assert_eq!(names, [INDEX, LOGIN]);
+    }
+
+    #[test]
+    fn a_page_is_found_where_the_file_server_would_look_for_it() {
+        let dir = site(
+            LAYOUT_SOURCE,
+            &[(INDEX, &page("Home", "h")), (LOGIN, &page("In", "l"))],
+        );
+        let pages = Pages::assemble(dir.path()).unwrap();
+
+        assert_eq!(pages.at(Path::new("")).unwrap().name(), INDEX);
+        assert_eq!(pages.at(Path::new(INDEX)).unwrap().name(), INDEX);
+        assert_eq!(pages.at(Path::new(LOGIN)).unwrap().name(), LOGIN);
+        for elsewhere in ["login", "pages/login.html", "css/login.html", LAYOUT] {
+            assert!(pages.at(Path::new(elsewhere)).is_none(), "{elsewhere}");
+        }
+    }
+
+    #[test]
+    fn each_page_has_a_strong_tag_of_its_content() {
+        let dir = site(
+            LAYOUT_SOURCE,
+            &[(INDEX, &page("Home", "h")), (LOGIN, &page("In", "l"))],
+        );
+        let first = Pages::assemble(dir.path()).unwrap();
+        let again = Pages::assemble(dir.path()).unwrap();
+
+        let index = first.named(INDEX).unwrap();
+        assert!(!index.etag().weak);
+        assert_eq!(index.etag(), again.named(INDEX).unwrap().etag());
+        assert_ne!(index.etag(), first.named(LOGIN).unwrap().etag());
+        assert!(index.last_modified().is_some());
+    }
+
+    #[test]
+    fn a_page_that_leaves_a_required_slot_empty_stops_start_up_naming_the_page_and_slot() {
+        // `contnet`: a misspelt block is no block the layout has, so `content` stays unfilled.
+        let misspelt = "{% extends \"layout.html\" %}{% block title %}Home{% endblock %}\
+            {% block contnet %}<main></main>{% endblock %}";
+        let dir = site(
+            LAYOUT_SOURCE,
+            &[(INDEX, misspelt), (LOGIN, &page("In", "l"))],
+        );
+
+        let error = failure(&dir);
+        assert!(error.contains("pages/index.html"), "{error}");
+        assert!(error.contains("`content`"), "{error}");
+    }
+
+    #[test]
+    fn a_page_that_does_not_extend_the_layout_stops_start_up() {
+        let dir = site(
+            LAYOUT_SOURCE,
+            &[
+                (INDEX, "{% block title %}Home{% endblock %}<main></main>"),
+                (LOGIN, &page("In", "l")),
+            ],
+        );
+
+        let error = failure(&dir);
+        assert!(error.contains("pages/index.html"), "{error}");
+        assert!(error.contains("does not extend layout.html"), "{error}");
     }
 
     #[test]
     fn a_broken_or_missing_template_stops_start_up_naming_the_file() {
-        let broken = site(LAYOUT_SOURCE, &[("index.html", "{% block title %}")]);
-        let error = format!("{:#}", Pages::assemble(broken.path()).unwrap_err());
-        assert!(error.contains("index.html"), "{error}");
+        let broken = site(LAYOUT_SOURCE, &[(INDEX, "{% block title %}")]);
+        assert!(
+            failure(&broken).contains("index.html"),
+            "{}",
+            failure(&broken)
+        );
+
+        let unknown = site(
+            LAYOUT_SOURCE,
+            &[
+                (INDEX, &page("{{ titel }}", "x")),
+                (LOGIN, &page("In", "l")),
+            ],
+        );
+        assert!(
+            failure(&unknown).contains("index.html"),
+            "{}",
+            failure(&unknown)
+        );
+
+        let bad_layout = site("{% block title %", &[(INDEX, &page("Home", "x"))]);
+        assert!(
+            failure(&bad_layout).contains(LAYOUT),
+            "{}",
+            failure(&bad_layout)
+        );
 
         let no_layout = tempfile::tempdir().unwrap();
-        let error = format!("{:#}", Pages::assemble(no_layout.path()).unwrap_err());
-        assert!(error.contains("layout.html"), "{error}");
+        assert!(
+            failure(&no_layout).contains(LAYOUT),
+            "{}",
+            failure(&no_layout)
+        );
 
-        let no_login = site(LAYOUT_SOURCE, &[("index.html", &page("Home", "x"))]);
-        let error = format!("{:#}", Pages::assemble(no_login.path()).unwrap_err());
-        assert!(error.contains("login.html"), "{error}");
+        let no_login = site(LAYOUT_SOURCE, &[(INDEX, &page("Home", "x"))]);
+        assert!(failure(&no_login).contains(LOGIN), "{}", failure(&no_login));
     }
 
     #[test]
     fn the_pages_of_this_repository_assemble() {
         let pages = Pages::assemble(&crate::routes::web::web_dir()).unwrap();
-        for path in [
-            "/",
-            "/login",
-            "/discovery.html",
-            "/profile.html",
-            "/coaching.html",
-            "/dashboard.html",
-            "/account.html",
-        ] {
-            let html = String::from_utf8(pages.get(path).unwrap().to_vec()).unwrap();
-            assert!(html.starts_with("<!doctype html>"), "{path}");
-            assert_eq!(html.matches("<main").count(), 1, "{path}");
-            assert!(!html.contains("{%") && !html.contains("{{"), "{path}");
+        let mut names: Vec<&str> = pages.names().collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            [
+                "account.html",
+                "coaching.html",
+                "dashboard.html",
+                "discovery.html",
+                INDEX,
+                LOGIN,
+                "profile.html",
+            ]
+        );
+        for name in names {
+            let html = html(&pages, name);
+            assert!(html.starts_with("<!doctype html>"), "{name}");
+            assert_eq!(html.matches("<main").count(), 1, "{name}");
+            assert!(!html.contains("{%") && !html.contains("{{"), "{name}");
+            assert_eq!(
+                html.matches(r#"<script type="module" src="/js/"#).count(),
+                1,
+                "{name}"
+            );
         }
-        let profile = String::from_utf8(pages.get("/profile.html").unwrap().to_vec()).unwrap();
+        let profile = html(&pages, "profile.html");
         assert!(profile.contains(r#"<a href="/profile.html" aria-current="page">Profile</a>"#));
         assert_eq!(profile.matches("aria-current").count(), 1);
+        // The sign-in page has the header without the navigation.
+        assert!(!html(&pages, LOGIN).contains("<nav"));
     }
 }

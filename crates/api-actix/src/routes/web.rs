@@ -8,11 +8,12 @@
 //! carries a strict Content-Security-Policy (no inline script or style, nothing from elsewhere).
 
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
-use actix_files::Files;
+use actix_files::{Files, PathBufWrap};
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header;
+use actix_web::http::{StatusCode, header};
 use actix_web::middleware::{DefaultHeaders, Next, from_fn};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, guard, web};
 
@@ -20,7 +21,7 @@ use super::fallback::not_found;
 use crate::auth::Caller;
 use crate::auth::caller::Identified;
 use crate::error::ApiError;
-use crate::pages::{LAYOUT, PAGES_DIR, Pages};
+use crate::pages::{INDEX, LAYOUT, LOGIN, PAGES_DIR, Page, Pages};
 
 /// The policy of every page: only this origin's own files, no inline code, no framing.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
@@ -53,12 +54,17 @@ fn security_headers() -> DefaultHeaders {
 /// route. The pages are answered where a file of that name would be, so, as every file, they
 /// share the `static` label of the metrics and the activity log (`/login` has its own route).
 pub fn configure(cfg: &mut web::ServiceConfig, pages: &web::Data<Pages>) {
+    serve(cfg, pages, web_dir());
+}
+
+fn serve(cfg: &mut web::ServiceConfig, pages: &web::Data<Pages>, dir: PathBuf) {
+    let served = pages.clone();
     cfg.service(
         web::resource("/login")
             .app_data(pages.clone())
             .wrap(security_headers())
             .wrap(from_fn(anonymous))
-            .route(web::get().to(page_or_not_found)),
+            .route(web::get().to(login)),
     )
     .service(
         // Only reads: any other method on a path no API route took is the app's JSON 404, never
@@ -69,10 +75,15 @@ pub fn configure(cfg: &mut web::ServiceConfig, pages: &web::Data<Pages>) {
             .wrap(security_headers())
             .wrap(from_fn(anonymous))
             .service(
-                Files::new("/", web_dir())
-                    // The root and the templates go to the pages: the layout and the pages'
-                    // templates are never served raw.
-                    .path_filter(|path: &Path, _| !is_root_or_template(path))
+                Files::new("/", dir)
+                    // The pages (`/` too) are the assembled ones, even if an old file of that
+                    // name is still in web/; the templates are never served raw.
+                    .path_filter(move |path: &Path, _| {
+                        served.at(path).is_none() && !is_template(path)
+                    })
+                    // The index is a page, so a directory has no index file: asking for one
+                    // falls through to the JSON 404, not actix-files' plain-text one.
+                    .index_file(INDEX)
                     .prefer_utf8(true)
                     .default_handler(web::to(page_or_not_found)),
             )
@@ -80,8 +91,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, pages: &web::Data<Pages>) {
     );
 }
 
-fn is_root_or_template(path: &Path) -> bool {
-    path.as_os_str().is_empty() || path == Path::new(LAYOUT) || path.starts_with(PAGES_DIR)
+fn is_template(path: &Path) -> bool {
+    path == Path::new(LAYOUT) || path.starts_with(PAGES_DIR)
 }
 
 /// Forgets who sent the request, so fetching a page or a script is not the person's activity.
@@ -97,15 +108,204 @@ pub(crate) async fn anonymous(
     next.call(req).await
 }
 
-/// The assembled page at this path; anything else the JSON 404 (or 405) of the fallback.
+/// The assembled page at this path (read as the file server reads it); anything else the JSON
+/// 404 (or 405) of the fallback.
 async fn page_or_not_found(
     req: HttpRequest,
     pages: web::Data<Pages>,
 ) -> Result<HttpResponse, ApiError> {
-    let Some(html) = pages.get(req.path()) else {
-        return not_found(req).await;
-    };
-    Ok(HttpResponse::Ok()
+    let page = PathBufWrap::parse_req_path(&req, false)
+        .ok()
+        .and_then(|path| pages.at(path.as_ref()).cloned());
+    match page {
+        Some(page) => Ok(respond(&page, &req)),
+        None => not_found(req).await,
+    }
+}
+
+/// `/login`: the sign-in page.
+async fn login(req: HttpRequest, pages: web::Data<Pages>) -> Result<HttpResponse, ApiError> {
+    match pages.named(LOGIN) {
+        Some(page) => Ok(respond(page, &req)),
+        None => not_found(req).await,
+    }
+}
+
+/// The page with the headers a file of it had (`ETag`, `Last-Modified`, `Content-Disposition`),
+/// or 304 when the browser's copy is still the page (`If-None-Match`, else
+/// `If-Modified-Since`, as actix-files decides). A `Range` is ignored: the whole page is sent.
+fn respond(page: &Page, req: &HttpRequest) -> HttpResponse {
+    let mut response = HttpResponse::Ok();
+    response
         .content_type(mime::TEXT_HTML_UTF_8)
-        .body(html.clone()))
+        .insert_header(header::ContentDisposition {
+            disposition: header::DispositionType::Inline,
+            parameters: vec![header::DispositionParam::Filename(page.name().to_owned())],
+        })
+        .insert_header(header::ETag(page.etag().clone()));
+    if let Some(modified) = page.last_modified() {
+        response.insert_header(header::LastModified(modified));
+    }
+    if is_fresh(page, req) {
+        return response
+            .status(StatusCode::NOT_MODIFIED)
+            .body(actix_web::body::None::new());
+    }
+    response.body(page.html().clone())
+}
+
+/// Whether the browser's cached copy is this page.
+fn is_fresh(page: &Page, req: &HttpRequest) -> bool {
+    match req.get_header::<header::IfNoneMatch>() {
+        Some(header::IfNoneMatch::Any) => true,
+        Some(header::IfNoneMatch::Items(tags)) => tags.iter().any(|tag| tag.weak_eq(page.etag())),
+        None => match (
+            page.last_modified(),
+            req.get_header::<header::IfModifiedSince>(),
+        ) {
+            (Some(modified), Some(header::IfModifiedSince(since))) => {
+                SystemTime::from(modified) <= SystemTime::from(since)
+            }
+            _ => false,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::test::{TestRequest, call_service, init_service, read_body};
+    use actix_web::{App, http::StatusCode};
+
+    use super::*;
+
+    /// A web directory with a layout, two pages, a stylesheet, and an old `index.html` and
+    /// `login.html` from before the pages were assembled.
+    fn site() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join(LAYOUT),
+            "<!doctype html><title>{% block title %}{% endblock %}</title>\
+             {% block content %}{% endblock %}",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join(PAGES_DIR)).unwrap();
+        std::fs::create_dir_all(root.join("css")).unwrap();
+        for (name, title) in [(INDEX, "Home"), (LOGIN, "Sign in")] {
+            std::fs::write(
+                root.join(PAGES_DIR).join(name),
+                format!(
+                    "{{% extends \"layout.html\" %}}{{% block title %}}{title}{{% endblock %}}\
+                     {{% block content %}}<main></main>{{% endblock %}}"
+                ),
+            )
+            .unwrap();
+            std::fs::write(root.join(name), "old").unwrap();
+        }
+        std::fs::write(root.join("css/site.css"), "body {}").unwrap();
+        dir
+    }
+
+    fn value(headers: &header::HeaderMap, name: header::HeaderName) -> &str {
+        headers.get(name).unwrap().to_str().unwrap()
+    }
+
+    async fn get(dir: &Path, request: TestRequest) -> (StatusCode, header::HeaderMap, String) {
+        let pages = web::Data::new(Pages::assemble(dir).unwrap());
+        let dir = dir.to_path_buf();
+        let app = init_service(App::new().configure(|cfg| serve(cfg, &pages, dir))).await;
+        let response = call_service(&app, request.to_request()).await;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = String::from_utf8(read_body(response).await.to_vec()).unwrap();
+        (status, headers, body)
+    }
+
+    #[actix_web::test]
+    async fn the_assembled_page_is_served_even_where_an_old_file_of_its_name_is_left() {
+        let dir = site();
+        for path in ["/", "/index.html", "//", "/index.html/", "/%69ndex.html"] {
+            let (status, headers, body) = get(dir.path(), TestRequest::get().uri(path)).await;
+            assert_eq!(status, StatusCode::OK, "{path}");
+            assert_eq!(
+                body, "<!doctype html><title>Home</title><main></main>",
+                "{path}"
+            );
+            assert_eq!(
+                value(&headers, header::CONTENT_TYPE),
+                "text/html; charset=utf-8"
+            );
+            assert_eq!(
+                value(&headers, header::CONTENT_DISPOSITION),
+                r#"inline; filename="index.html""#
+            );
+            assert!(headers.contains_key(header::LAST_MODIFIED), "{path}");
+        }
+        for path in ["/login", "/login.html"] {
+            let (status, _, body) = get(dir.path(), TestRequest::get().uri(path)).await;
+            assert_eq!(status, StatusCode::OK, "{path}");
+            assert!(body.contains("<title>Sign in</title>"), "{path}");
+        }
+    }
+
+    #[actix_web::test]
+    async fn a_page_is_not_sent_again_while_the_browsers_copy_is_current() {
+        let dir = site();
+        let (_, headers, _) = get(dir.path(), TestRequest::get().uri("/login")).await;
+        let etag = value(&headers, header::ETAG).to_owned();
+        let modified = value(&headers, header::LAST_MODIFIED).to_owned();
+
+        for (name, validator) in [
+            ("if-none-match", etag.clone()),
+            ("if-none-match", format!("W/{etag}")),
+            ("if-none-match", "*".to_owned()),
+            ("if-modified-since", modified.clone()),
+        ] {
+            let request = TestRequest::get()
+                .uri("/login.html")
+                .insert_header((name, validator.as_str()));
+            let (status, headers, body) = get(dir.path(), request).await;
+            assert_eq!(status, StatusCode::NOT_MODIFIED, "{name}: {validator}");
+            assert_eq!(value(&headers, header::ETAG), etag);
+            assert!(body.is_empty());
+        }
+
+        // Another tag wins over a date that would still be current.
+        let request = TestRequest::get()
+            .uri("/login")
+            .insert_header(("if-none-match", r#""another""#))
+            .insert_header(("if-modified-since", modified.as_str()));
+        let (status, _, body) = get(dir.path(), request).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(body.contains("Sign in"));
+        let earlier = "Thu, 01 Jan 1970 00:00:00 GMT";
+        let request = TestRequest::get()
+            .uri("/login")
+            .insert_header(("if-modified-since", earlier));
+        assert_eq!(get(dir.path(), request).await.0, StatusCode::OK);
+    }
+
+    #[actix_web::test]
+    async fn templates_directories_and_missing_files_are_not_found() {
+        let dir = site();
+        for path in [
+            "/layout.html",
+            "/pages/index.html",
+            "/pages/",
+            "/css/",
+            "/css",
+            "/nothing.html",
+        ] {
+            let (status, headers, body) = get(dir.path(), TestRequest::get().uri(path)).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+            assert_eq!(
+                value(&headers, header::CONTENT_TYPE),
+                "application/json",
+                "{path}"
+            );
+            assert!(body.contains("not_found"), "{path}: {body}");
+        }
+        let (status, _, body) = get(dir.path(), TestRequest::get().uri("/css/site.css")).await;
+        assert_eq!((status, body.as_str()), (StatusCode::OK, "body {}"));
+    }
 }

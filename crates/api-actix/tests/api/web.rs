@@ -88,6 +88,38 @@ async fn pages_come_assembled_from_the_layout_and_their_templates_are_not_served
 }
 
 #[tokio::test]
+async fn a_page_the_browser_already_has_is_not_sent_again() {
+    let app = spawn_app().await;
+
+    for page in PAGES {
+        let first = send(app.api.get(app.url(page))).await;
+        let etag = header(&first, "etag").to_owned();
+        let modified = header(&first, "last-modified").to_owned();
+
+        let again = send(app.api.get(app.url(page)).header("If-None-Match", &etag)).await;
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED, "{page}");
+        assert_eq!(header(&again, "etag"), etag, "{page}");
+        assert_protected(&again);
+        let since = send(
+            app.api
+                .get(app.url(page))
+                .header("If-Modified-Since", &modified),
+        )
+        .await;
+        assert_eq!(since.status(), StatusCode::NOT_MODIFIED, "{page}");
+
+        let changed = send(
+            app.api
+                .get(app.url(page))
+                .header("If-None-Match", "\"old\""),
+        )
+        .await;
+        assert_eq!(changed.status(), StatusCode::OK, "{page}");
+        assert!(changed.text().await.unwrap().starts_with("<!doctype html>"));
+    }
+}
+
+#[tokio::test]
 async fn login_with_an_error_code_is_the_sign_in_page() {
     let app = spawn_app().await;
 
@@ -128,6 +160,8 @@ async fn api_paths_win_over_files_and_unknown_paths_stay_json_not_found() {
     for path in [
         "/no-such-page.html",
         "/js/missing.js",
+        "/js/",
+        "/css",
         "/api/nothing-here",
         "/api/me/nothing-here",
         "/api/me/",
