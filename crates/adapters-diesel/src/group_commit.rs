@@ -45,7 +45,7 @@ struct Queue {
     leaders: usize,
 }
 
-/// The queue of one [`crate::Database`]'s single-statement writes.
+/// The queue of one `Database`'s (database.rs) single-statement writes.
 pub(crate) struct GroupCommit {
     queue: Mutex<Queue>,
     max_leaders: usize,

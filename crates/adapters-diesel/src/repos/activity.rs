@@ -21,7 +21,7 @@ use crate::expressions::UtcDate;
 use crate::models::activity::ActivityRow;
 use crate::schema::{activity_log, users};
 
-super::repository!(
+super::declare::repository!(
     /// The activity log.
     DieselActivityRepository
 );

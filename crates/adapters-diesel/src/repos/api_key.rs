@@ -12,7 +12,7 @@ use crate::convert::to_db;
 use crate::models::api_key::ApiKeyRow;
 use crate::schema::api_keys;
 
-super::repository!(
+super::declare::repository!(
     /// Personal API keys (hashes only).
     DieselApiKeyRepository
 );

@@ -26,7 +26,7 @@ use crate::models::profile::ProfileRow;
 use crate::schema::{coaching_checkin, coaching_preferences, discovery_profile, users};
 use crate::tx::on_backend;
 
-super::repository!(
+super::declare::repository!(
     /// Coaching check-ins.
     DieselCheckInRepository
 );

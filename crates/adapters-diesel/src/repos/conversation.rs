@@ -16,7 +16,7 @@ use crate::models::conversation::{AnswerRow, ConversationRow};
 use crate::schema::{discovery_answer, discovery_conversation};
 use crate::tx::on_backend;
 
-super::repository!(
+super::declare::repository!(
     /// Discovery conversations with their answers.
     DieselConversationRepository
 );

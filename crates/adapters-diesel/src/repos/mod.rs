@@ -1,10 +1,12 @@
-//! The repositories: one file per domain port, each holding a clone of [`Database`] and running
-//! every blocking diesel call on the blocking pool, every write in one transaction.
+//! The repositories: one file per domain port, each holding a clone of
+//! [`Database`](crate::Database) and running every blocking diesel call on the blocking pool,
+//! every write in one transaction.
 
 mod activity;
 mod api_key;
 mod checkin;
 mod conversation;
+mod declare;
 mod keyset;
 mod preferences;
 mod profile;
@@ -23,22 +25,3 @@ pub use reflection::DieselReflectionRepository;
 pub use session::DieselSessionRepository;
 pub use task_mapping::DieselTaskMappingRepository;
 pub use user::DieselUserRepository;
-
-/// Declares a repository type over [`Database`].
-macro_rules! repository {
-    ($(#[$doc:meta])* $name:ident) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone)]
-        pub struct $name {
-            db: $crate::database::Database,
-        }
-
-        impl $name {
-            #[must_use]
-            pub const fn new(db: $crate::database::Database) -> Self {
-                Self { db }
-            }
-        }
-    };
-}
-use repository;

@@ -11,7 +11,7 @@ use crate::models::preferences::PreferencesRow;
 use crate::schema::coaching_preferences;
 use crate::tx::on_backend;
 
-super::repository!(
+super::declare::repository!(
     /// Coaching preferences, one row per person.
     DieselPreferencesRepository
 );

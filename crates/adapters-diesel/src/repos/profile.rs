@@ -21,7 +21,7 @@ use crate::schema::{
     discovery_conversation, discovery_profile, profile_revision, reflection_message,
 };
 
-super::repository!(
+super::declare::repository!(
     /// Profiles and their revisions.
     DieselProfileRepository
 );

@@ -10,7 +10,7 @@ use domain::reflection::ReflectionMessage;
 use crate::models::reflection::ReflectionRow;
 use crate::schema::reflection_message;
 
-super::repository!(
+super::declare::repository!(
     /// The reflection dialogue.
     DieselReflectionRepository
 );

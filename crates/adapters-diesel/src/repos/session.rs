@@ -14,7 +14,7 @@ use crate::error::StoreError;
 use crate::models::session::{RefreshTokenRow, SessionRow};
 use crate::schema::{refresh_tokens, sessions};
 
-super::repository!(
+super::declare::repository!(
     /// Sign-in sessions and their refresh tokens (hashes only).
     DieselSessionRepository
 );

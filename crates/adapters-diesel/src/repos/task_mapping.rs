@@ -26,7 +26,7 @@ use crate::models::task_mapping::TaskMappingRow;
 use crate::schema::task_mapping;
 use crate::tx::on_backend;
 
-super::repository!(
+super::declare::repository!(
     /// Task mappings and the work-pattern rollup over them.
     DieselTaskMappingRepository
 );

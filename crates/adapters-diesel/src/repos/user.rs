@@ -45,7 +45,7 @@ diesel::define_sql_function! {
     fn coalesce(x: diesel::sql_types::Nullable<diesel::sql_types::Text>, y: diesel::sql_types::Nullable<diesel::sql_types::Text>) -> diesel::sql_types::Nullable<diesel::sql_types::Text>;
 }
 
-super::repository!(
+super::declare::repository!(
     /// People, keyed by the `(issuer, subject)` their identity provider vouched for.
     DieselUserRepository
 );
