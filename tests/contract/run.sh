@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
 # Contract fuzzing: schemathesis (`st run --checks all`) against the service's own /openapi.json,
 # on a fresh SQLite database in dev mode, every check on every operation: the document states
-# what the server refuses, and the server accepts what the document allows. Three passes, each
-# must end with zero failures:
-#   1. signed in with a Bearer token as an admin with an unlocked profile and data;
-#   2. with a personal API key of a person with an affirmed profile and check-ins;
-#   3. the operations that end the credential they are called with (sign-out, revoking one's
-#      own session, deleting one's account), as a throwaway person: in passes 1-2 they would
-#      sign the run out halfway.
+# what the server refuses, and the server accepts what the document allows. Each pass signs in as
+# one of the people seed.py makes, through the document's security schemes (schemathesis.toml
+# says why not `-H`), and must end with no failure and without the warnings that mean it tested
+# less than it seems (schemathesis.toml, `warnings.fail-on`):
+#   1. an admin with an unlocked profile and data (Bearer): every operation but those below and
+#      affirming (it would lock the profile the edits and reflection need);
+#   2. a person with an affirmed profile and check-ins (personal API key): the same, but the
+#      admin-only ones and revoking an API key (the key would revoke itself);
+#   3. a person whose conversation is under way (Bearer): the conversation's operations, so the
+#      answers reach their logic (passes 1-2 have completed theirs);
+#   4. one person each for the operations that end the credential they are called with
+#      (sign-out, revoking a session, deleting one's account, rotating the refresh token): in
+#      the passes above they would sign the run out halfway, and in one pass each other.
+# The sign-in and coach rate limits are off: thousands of requests from one address would
+# otherwise be answered 429, which counts as accepted and leaves the logic untested (the API
+# test suite covers the limits themselves).
 #
 #   bash tests/contract/run.sh            # builds the service (debug) first
 # Environment: DISCOVERY_API=<path> skips the build; CONTRACT_EXAMPLES (default 100) examples
@@ -51,6 +60,9 @@ PUBLIC_BASE_URL="$base" \
 AUTH_DEV_LOGIN=true \
 LLM_PROVIDER=offline \
 ADMIN_EMAILS=contract-admin@example.org \
+RATE_LIMIT_SIGN_IN_PER_MINUTE=0 \
+RATE_LIMIT_REFLECT_PER_MINUTE=0 \
+RATE_LIMIT_COMPLETE_PER_MINUTE=0 \
 WEB_DIR="$root/web" \
 RUST_LOG="${RUST_LOG:-warn}" \
   "$DISCOVERY_API" --dev >"$work/server.log" 2>&1 &
@@ -67,36 +79,66 @@ field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]
 
 # The operations that end the credential they are called with.
 ending=(
-  --include-name "POST /api/auth/logout"
-  --include-name "DELETE /api/me/sessions/{id}"
-  --include-name "DELETE /api/me"
+  "POST /api/auth/logout"
+  "DELETE /api/me/sessions/{id}"
+  "DELETE /api/me"
+  "POST /api/auth/refresh"
 )
-ending_excluded=(
-  --exclude-name "POST /api/auth/logout"
-  --exclude-name "DELETE /api/me/sessions/{id}"
-  --exclude-name "DELETE /api/me"
-)
+not_ending=()
+for name in "${ending[@]}"; do not_ending+=(--exclude-name "$name"); done
 
+# One pass: a title, the security scheme and credential it signs in with (or "-" for none), then
+# st's own options. Its configuration is schemathesis.toml with that credential appended, and
+# then $pass_toml when the call sets it (`pass_toml=... fuzz ...`).
 fuzz() {
-  local name="$1"; shift
-  printf '\n--- contract pass: %s\n' "$name"
+  local title="$1" scheme="$2" credential="$3"; shift 3
+  printf '\n--- contract pass: %s\n' "$title"
+  local config="$work/pass-$((++passes)).toml"
+  cp "$here/schemathesis.toml" "$config"
+  case "$scheme" in
+    -) ;;
+    api_key) printf '\n[auth.openapi.api_key]\napi_key = "${CONTRACT_CREDENTIAL}"\n' >>"$config" ;;
+    bearer) printf '\n[auth.openapi.bearer]\nbearer = "${CONTRACT_CREDENTIAL}"\n' >>"$config" ;;
+  esac
+  printf '\n%s\n' "${pass_toml:-}" >>"$config"
   # From the scratch directory: schemathesis keeps a cache in the working directory.
-  (cd "$work" && "$venv/bin/st" run "$base/openapi.json" \
+  (cd "$work" && CONTRACT_CREDENTIAL="$credential" "$venv/bin/st" --config-file "$config" \
+    run "$base/openapi.json" \
     --checks all \
     --max-examples "${CONTRACT_EXAMPLES:-100}" \
     --no-color \
     "$@")
 }
 
+passes=0
 status=0
-fuzz "bearer (admin, unlocked profile)" -H "Authorization: $(field bearer)" \
-  "${ending_excluded[@]}" || status=1
-# A key revoking itself would end this pass too; the throwaway pass below revokes keys' sessions
-# and DELETE /api/me/api-keys/{id} runs in pass 1 (with a Bearer token it cannot revoke itself).
-fuzz "personal API key (affirmed profile, check-ins)" -H "X-API-Key: $(field api_key)" \
-  "${ending_excluded[@]}" --exclude-name "DELETE /api/me/api-keys/{id}" || status=1
-fuzz "operations that end their own credential (throwaway person)" \
-  -H "Authorization: $(field throwaway)" "${ending[@]}" || status=1
+# Affirming locks the profile for good: here it would lock the profile that the edits and
+# reflection need halfway through; pass 2's person has affirmed already, so it runs there.
+fuzz "admin (Bearer; unlocked profile, completed conversation)" bearer "$(field admin)" \
+  "${not_ending[@]}" \
+  --exclude-name "POST /discovery/profile/me/affirm" || status=1
+# The check-in to answer is one of the person's own (none of the document's links leads to one;
+# the admin of pass 1 has none: check-ins need an affirmed profile).
+pass_toml="$(printf '[[operations]]\ninclude-name = "POST /coaching/checkins/{id}/response"\nparameters = { id = "%s" }' "$(field checkin)")" \
+fuzz "person (API key; affirmed profile, check-ins)" api_key "$(field api_key)" \
+  "${not_ending[@]}" \
+  --exclude-name "DELETE /api/me/api-keys/{id}" \
+  --exclude-name "GET /api/admin/activity" \
+  --exclude-name "POST /coaching/run" || status=1
+# Completing the conversation would end the drafting halfway; completion runs in passes 1-2 and
+# in seed.py.
+fuzz "drafter (Bearer; conversation under way)" bearer "$(field drafter)" \
+  --include-path-regex '^/discovery/(conversation|prompts)' \
+  --exclude-name "POST /discovery/conversation/me/complete" || status=1
+fuzz "sign-out (its own person)" - "" -H "Authorization: Bearer $(field sign_out)" \
+  --include-name "POST /api/auth/logout" || status=1
+fuzz "revoking a session (its own person, two sessions)" bearer "$(field sessions)" \
+  --include-name "GET /api/me/sessions" --include-name "DELETE /api/me/sessions/{id}" || status=1
+fuzz "deleting one's account (its own person)" bearer "$(field deleted)" \
+  --include-name "DELETE /api/me" || status=1
+fuzz "rotating the refresh token (its own person)" - "" \
+  -H "Cookie: ds_refresh=$(field refresh)" -H "Origin: $base" \
+  --include-name "POST /api/auth/refresh" || status=1
 
 if grep -q ' ERROR ' "$work/server.log"; then
   echo "the service logged errors during contract fuzzing:"; grep ' ERROR ' "$work/server.log" | head -20

@@ -2,12 +2,19 @@
 
     python3 seed.py http://127.0.0.1:PORT
 
-- "bearer": an admin with a discovered, unlocked profile, preferences and logged time (a Bearer
-  access token), so edits, reflection, work patterns and the admin routes reach their logic;
-- "api_key": a person with an affirmed profile, check-ins and logged time, acting through a
-  personal API key, so check-in responses and the locked-profile answers are exercised;
-- "throwaway": a third person for the operations that end the credential they are called with
-  (sign-out, revoking one's own session, deleting one's account).
+- "admin": a Bearer access token of an admin with a discovered, unlocked profile, preferences,
+  logged time (one entry's external id is `batch`, which DELETE /integration/task-mappings/batch
+  deletes), so edits, reflection, work patterns and the admin routes reach their logic;
+- "api_key": a personal API key of a person with an affirmed profile, check-ins and logged time,
+  so the locked-profile answers are exercised, and "checkin": the id of one of their check-ins,
+  not yet answered, for POST /coaching/checkins/{id}/response;
+- "drafter": a Bearer access token of a person whose conversation is under way (two steps
+  answered), so the answers reach their logic rather than 409 conversation_completed;
+- "sign_out", "sessions", "deleted": Bearer access tokens of three more people, one for each
+  operation that ends the credential it is called with (sign-out, revoking a session, deleting
+  one's account), so that one of them ending its credential leaves the others' intact;
+  "sessions" has a second session to revoke;
+- "refresh": the `ds_refresh` cookie of one more person, for POST /api/auth/refresh.
 """
 
 import json
@@ -41,12 +48,24 @@ def call(method, path, body=None, headers=None):
         return response.headers, (json.loads(raw) if raw else None)
 
 
-def sign_in(email):
+def cookies_of(email):
+    """Signs in (a new session each time) and answers the cookies set, by name."""
     headers, _ = call("POST", "/api/auth/dev-login", {"email": email})
+    cookies = {}
     for cookie in headers.get_all("Set-Cookie"):
-        if cookie.startswith("ds_access="):
-            return {"Authorization": "Bearer " + cookie.split(";")[0].split("=", 1)[1]}
-    raise SystemExit("dev login set no access cookie")
+        name, value = cookie.split(";")[0].split("=", 1)
+        cookies[name] = value
+    if "ds_access" not in cookies or "ds_refresh" not in cookies:
+        raise SystemExit("dev login did not set the session cookies")
+    return cookies
+
+
+def sign_in(email):
+    return {"Authorization": "Bearer " + cookies_of(email)["ds_access"]}
+
+
+def token(auth):
+    return auth["Authorization"].removeprefix("Bearer ")
 
 
 def discover(auth):
@@ -68,6 +87,7 @@ def log_time(auth, prefix):
         }
         for i in range(24)
     ]
+    items[0]["external_task_id"] = "batch"
     call("POST", "/integration/task-mappings/batch", {"items": items}, auth)
 
 
@@ -83,16 +103,28 @@ def main():
     log_time(person, "person")
     call("POST", "/discovery/profile/me/affirm", headers=person)
     for _ in range(3):
-        call("POST", "/coaching/checkins", headers=person)
+        _, checkin = call("POST", "/coaching/checkins", headers=person)
     _, key = call("POST", "/api/me/api-keys", {"name": "contract fuzzing"}, person)
 
-    throwaway = sign_in("contract-throwaway@example.org")
+    drafter = sign_in("contract-drafter@example.org")
+    call("POST", "/discovery/conversation", headers=drafter)
+    for step, text in enumerate(ANSWERS[:2], start=1):
+        call("PUT", f"/discovery/conversation/me/answers/{step}", {"text": text}, drafter)
+
+    sessions = sign_in("contract-sessions@example.org")
+    cookies_of("contract-sessions@example.org")
+
     print(
         json.dumps(
             {
-                "bearer": admin["Authorization"],
+                "admin": token(admin),
                 "api_key": key["key"],
-                "throwaway": throwaway["Authorization"],
+                "checkin": checkin["id"],
+                "drafter": token(drafter),
+                "sign_out": token(sign_in("contract-sign-out@example.org")),
+                "sessions": token(sessions),
+                "deleted": token(sign_in("contract-deleted@example.org")),
+                "refresh": cookies_of("contract-refresh@example.org")["ds_refresh"],
             }
         )
     )

@@ -64,7 +64,8 @@ impl<T: DeserializeOwned + 'static, const LIMIT: usize> FromRequest for ApiJson<
     }
 }
 
-/// Syntax first (400), then shape (422, with the path of the offending field).
+/// Syntax first (400), then shape (422, with the path of the offending field). Every body of the
+/// contract is a JSON object: serde would also read a struct from an array, by field order.
 fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
         ApiError::InvalidJson(format!(
@@ -72,6 +73,9 @@ fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             strip_position(&e.to_string())
         ))
     })?;
+    if !value.is_object() {
+        return Err(ApiError::invalid("body", "must be a JSON object"));
+    }
     from_value(value, "")
 }
 

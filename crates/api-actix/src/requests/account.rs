@@ -155,7 +155,11 @@ impl IntoParams for AdminActivityQuery {
             .schema_type(Type::String)
             .format(Some(SchemaFormat::KnownFormat(KnownFormat::Uuid)));
         vec![
-            rules::query_param("user_id", Some("Only this person's activity."), uuid),
+            rules::query_param(
+                "user_id",
+                Some("Only this person's activity; empty means everyone's."),
+                rules::or_empty(uuid),
+            ),
             rules::query_param("limit", None, rules::page_limit()),
             rules::query_param("before", None, rules::cursor()),
         ]

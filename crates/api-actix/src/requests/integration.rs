@@ -70,8 +70,10 @@ impl TaskMappingRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaskMappingBatchRequest {
+    /// Read as JSON objects, then each as a [`TaskMappingRequest`] naming its index: serde
+    /// would also read an item from an array, by field order.
     #[schema(schema_with = batch_items)]
-    pub items: Vec<TaskMappingRequest>,
+    pub items: Vec<serde_json::Map<String, serde_json::Value>>,
 }
 
 fn batch_items() -> ArrayBuilder {
@@ -98,7 +100,14 @@ impl TaskMappingBatchRequest {
         self.items
             .into_iter()
             .enumerate()
-            .map(|(index, item)| item.into_input(&format!("items[{index}].")))
+            .map(|(index, item)| {
+                let at = format!("items[{index}].");
+                crate::extract::from_value::<TaskMappingRequest>(
+                    serde_json::Value::Object(item),
+                    &at,
+                )?
+                .into_input(&at)
+            })
             .collect()
     }
 }
@@ -254,6 +263,15 @@ mod tests {
                 "external_task_id must not be blank"
             )]
         );
+    }
+
+    #[test]
+    fn an_item_sent_as_an_array_is_refused_naming_its_index() {
+        let positional = json!(["t", null, "love", 5, "2026-11-22T10:00:00Z"]);
+        let Err(ApiError::Validation(errors)) = batch(json!([item(json!(1)), positional])) else {
+            panic!("expected a validation error");
+        };
+        assert_eq!(errors[0].field, "items[1]");
     }
 
     #[test]

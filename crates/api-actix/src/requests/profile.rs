@@ -90,7 +90,10 @@ impl ProfileEditRequest {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReflectRequest {
+    /// `null` is refused (the document allows only `true`), not read as "not sent".
+    #[serde(default, deserialize_with = "present")]
     pub opener: Option<bool>,
+    #[serde(default, deserialize_with = "present")]
     pub message: Option<String>,
 }
 
@@ -248,6 +251,21 @@ mod tests {
                 (EditableField::NearTermGoalSummary, None),
             ]
         );
+    }
+
+    #[test]
+    fn a_null_opener_or_message_is_refused_not_read_as_absent() {
+        for body in [
+            json!({"opener": null, "message": "hi"}),
+            json!({"opener": true, "message": null}),
+        ] {
+            assert!(
+                crate::extract::from_value::<ReflectRequest>(body.clone(), "").is_err(),
+                "{body}"
+            );
+        }
+        let message = crate::extract::from_value::<ReflectRequest>(json!({"message": "hi"}), "");
+        assert!(message.unwrap().turn().is_ok());
     }
 
     #[test]

@@ -14,6 +14,15 @@ macro_rules! refused_chars {
     };
 }
 
+/// White space as the server reads it (Rust's `char::is_whitespace`, which `trim` uses), spelled
+/// out: the regex flavour of JSON Schema (ECMA-262) reads `\s` otherwise (it takes U+FEFF and
+/// leaves U+0085 out), so a document saying `\s` would refuse and allow the wrong characters.
+macro_rules! white_space {
+    () => {
+        "\\u0009-\\u000D\\u0020\\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000"
+    };
+}
+
 /// Text as `domain::text::Text` takes it: none of the refused characters.
 pub const TEXT: &str = concat!("^[^", refused_chars!(), "]*$");
 /// As [`TEXT`], and not blank: at least one character that is not white space.
@@ -22,15 +31,18 @@ pub const NON_BLANK: &str = concat!(
     refused_chars!(),
     "]*[^",
     refused_chars!(),
-    "\\s][^",
+    white_space!(),
+    "][^",
     refused_chars!(),
     "]*$"
 );
 /// An e-mail address as `domain::account::Email` takes it (one `@`, no white space).
 pub const EMAIL: &str = concat!(
-    "^[^\\s@",
+    "^[^@",
+    white_space!(),
     refused_chars!(),
-    "]+@[^\\s@",
+    "]+@[^@",
+    white_space!(),
     refused_chars!(),
     "]+$"
 );
@@ -114,6 +126,20 @@ pub fn days(max_days: u16) -> Object {
     integer(KnownFormat::Int64, 1, i64::from(max_days))
 }
 
+/// `schema`, or `""` for "not given" (as a form with an empty field sends it).
+#[must_use]
+pub fn or_empty(schema: impl Into<RefOr<Schema>>) -> Schema {
+    let empty = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .max_length(Some(0));
+    Schema::OneOf(
+        utoipa::openapi::schema::OneOfBuilder::new()
+            .item(schema)
+            .item(empty)
+            .build(),
+    )
+}
+
 /// One of `values`, as a string enum (for query strings, where `""` may mean "any").
 #[must_use]
 pub fn one_of_strings<'a>(values: impl IntoIterator<Item = &'a str>) -> Schema {
@@ -159,10 +185,10 @@ pub fn path_param(name: &str, description: &str, schema: impl Into<RefOr<Schema>
 mod tests {
     use super::*;
 
-    /// Reads the class body of [`refused_chars!`] (`\\uXXXX` and `\\uXXXX-\\uXXXX` items) back
-    /// into the code points it names.
-    fn refused_by_pattern() -> Vec<u32> {
-        let class = refused_chars!().replace("-\\u", "-").replace("\\u", " ");
+    /// Reads a class body (`\\uXXXX` and `\\uXXXX-\\uXXXX` items) back into the code points it
+    /// names.
+    fn code_points(class: &str) -> Vec<u32> {
+        let class = class.replace("-\\u", "-").replace("\\u", " ");
         let mut refused = Vec::new();
         for item in class.split_whitespace() {
             let hex = |h: &str| u32::from_str_radix(h, 16).unwrap();
@@ -176,7 +202,7 @@ mod tests {
 
     #[test]
     fn the_pattern_refuses_exactly_what_the_domain_refuses() {
-        let refused = refused_by_pattern();
+        let refused = code_points(refused_chars!());
         for code in 0..0x300_u32 {
             let c = char::from_u32(code).unwrap();
             assert_eq!(
@@ -188,8 +214,19 @@ mod tests {
     }
 
     #[test]
-    fn the_patterns_spell_the_class_the_document_always_had() {
+    fn white_space_is_exactly_what_the_server_trims() {
+        let spelled = code_points(white_space!());
+        for c in (0..=0x10FFFF_u32).filter_map(char::from_u32) {
+            assert_eq!(c.is_whitespace(), spelled.contains(&u32::from(c)), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn the_patterns_spell_the_classes_out() {
         assert_eq!(TEXT, "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F]*$");
-        assert!(NON_BLANK.contains("\\s]["));
+        for pattern in [NON_BLANK, EMAIL] {
+            assert!(!pattern.contains("\\s"), "{pattern}");
+            assert!(pattern.contains(white_space!()), "{pattern}");
+        }
     }
 }

@@ -203,3 +203,29 @@ async fn errors_never_leak_internals() {
         assert!(!text.contains(leak), "{leak} in {body}");
     }
 }
+
+#[tokio::test]
+async fn a_body_or_a_batch_item_sent_as_an_array_is_a_validation_error() {
+    let app = spawn_app().await;
+    let ada = app.dev_login("ada@example.org").await;
+    // serde would read a struct from an array by field order; the contract's bodies are objects.
+    for (path, body, field) in [
+        ("/api/me/api-keys", json!(["laptop"]), "body"),
+        ("/discovery/profile/me/reflect", json!([null, "hi"]), "body"),
+        (
+            "/integration/task-mappings/batch",
+            json!({"items": [["t", null, "love", 5, "2026-11-22T10:00:00Z"]]}),
+            "items[0]",
+        ),
+    ] {
+        let response = send(
+            app.with_bearer(&ada.access_jwt, Method::POST, path)
+                .json(&body),
+        )
+        .await;
+        let error = assert_error(response, 422, "validation_failed").await;
+        assert_eq!(error["error"]["details"][0]["field"], field, "{path}");
+    }
+    let keys = send(app.with_bearer(&ada.access_jwt, Method::GET, "/api/me/api-keys")).await;
+    assert_eq!(keys.json::<serde_json::Value>().await.unwrap(), json!([]));
+}
