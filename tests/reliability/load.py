@@ -13,8 +13,9 @@ Routes (LOAD_CONNECTIONS=64 connections, 2 wrk threads, LOAD_SECONDS=10 each):
 Raw baselines (the same SQL straight on the same database, each right after its route, while
 the service idles; the upserts and raw INSERTs are dated 30 days back, outside the read window):
   postgres  pgbench, a custom script: the same single-row INSERT INTO task_mapping, the same
-            14-day GROUP BY aggregate, and the same SELECT of the person's profile row, on
-            LOAD_DB_CONNECTIONS clients (the service's pool size)
+            14-day GROUP BY aggregate, and the same SELECT of the person's profile row, each as
+            a prepared statement (as the service sends them), on LOAD_DB_CONNECTIONS clients
+            (the service's pool size)
   sqlite    python3's sqlite3 module, one connection with the service's pragmas (SQLite has one
             writer): the same INSERT (autocommit), the same aggregate and the same profile
             SELECT, back to back
@@ -51,18 +52,18 @@ from common import (  # noqa: E402
 FOUNDATIONS = ["love", "strength", "mission", "vocation", "short_term", "long_term"]
 
 INSERT_PG = ("INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes, "
-             "occurred_at, created_at, updated_at) VALUES (gen_random_uuid()::text, ':uid', "
+             "occurred_at, created_at, updated_at) VALUES (gen_random_uuid()::text, :uid, "
              "'raw-' || gen_random_uuid()::text, 'bench', 'vocation', 25, "
              "(now() AT TIME ZONE 'UTC') - interval '30 days', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC');")
 ROLLUP_PG = ("SELECT CAST(occurred_at AS DATE) AS day, foundation, SUM(minutes) FROM task_mapping "
-             "WHERE user_id = ':uid' AND occurred_at > (now() AT TIME ZONE 'UTC') - interval '14 days' "
+             "WHERE user_id = :uid AND occurred_at > (now() AT TIME ZONE 'UTC') - interval '14 days' "
              "AND occurred_at <= now() AT TIME ZONE 'UTC' GROUP BY 1, 2;")
 INSERT_SQLITE = ("INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes, "
                  "occurred_at, created_at, updated_at) VALUES (?, ?, ?, 'bench', 'vocation', 25, ?, ?, ?)")
 ROLLUP_SQLITE = ("SELECT date(occurred_at) AS day, foundation, SUM(minutes) FROM task_mapping "
                  "WHERE user_id = ? AND occurred_at > ? AND occurred_at <= ? GROUP BY 1, 2")
 # The profile read: the row `GET /discovery/profile/me` loads (every column, by user).
-PROFILE_PG = "SELECT * FROM discovery_profile WHERE user_id = ':uid' LIMIT 1;"
+PROFILE_PG = "SELECT * FROM discovery_profile WHERE user_id = :uid LIMIT 1;"
 PROFILE_SQLITE = "SELECT * FROM discovery_profile WHERE user_id = ? LIMIT 1"
 SQLITE_PRAGMAS = ("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; "
                   "PRAGMA synchronous = NORMAL; PRAGMA mmap_size = 268435456;")
@@ -124,12 +125,16 @@ def wrk(url: str, seconds: int, conns: int, headers: list[str], script: Path | N
 
 
 def pgbench(url: str, sql: str, uid: str, seconds: int, clients: int, work: Path, tag: str) -> dict:
+    """Runs `sql` as a prepared statement (`-M prepared`, `:uid` its parameter), as the service
+    sends it: diesel prepares each statement once per connection, then only binds and executes
+    it. pgbench's default simple protocol parses and plans every statement again, a slower
+    baseline that would flatter the route."""
     script = work / f"{tag}.sql"
     script.write_text(sql + "\n")
     logdir = work / f"pgbench-{tag}"
     logdir.mkdir()
     out = subprocess.run(
-        ["pgbench", "-n", "-c", str(clients), "-j", str(min(2, clients)), "-T", str(seconds),
+        ["pgbench", "-n", "-M", "prepared", "-c", str(clients), "-j", str(min(2, clients)), "-T", str(seconds),
          "-f", str(script), "-D", f"uid={uid}", "-l", "--log-prefix", str(logdir / "log"), url],
         capture_output=True, text=True, timeout=seconds + 60)
     if out.returncode != 0:

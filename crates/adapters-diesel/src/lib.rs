@@ -19,6 +19,7 @@ mod group_commit;
 pub mod migrations;
 mod models;
 mod reachability;
+mod read_group;
 mod repos;
 pub mod schema;
 #[cfg(feature = "testing")]

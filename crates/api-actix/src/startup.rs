@@ -90,21 +90,24 @@ impl Application {
         );
         let language_model = language_model(&settings.llm_provider)?;
         let metered_model = MeteredModel::new(language_model.clone(), Arc::clone(&metrics));
+        // One repository for the three services, so that their profile reads share one queue
+        // (reads that arrive together share a statement: adapters-diesel `read_group.rs`).
+        let profile_repository = DieselProfileRepository::new(db.clone());
         let discovery = DiscoveryService::new(
             DieselConversationRepository::new(db.clone()),
-            DieselProfileRepository::new(db.clone()),
+            profile_repository.clone(),
             metered_model.clone(),
             SystemClock,
         );
         let profiles = ProfileService::new(
-            DieselProfileRepository::new(db.clone()),
+            profile_repository.clone(),
             DieselReflectionRepository::new(db.clone()),
             metered_model,
             DieselPreferencesRepository::new(db.clone()),
             SystemClock,
         );
         let coaching = CoachingService::new(
-            DieselProfileRepository::new(db.clone()),
+            profile_repository,
             DieselPreferencesRepository::new(db.clone()),
             DieselCheckInRepository::new(db.clone()),
             DieselTaskMappingRepository::new(db.clone()),

@@ -1,5 +1,8 @@
 //! [`ProfileRepository`] over diesel: profiles, their numbered revisions, and the atomic write
-//! that also stores reflection turns and completes the conversation.
+//! that also stores reflection turns and completes the conversation. Reads of a profile by its
+//! user that arrive together share one statement (see `Database::read_grouped`).
+
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use diesel::dsl::max;
@@ -13,33 +16,61 @@ use time::PrimitiveDateTime;
 
 use crate::connection::DbConnection;
 use crate::convert::{parse, to_db};
+use crate::database::Database;
 use crate::error::{StoreError, StoreResult};
 use crate::models::profile::{ProfileChanges, ProfileRow};
 use crate::models::reflection::ReflectionRow;
 use crate::models::revision::RevisionRow;
+use crate::read_group::ReadGroup;
 use crate::schema::{
     discovery_conversation, discovery_profile, profile_revision, reflection_message,
 };
 
-super::declare::repository!(
-    /// Profiles and their revisions.
-    DieselProfileRepository
-);
+/// Profiles and their revisions. Cheap to clone; the clones share one queue of reads.
+#[derive(Debug, Clone)]
+pub struct DieselProfileRepository {
+    db: Database,
+    /// Reads of a profile by its user that wait at the same time share one statement.
+    by_user: Arc<ReadGroup<String, ProfileRow>>,
+}
+
+impl DieselProfileRepository {
+    #[must_use]
+    pub fn new(db: Database) -> Self {
+        let by_user = db.read_group();
+        Self { db, by_user }
+    }
+}
+
+/// The profiles of the given users, each with its user (a user has at most one: `user_id` is
+/// unique). One statement: `user_id = ANY($1)` on PostgreSQL, `user_id IN (?, …)` on SQLite,
+/// both through the unique index.
+fn profiles_of(
+    conn: &mut DbConnection,
+    users: &[String],
+) -> StoreResult<Vec<(String, ProfileRow)>> {
+    let rows = discovery_profile::table
+        .filter(discovery_profile::user_id.eq_any(users))
+        .select(ProfileRow::as_select())
+        .load::<ProfileRow>(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|row| (row.user_id.clone(), row))
+        .collect())
+}
 
 #[async_trait]
 impl ProfileRepository for DieselProfileRepository {
     async fn get(&self, user: UserId) -> Result<Option<Profile>, RepoError> {
-        let user = user.to_string();
-        self.db
-            .run("loading a profile", move |conn| {
-                let row = discovery_profile::table
-                    .filter(discovery_profile::user_id.eq(user))
-                    .select(ProfileRow::as_select())
-                    .first(conn)
-                    .optional()?;
-                Ok(row.map(Profile::try_from).transpose()?)
-            })
-            .await
+        const CONTEXT: &str = "loading a profile";
+        let row = self
+            .db
+            .read_grouped(CONTEXT, &self.by_user, user.to_string(), profiles_of)
+            .await?;
+        // Converted here, by each caller, as a lone read converted its row before.
+        row.map(Profile::try_from)
+            .transpose()
+            .map_err(|e| RepoError::Unexpected(e.context(CONTEXT)))
     }
 
     async fn write(&self, write: ProfileWrite) -> Result<Option<Revision>, RepoError> {

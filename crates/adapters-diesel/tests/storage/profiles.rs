@@ -316,3 +316,57 @@ dual_test!(
         assert_eq!(affirmed.affirmed_at, Some(T0 + Duration::hours(1)));
     }
 );
+
+dual_test!(
+    many_reads_at_once_each_get_their_own_profile_and_see_the_latest_write,
+    |db| {
+        let repo = DieselProfileRepository::new(db.clone());
+        let mut people = Vec::new();
+        for n in 0..24 {
+            let u = user(&db, &format!("p{n}@example.org")).await;
+            // Every fourth person has no profile.
+            let profile = if n % 4 == 3 {
+                None
+            } else {
+                let w = first_write(u.id, T0 + Duration::seconds(n));
+                repo.write(w.clone()).await.unwrap();
+                Some(w.profile)
+            };
+            people.push((u.id, profile));
+        }
+        // Reads from many tasks at once (so they queue and share statements), each person
+        // read several times over, through clones of the repository.
+        let reads: Vec<_> = (0..240)
+            .map(|i| {
+                let (id, want) = people[(i * 7) % people.len()].clone();
+                let repo = repo.clone();
+                tokio::spawn(async move { (repo.get(id).await.unwrap(), want) })
+            })
+            .collect();
+        for read in reads {
+            let (got, want) = read.await.unwrap();
+            assert_eq!(got, want);
+        }
+        // A read asked after a write returns sees it, also while other reads are queued.
+        let (id, Some(profile)) = people[0].clone() else {
+            unreachable!()
+        };
+        let e = edit(
+            &profile,
+            EditableField::LoveSummary,
+            Some("Gardening."),
+            T0 + Duration::hours(1),
+        );
+        let busy: Vec<_> = (0..40)
+            .map(|i| {
+                let (other, repo) = (people[1 + i % 20].0, repo.clone());
+                tokio::spawn(async move { repo.get(other).await.unwrap() })
+            })
+            .collect();
+        repo.write(e.clone()).await.unwrap();
+        assert_eq!(repo.get(id).await.unwrap(), Some(e.profile));
+        for read in busy {
+            read.await.unwrap();
+        }
+    }
+);
