@@ -49,6 +49,27 @@ test('a failed sign-in is explained in words', async () => {
   await shot(page, 'login');
 });
 
+test('a redirect that the URL parser would turn into another origin is refused', async () => {
+  // `%09` is a tab: the parser strips it, which would leave `//evil.example`. A fresh context,
+  // so the journey's own sign-in below starts signed out.
+  const other = await browser.newContext();
+  const p = await other.newPage();
+  watch(p);
+  for (const redirect of ['%2F%09%2Fevil.example', '%2F%5C%5Cevil.example', 'https%3A%2F%2Fevil.example']) {
+    await p.goto(`${BASE}/login?redirect=${redirect}`);
+    await p.locator('#dev').waitFor({ state: 'visible' });
+    await p.fill('#dev-email', 'redirect-probe@example.org');
+    await Promise.all([p.waitForURL(`${BASE}/`), p.click('#dev-form button[type="submit"]')]);
+    assert.equal(new URL(p.url()).origin, new URL(BASE).origin, redirect);
+  }
+  // A same-origin path is kept.
+  await p.goto(`${BASE}/login?redirect=%2Fprofile.html`);
+  await p.locator('#dev').waitFor({ state: 'visible' });
+  await p.fill('#dev-email', 'redirect-probe@example.org');
+  await Promise.all([p.waitForURL(`${BASE}/profile.html`), p.click('#dev-form button[type="submit"]')]);
+  await other.close();
+});
+
 test('dev login signs in and lands on the home page', async () => {
   await devLogin(page);
   await page.locator('#greeting', { hasText: EMAIL }).waitFor();
@@ -92,11 +113,21 @@ test('the seven prompts, one at a time, resuming where the person left off', asy
 test('the profile shows type and triad and its fields edit in place', async () => {
   await page.locator('#triad').waitFor();
   assert.match(await page.locator('#triad').textContent(), /triad/);
+  // Each field shows the person's own words it rests on, with the prompt they answered; the
+  // markup quoted from the first answer stays text.
+  const love = page.locator('#provenance-love_summary');
+  await love.locator('.provenance-title', { hasText: 'From your words' }).waitFor();
+  await love.locator('q', { hasText: 'long walks with my daughter' }).waitFor();
+  assert.match(await love.textContent(), /your answer to “.+”/);
+  await page.locator('#provenance-near_term_goal_summary q', { hasText: 'Publish the course' }).waitFor();
+  assert.equal(await page.locator('#fields img').count(), 0);
   await page.click('button[aria-label="Edit Your mission"]');
   await page.fill('#edit-mission_summary', 'To help small teams build software that lasts, and to enjoy it.');
   await page.click('#field-mission_summary button[type="submit"]');
   await page.locator('#field-mission_summary p.value', { hasText: 'and to enjoy it.' }).waitFor();
   await page.locator('#revisions li', { hasText: 'Edited by you' }).waitFor();
+  // A field the person wrote rests on no quote: it says so.
+  await page.locator('#provenance-mission_summary', { hasText: 'Written by you.' }).waitFor();
 });
 
 test('reflection: the opener, a turn, and the history with a diff', async () => {
@@ -175,7 +206,14 @@ test('account: a personal API key is shown once; another session is revoked', as
   await page.click('#key-form button[type="submit"]');
   apiKey = (await page.locator('#new-key-value').textContent()).trim();
   assert.ok(apiKey.length > 20);
-  await page.locator('#keys li.api-key', { hasText: 'Time tracker' }).waitFor();
+  const listed = page.locator('#keys li.api-key', { hasText: 'Time tracker' });
+  await listed.waitFor();
+  // Only what was ticked (integration, the default) and the chosen expiry (90 days).
+  assert.equal((await listed.locator('.key-scopes').textContent()).trim(), 'May: integration');
+  assert.match(await listed.textContent(), /expires/);
+  const profileWithKey = await fetch(`${BASE}/discovery/profile/me`, { headers: { 'X-API-Key': apiKey } });
+  assert.equal(profileWithKey.status, 403);
+  assert.equal((await profileWithKey.json()).error.code, 'insufficient_scope');
 
   await page.locator('#sessions li.session').nth(1).waitFor();
   const sessions = page.locator('#sessions li.session[data-current="false"]');

@@ -2,19 +2,27 @@
 
     python3 seed.py http://127.0.0.1:PORT
 
-- "admin": a Bearer access token of an admin with a discovered, unlocked profile, preferences,
-  logged time (one entry's external id is `batch`, which DELETE /integration/task-mappings/batch
-  deletes), so edits, reflection, work patterns and the admin routes reach their logic;
-- "api_key": a personal API key of a person with an affirmed profile, check-ins and logged time,
-  so the locked-profile answers are exercised, and "checkin": the id of one of their check-ins,
-  not yet answered, for POST /coaching/checkins/{id}/response;
-- "drafter": a Bearer access token of a person whose conversation is under way (two steps
-  answered), so the answers reach their logic rather than 409 conversation_completed;
-- "sign_out", "sessions", "deleted": Bearer access tokens of three more people, one for each
-  operation that ends the credential it is called with (sign-out, revoking a session, deleting
-  one's account), so that one of them ending its credential leaves the others' intact;
-  "sessions" has a second session to revoke;
+Every value printed is an access token (the `ds_access` JWT; run.sh sends it as a Bearer token or
+as the session cookie, as the pass needs), a personal API key, or an id:
+
+- "person": a person with a discovered, unlocked profile, preferences, logged time (one entry's
+  external id is `batch`, which DELETE /integration/task-mappings/batch deletes) and a reflection,
+  so edits, reflection and work patterns reach their logic; run.sh uses the token both as a
+  Bearer token and as the session cookie (API keys, export);
+- "affirmed": a person with an affirmed profile, check-ins and logged time, so the locked-profile
+  answers are exercised; "api_key": a personal API key of theirs with all three scopes
+  (created through their session cookie, the only credential that may mint one), and "checkin":
+  the id of one of their check-ins, not yet answered, for POST /coaching/checkins/{id}/response;
+- "drafter": a person whose conversation is under way (two steps answered), so the answers reach
+  their logic rather than 409 conversation_completed;
+- "sign_out", "sessions", "deleted": three more people, one for each operation that ends the
+  credential it is called with (sign-out, revoking a session, deleting one's account), so that
+  one of them ending its credential leaves the others' intact; "sessions" has a second session
+  to revoke;
 - "refresh": the `ds_refresh` cookie of one more person, for POST /api/auth/refresh.
+
+No one here is an admin: dev login never makes one (API.md, "Least privilege"); the admin
+operations run with the operator key (`API_KEY`, set by run.sh).
 """
 
 import json
@@ -61,11 +69,17 @@ def cookies_of(email):
 
 
 def sign_in(email):
-    return {"Authorization": "Bearer " + cookies_of(email)["ds_access"]}
+    """Signs in; answers the access token (the `ds_access` cookie's value)."""
+    return cookies_of(email)["ds_access"]
 
 
-def token(auth):
-    return auth["Authorization"].removeprefix("Bearer ")
+def bearer(token):
+    return {"Authorization": "Bearer " + token}
+
+
+def session(token):
+    """The session cookie (`call` always sends the service's Origin, which unsafe methods need)."""
+    return {"Cookie": "ds_access=" + token}
 
 
 def discover(auth):
@@ -92,38 +106,44 @@ def log_time(auth, prefix):
 
 
 def main():
-    admin = sign_in("contract-admin@example.org")
-    discover(admin)
-    call("GET", "/coaching/preferences", headers=admin)
-    log_time(admin, "admin")
-    call("POST", "/discovery/profile/me/reflect", {"opener": True}, admin)
-
     person = sign_in("contract-person@example.org")
-    discover(person)
-    log_time(person, "person")
-    call("POST", "/discovery/profile/me/affirm", headers=person)
+    discover(bearer(person))
+    call("GET", "/coaching/preferences", headers=bearer(person))
+    log_time(bearer(person), "person")
+    call("POST", "/discovery/profile/me/reflect", {"opener": True}, bearer(person))
+
+    affirmed = sign_in("contract-affirmed@example.org")
+    discover(bearer(affirmed))
+    log_time(bearer(affirmed), "affirmed")
+    call("POST", "/discovery/profile/me/affirm", headers=bearer(affirmed))
     for _ in range(3):
-        _, checkin = call("POST", "/coaching/checkins", headers=person)
-    _, key = call("POST", "/api/me/api-keys", {"name": "contract fuzzing"}, person)
+        _, checkin = call("POST", "/coaching/checkins", headers=bearer(affirmed))
+    _, key = call(
+        "POST",
+        "/api/me/api-keys",
+        {"name": "contract fuzzing", "scopes": ["integration", "profile:read", "coaching"]},
+        session(affirmed),
+    )
 
     drafter = sign_in("contract-drafter@example.org")
-    call("POST", "/discovery/conversation", headers=drafter)
+    call("POST", "/discovery/conversation", headers=bearer(drafter))
     for step, text in enumerate(ANSWERS[:2], start=1):
-        call("PUT", f"/discovery/conversation/me/answers/{step}", {"text": text}, drafter)
+        call("PUT", f"/discovery/conversation/me/answers/{step}", {"text": text}, bearer(drafter))
 
     sessions = sign_in("contract-sessions@example.org")
-    cookies_of("contract-sessions@example.org")
+    sign_in("contract-sessions@example.org")
 
     print(
         json.dumps(
             {
-                "admin": token(admin),
+                "person": person,
+                "affirmed": affirmed,
                 "api_key": key["key"],
                 "checkin": checkin["id"],
-                "drafter": token(drafter),
-                "sign_out": token(sign_in("contract-sign-out@example.org")),
-                "sessions": token(sessions),
-                "deleted": token(sign_in("contract-deleted@example.org")),
+                "drafter": drafter,
+                "sign_out": sign_in("contract-sign-out@example.org"),
+                "sessions": sessions,
+                "deleted": sign_in("contract-deleted@example.org"),
                 "refresh": cookies_of("contract-refresh@example.org")["ds_refresh"],
             }
         )

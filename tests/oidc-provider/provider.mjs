@@ -8,6 +8,8 @@
 //   REDIRECT_URI   its only redirect URI             (default http://127.0.0.1:8011/api/auth/callback)
 //   CONFORM_ID_TOKEN_CLAIMS=true   keep e-mail and name out of the ID token (user info only),
 //                                  as a strictly conforming provider does
+//   ID_TOKEN_ALG=HS256             sign the client's ID tokens with this algorithm (HS256 uses the
+//                                  client secret: a provider an attacker configured, for tests)
 //   EXIT_ON_STDIN_EOF=1            exit when stdin closes, so a test's provider dies with the test
 //
 // Prints one line `READY <issuer-url>` on stdout once it accepts connections.
@@ -22,6 +24,7 @@ const clientId = process.env.CLIENT_ID || 'discovery-local';
 const clientSecret = process.env.CLIENT_SECRET || 'discovery-local-secret';
 const redirectUri = process.env.REDIRECT_URI || 'http://127.0.0.1:8011/api/auth/callback';
 const conformIdTokenClaims = process.env.CONFORM_ID_TOKEN_CLAIMS === 'true';
+const idTokenAlg = process.env.ID_TOKEN_ALG || '';
 
 // A fresh signing key per start (instead of the library's fixed development keys), so a restart
 // looks like a key rotation to clients.
@@ -63,8 +66,10 @@ const configuration = {
       redirect_uris: [redirectUri],
       grant_types: ['authorization_code'],
       response_types: ['code'],
+      ...(idTokenAlg ? { id_token_signed_response_alg: idTokenAlg } : {}),
     },
   ],
+  ...(idTokenAlg ? { enabledJWA: { idTokenSigningAlgValues: ['RS256', idTokenAlg] } } : {}),
   pkce: { required: () => true },
   features: { devInteractions: { enabled: true } },
   // true (the library default) would put email and name only into the user info.

@@ -63,7 +63,8 @@ async function loadKeys() {
     });
     return el('li', { class: 'row api-key', 'data-id': key.id },
       el('span', null, el('strong', { text: key.name }), ' ', el('code', { text: `${key.prefix}…` }), el('br'),
-        el('span', { class: 'muted', text: `Created ${when(key.created_at)} · ${key.last_used_at ? 'last used ' + when(key.last_used_at) : 'never used'}` })),
+        el('span', { class: 'key-scopes', text: `May: ${(key.scopes || []).join(', ')}` }), el('br'),
+        el('span', { class: 'muted', text: `Created ${when(key.created_at)} · ${key.expires_at ? 'expires ' + when(key.expires_at) : 'never expires'} · ${key.last_used_at ? 'last used ' + when(key.last_used_at) : 'never used'}` })),
       revoke);
   }) : el('li', { class: 'muted', text: 'No keys yet.' }));
 }
@@ -91,7 +92,15 @@ document.getElementById('key-form').addEventListener('submit', async (event) => 
   const button = event.submitter;
   if (button) button.disabled = true;
   try {
-    const created = await api.post('/api/me/api-keys', { name: input.value.trim() });
+    const scopes = [...document.querySelectorAll('#key-scopes input[name="scope"]:checked')].map((box) => box.value);
+    if (!scopes.length) {
+      notice('Choose at least one thing the key may do.', 'error');
+      return;
+    }
+    const expiry = document.getElementById('key-expiry').value;
+    const created = await api.post('/api/me/api-keys', {
+      name: input.value.trim(), scopes, expires_in_days: expiry ? Number(expiry) : null,
+    });
     input.value = '';
     fill(document.getElementById('new-key'), el('div', { class: 'notice', role: 'status' },
       el('p', null, el('strong', { text: `Your new key “${created.name}”.` }),

@@ -21,10 +21,23 @@ const ERRORS = {
 const params = new URLSearchParams(location.search);
 const redirect = localPath(params.get('redirect')) || '/';
 
+/**
+ * The redirect target as a path on this service, or null. Resolved with the URL parser, as the
+ * browser will resolve it: `/%09/evil.example` (a tab the parser strips) or `/\\evil.example`
+ * lands on another origin, so only a result on our own origin is kept, and only its path.
+ */
 function localPath(value) {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return null;
-  if (value.startsWith('/login')) return null;
-  return value;
+  if (!value || !value.startsWith('/')) return null;
+  let target;
+  try {
+    target = new URL(value, location.origin);
+  } catch {
+    return null;
+  }
+  if (target.origin !== location.origin) return null;
+  const path = target.pathname + target.search + target.hash;
+  if (!path.startsWith('/') || path.startsWith('//') || path.startsWith('/login')) return null;
+  return path;
 }
 
 const code = params.get('error');

@@ -1,5 +1,6 @@
-// The profile: type and triad, the seven fields editable in place (PATCH with If-Match), affirm
-// (lock) after a confirmation, reflection with the coach, and the revision history with diffs.
+// The profile: type and triad, the seven fields editable in place (PATCH with If-Match), each with
+// the person's own words it rests on ("From your words"), affirm (lock) after a confirmation,
+// reflection with the coach, and the revision history with diffs.
 import { api, ApiError } from './api.js';
 import { el, fill, initPage, notice, explain, when, FIELDS, FIELD_TITLES } from './ui.js';
 
@@ -8,6 +9,10 @@ initPage();
 const TRIADS = { gut: 'Gut (instinct)', heart: 'Heart (feeling)', head: 'Head (thinking)' };
 const ORIGINS = { extraction: 'Drawn from your answers', reflection: 'Revised in reflection', manual_edit: 'Edited by you' };
 let profile = null;
+/** Step number → the prompt's title, for naming where a quote comes from. */
+let stepTitles = {};
+/** Field → the origin of the last revision that changed it (known once the history loaded). */
+let lastChange = {};
 
 function lockedMessage() {
   return 'Your profile is affirmed, so it is locked: it can no longer be edited or revised in reflection.';
@@ -33,7 +38,8 @@ function renderField(field) {
   const value = profile[field];
   const box = el('div', { class: 'field', id: `field-${field}` },
     el('h2', { text: FIELD_TITLES[field] }),
-    el('p', { class: value ? 'value' : 'value muted', text: value || 'Nothing stated.' }));
+    el('p', { class: value ? 'value' : 'value muted', text: value || 'Nothing stated.' }),
+    renderProvenance(field));
   if (!profile.locked) {
     box.append(el('button', {
       type: 'button', class: 'secondary', 'aria-label': `Edit ${FIELD_TITLES[field]}`,
@@ -41,6 +47,52 @@ function renderField(field) {
     }));
   }
   return box;
+}
+
+/** Where a quote comes from: the prompt it answered, or the reflection. */
+function quotedFrom(source) {
+  if (source.step) {
+    const title = stepTitles[source.step];
+    return title ? `your answer to “${title}”` : `your answer to step ${source.step}`;
+  }
+  return 'what you told the coach';
+}
+
+/** The person's own words a field rests on; a field they wrote by hand says so. */
+function renderProvenance(field) {
+  const id = `provenance-${field}`;
+  const sources = (profile.sources && profile.sources[field]) || [];
+  if (sources.length) {
+    return el('div', { class: 'provenance', id },
+      el('p', { class: 'provenance-title', text: 'From your words' }),
+      el('ul', { class: 'plain' }, sources.map((source) => el('li', null,
+        el('q', { text: source.quote }), el('span', { class: 'muted', text: ` (${quotedFrom(source)})` })))));
+  }
+  if (!profile[field]) return el('div', { class: 'provenance', id });
+  const text = lastChange[field] === 'manual_edit' ? 'Written by you.'
+    : lastChange[field] ? 'No words of yours were found to back this text.' : '';
+  return el('div', { class: 'provenance', id }, text ? el('p', { class: 'muted', text }) : null);
+}
+
+function refreshProvenance() {
+  for (const field of FIELDS) {
+    const old = document.getElementById(`provenance-${field}`);
+    if (old) old.replaceWith(renderProvenance(field));
+  }
+}
+
+/** For each field, the origin of the last revision whose snapshot changed it. */
+function lastChanges(revisions) {
+  const changes = {};
+  revisions.forEach((revision, index) => {
+    const previous = index > 0 ? revisions[index - 1].snapshot : null;
+    for (const field of FIELDS) {
+      if (!previous || snapshotValue(previous, field) !== snapshotValue(revision.snapshot, field)) {
+        changes[field] = revision.origin;
+      }
+    }
+  });
+  return changes;
 }
 
 function editField(field, box) {
@@ -207,6 +259,8 @@ function diff(previous, current) {
 async function loadHistory() {
   const section = document.getElementById('history');
   const revisions = await api.get('/discovery/profile/me/revisions');
+  lastChange = lastChanges(revisions);
+  refreshProvenance();
   const items = revisions.slice().reverse().map((revision) => {
     const index = revisions.indexOf(revision);
     const previous = index > 0 ? revisions[index - 1].snapshot : null;
@@ -229,7 +283,9 @@ function renderAll() {
 
 async function load() {
   try {
-    profile = await api.get('/discovery/profile/me');
+    const [loaded, prompts] = await Promise.all([api.get('/discovery/profile/me'), api.get('/discovery/prompts')]);
+    profile = loaded;
+    stepTitles = Object.fromEntries(prompts.map((p) => [p.step, p.title]));
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
       fill(document.getElementById('summary'), el('div', { class: 'card' },

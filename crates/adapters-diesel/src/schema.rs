@@ -34,6 +34,8 @@ diesel::table! {
         created_at -> Timestamp,
         last_used_at -> Nullable<Timestamp>,
         revoked_at -> Nullable<Timestamp>,
+        scopes -> Text,
+        expires_at -> Nullable<Timestamp>,
     }
 }
 
@@ -103,6 +105,7 @@ diesel::table! {
         updated_at -> Timestamp,
         near_term_goal_summary -> Nullable<Text>,
         long_term_goal_summary -> Nullable<Text>,
+        sources -> Text,
     }
 }
 

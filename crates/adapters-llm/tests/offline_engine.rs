@@ -14,7 +14,9 @@ use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::ids::UserId;
 use domain::ports::{Coach, CoachRequest, Extractor};
 use domain::profile::{EditableField, Profile};
-use domain::reflection::{Author, CoachReplyDraft, ReflectionMessage, ReflectionTurn};
+use domain::reflection::{
+    Author, CoachReply, CoachReplyDraft, ReflectionMessage, ReflectionTurn, person_words,
+};
 use domain::text::MessageText;
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -72,6 +74,20 @@ fn request(profile: &Profile, style: CoachingStyle, turn: ReflectionTurn) -> Coa
 
 fn say(text: &str) -> ReflectionTurn {
     ReflectionTurn::Message(MessageText::new(text).unwrap())
+}
+
+/// Guards a reply as the service does: its quotes are checked against the person's turn.
+fn guard(draft: CoachReplyDraft, turn: &ReflectionTurn) -> CoachReply {
+    let said = match turn {
+        ReflectionTurn::Message(text) => Some(ReflectionMessage::new(
+            UserId::new(),
+            Author::Person,
+            text.as_str().to_owned(),
+            NOW,
+        )),
+        ReflectionTurn::Opener => None,
+    };
+    draft.guard(turn, &person_words(&[], said.as_ref()))
 }
 
 fn coach(profile: &Profile, style: CoachingStyle, turn: ReflectionTurn) -> CoachReplyDraft {
@@ -192,7 +208,10 @@ fn a_clear_drives_answer_gives_each_of_the_nine_types_and_its_triad() {
     for (expected, triad, drives) in cases {
         let draft = ExtractionDraft::parse(&extract(&input(drives))).unwrap();
         assert_eq!(
-            (draft.enneagram_type, draft.triad.as_str()),
+            (
+                draft.enneagram_type,
+                draft.triad.as_deref().unwrap_or_default()
+            ),
             (expected, triad),
             "{drives}\n{:#?}",
             ENGINE
@@ -226,7 +245,13 @@ fn ties_break_the_same_way_every_time_and_no_match_gives_the_documented_default(
     let decision = ENGINE.explain(&nothing);
     assert!(decision.defaulted);
     let draft = ENGINE.extraction_draft(&nothing).unwrap();
-    assert_eq!((draft.enneagram_type, draft.triad.as_str()), (5, "head"));
+    assert_eq!(
+        (
+            draft.enneagram_type,
+            draft.triad.as_deref().unwrap_or_default()
+        ),
+        (5, "head")
+    );
 }
 
 // --- extraction: summaries -------------------------------------------------------------------
@@ -387,7 +412,7 @@ fn every_coach_reply_parses_and_stays_within_the_caps() {
                 if let Some(note) = &draft.revision_note {
                     assert!(note.chars().count() <= 2_000);
                 }
-                let reply = draft.guard(&turn);
+                let reply = guard(draft, &turn);
                 if turn == ReflectionTurn::Opener {
                     assert!(reply.edit.is_empty());
                 }
@@ -461,7 +486,7 @@ fn odd_combinations_of_cues_and_scripts_never_break_the_coach() {
             assert!(r.field.parse::<EditableField>().is_ok());
             assert!(!r.value.trim().is_empty(), "{message:?}");
         }
-        let _ = draft.guard(&turn);
+        let _ = guard(draft, &turn);
     }
 }
 
@@ -529,8 +554,13 @@ fn explicit_corrections_become_revisions_in_the_persons_words() {
             let note = draft.revision_note.as_deref().unwrap();
             assert!(note.starts_with("You said: “"), "{note}");
             assert!(note.contains(message.trim_end_matches('.')), "{note}");
-            let reply = draft.guard(&say(message));
+            let reply = guard(draft, &say(message));
             assert_eq!(reply.edit.len(), 1);
+            assert_eq!(
+                reply.sources.get(field).len(),
+                1,
+                "the person's sentence, verified: {message}"
+            );
             assert!(reply.revision_note.is_some());
         }
     }

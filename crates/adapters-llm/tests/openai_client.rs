@@ -1,7 +1,8 @@
 //! The OpenAI-compatible client against a fake endpoint (wiremock): what it sends (the model, the
-//! messages, JSON mode, the key as a Bearer token and no field docs/llm.md does not list), what it
-//! makes of replies, timeouts, rate limits, refusals of JSON mode, and the domain's one retry
-//! through the real services.
+//! messages, the reply's JSON Schema, the key as a Bearer token and no field docs/llm.md does not
+//! list), what it makes of replies, timeouts, rate limits, the structured-output ladder down which
+//! it goes as servers refuse a `response_format`, and the domain's one retry through the real
+//! services.
 
 // A panic is the failure report here, helpers included (clippy.toml covers only #[test] bodies).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -9,7 +10,8 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use adapters_llm::openai::prompts;
+use adapters_llm::openai::schema::{self, ReplySchema};
+use adapters_llm::openai::{Rung, prompts};
 use adapters_llm::{LanguageModel, OfflineEngine, OpenAiClient, OpenAiConfig};
 use domain::clock::FixedClock;
 use domain::coaching::CoachingStyle;
@@ -85,10 +87,10 @@ fn input() -> ExtractionInput {
     }
 }
 
+/// The extractor's reply (v2 shape), with a goal for the long-term answer the person left empty.
 fn extraction_reply() -> String {
     json!({
         "enneagram_type": 5,
-        "triad": "head",
         "love_summary": "You love restoring old radios in your shed.",
         "strength_summary": "People bring you what nobody else can fix.",
         "mission_summary": "You want less electronic waste.",
@@ -96,7 +98,15 @@ fn extraction_reply() -> String {
         "overlap_narrative": "Repair ties it together.",
         "near_term_goal_summary": "Teach a repair class by June.",
         "long_term_goal_summary": "Open a repair school.",
-        "sources": {"love_summary": [1], "near_term_goal_summary": [6], "long_term_goal_summary": [7]}
+        "sources": {
+            "love_summary": [{"step": 1, "quote": "Restoring old radios"}],
+            "strength_summary": [],
+            "mission_summary": [],
+            "vocation_summary": [],
+            "overlap_narrative": [],
+            "near_term_goal_summary": [{"step": 6, "quote": "Teach a repair class by June"}],
+            "long_term_goal_summary": [{"step": 7, "quote": "Open a repair school"}]
+        }
     })
     .to_string()
 }
@@ -116,6 +126,7 @@ fn profile(user: UserId) -> Profile {
                 near_term_goal_summary: None,
                 long_term_goal_summary: Some(prose("Open a repair school.")),
             },
+            sources: Default::default(),
         },
         NOW,
     )
@@ -189,7 +200,7 @@ const DIALOGUE_FIELDS: &[&str] = &["author", "text"];
 // Happy paths and what is sent
 
 #[tokio::test]
-async fn an_extraction_sends_the_model_the_messages_and_json_mode_and_returns_the_reply() {
+async fn an_extraction_sends_the_model_the_messages_and_the_schema_and_returns_the_reply() {
     let server = MockServer::start().await;
     chat_route()
         .and(header("content-type", "application/json"))
@@ -204,7 +215,19 @@ async fn an_extraction_sends_the_model_the_messages_and_json_mode_and_returns_th
     let body = body_of(&requests[0]);
     assert_eq!(keys(&body), set(BODY_FIELDS));
     assert_eq!(body["model"], MODEL);
-    assert_eq!(body["response_format"], json!({"type": "json_object"}));
+    let sent_schema = schema::extraction(&input()).schema;
+    assert_eq!(
+        body["response_format"],
+        json!({
+            "type": "json_schema",
+            "json_schema": {"name": "discovery_profile", "strict": true, "schema": sent_schema}
+        })
+    );
+    assert_eq!(
+        sent_schema["properties"]["long_term_goal_summary"],
+        json!({"type": "null"}),
+        "no long-term goal stated, none can be written"
+    );
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 2);
     for m in messages {
@@ -246,6 +269,13 @@ async fn a_reflection_sends_the_profile_style_dialogue_and_turn_and_nothing_else
 
     let sent = body_of(&server.received_requests().await.unwrap()[0]);
     assert_eq!(keys(&sent), set(BODY_FIELDS));
+    assert_eq!(
+        sent["response_format"],
+        json!({
+            "type": "json_schema",
+            "json_schema": {"name": "reflection_reply", "strict": true, "schema": schema::coach().schema}
+        })
+    );
     assert_eq!(sent["messages"][0]["content"], prompts::COACH);
     let document = document_of(&sent);
     assert!(
@@ -642,38 +672,218 @@ async fn a_closed_port_is_unavailable() {
     assert!(matches!(err, ModelError::Unavailable(_)), "{err:?}");
 }
 
-#[tokio::test]
-async fn an_endpoint_without_json_mode_is_asked_again_without_it_from_then_on() {
+// ---------------------------------------------------------------------------------------------
+// Structured outputs: the ladder of response_formats
+
+/// Matches a request whose `response_format` (absent: `None`) makes `refuses` true.
+struct Refuses(fn(Option<&Value>) -> bool);
+
+impl wiremock::Match for Refuses {
+    fn matches(&self, request: &Request) -> bool {
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        (self.0)(body.get("response_format"))
+    }
+}
+
+/// An endpoint that answers `status` with `error` to the requests `refuses` picks, and the
+/// extraction reply to any other.
+async fn endpoint(refuses: fn(Option<&Value>) -> bool, status: u16, error: Value) -> MockServer {
     let server = MockServer::start().await;
     chat_route()
-        .respond_with(ResponseTemplate::new(400).set_body_json(json!({
-            "error": {"message": "'response_format.type' must be 'json_schema' or 'text'"}
-        })))
-        .up_to_n_times(1)
-        .expect(1)
+        .and(Refuses(refuses))
+        .respond_with(ResponseTemplate::new(status).set_body_json(error))
+        .with_priority(1)
         .mount(&server)
         .await;
     chat_route()
-        .respond_with(completion(&format!(
-            "Here you go:\n```json\n{}\n```",
-            extraction_reply()
-        )))
-        .expect(2)
+        .respond_with(completion(&extraction_reply()))
         .mount(&server)
         .await;
+    server
+}
+
+fn format_type(format: Option<&Value>) -> Option<&str> {
+    format.and_then(|f| f["type"].as_str())
+}
+
+/// The `response_format` of rung `n` (1-5, as docs/llm.md numbers them), written out by hand.
+fn expected_format(n: u8, reply: &ReplySchema) -> Option<Value> {
+    let without_limits = schema::strict_subset(&reply.schema);
+    match n {
+        1 => Some(json!({
+            "type": "json_schema",
+            "json_schema": {"name": reply.name, "strict": true, "schema": reply.schema},
+        })),
+        2 => Some(json!({
+            "type": "json_schema",
+            "json_schema": {"name": reply.name, "strict": true, "schema": without_limits},
+        })),
+        3 => Some(json!({"type": "json_object", "schema": reply.schema})),
+        4 => Some(json!({"type": "json_object"})),
+        _ => None,
+    }
+}
+
+/// The `response_format` of each request the server received, in order.
+async fn formats_sent(server: &MockServer) -> Vec<Option<Value>> {
+    server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| body_of(r).get("response_format").cloned())
+        .collect()
+}
+
+#[tokio::test]
+async fn an_endpoint_that_enforces_json_schema_is_asked_with_it_every_time() {
+    // LM Studio refuses json_object, so JSON mode alone would have ended in plain text.
+    let server = endpoint(
+        |f| format_type(f) == Some("json_object"),
+        400,
+        json!({"error": "'response_format.type' must be 'json_schema' or 'text'"}),
+    )
+    .await;
     let client = client(&server);
-    assert!(client.json_mode());
+    assert_eq!(client.rung(), Rung::JsonSchema);
+    client.extract(&input(), None).await.unwrap();
+    client.extract(&input(), None).await.unwrap();
+    let extraction = schema::extraction(&input());
+    assert_eq!(
+        formats_sent(&server).await,
+        [
+            expected_format(1, &extraction),
+            expected_format(1, &extraction)
+        ]
+    );
+    assert_eq!(client.rung(), Rung::JsonSchema);
+}
+
+#[tokio::test]
+async fn llama_cpp_python_refuses_json_schema_and_is_asked_with_a_json_object_schema_from_then_on()
+{
+    // llama-cpp-python's server (FastAPI) validates `response_format.type` against its two types.
+    let server = endpoint(
+        |f| format_type(f) == Some("json_schema"),
+        422,
+        json!({"detail": [{
+            "type": "literal_error",
+            "loc": ["body", "response_format", "type"],
+            "msg": "Input should be 'text' or 'json_object'",
+            "input": "json_schema"
+        }]}),
+    )
+    .await;
+    let client = client(&server);
+    let reply = client.extract(&input(), None).await.unwrap();
+    assert_eq!(reply, extraction_reply());
+    assert_eq!(client.rung(), Rung::JsonObjectSchema);
+    let extraction = schema::extraction(&input());
+    assert_eq!(
+        formats_sent(&server).await,
+        [
+            expected_format(1, &extraction),
+            expected_format(2, &extraction),
+            expected_format(3, &extraction),
+        ],
+        "one rung down per refusal, within the one call"
+    );
+
+    // Remembered by every clone: the next call goes straight to the rung that worked.
+    let coach = coach_request(&profile(UserId::new()), say("I also fix clocks."));
+    client.clone().reply(&coach).await.unwrap();
+    let sent = server.received_requests().await.unwrap();
+    assert_eq!(sent.len(), 4);
+    let last = body_of(&sent[3]);
+    assert_eq!(
+        last.get("response_format").cloned(),
+        expected_format(3, &schema::coach())
+    );
+
+    // The previews show the body as it would be sent now.
+    assert_eq!(client.reflection_body(&coach), last);
+    assert_eq!(
+        client.extraction_body(&input(), None),
+        body_of(&sent[2]),
+        "the extraction body at this rung is the one that was answered"
+    );
+    let preview = LanguageModel::OpenAi(client.clone()).reflection_preview(&coach);
+    assert_eq!(preview.request, Some(last));
+}
+
+#[tokio::test]
+async fn openai_refusing_length_limits_is_asked_with_its_strict_subset() {
+    let server = endpoint(
+        |f| f.is_some_and(|f| f.to_string().contains("maxLength")),
+        400,
+        json!({"error": {
+            "message": "Invalid schema for response_format 'discovery_profile': In context=('properties', 'quote'), 'maxLength' is not permitted.",
+            "type": "invalid_request_error",
+            "param": "response_format",
+            "code": null
+        }}),
+    )
+    .await;
+    let client = client(&server);
+    client.extract(&input(), None).await.unwrap();
+    client.extract(&input(), None).await.unwrap();
+    let extraction = schema::extraction(&input());
+    let sent = formats_sent(&server).await;
+    assert_eq!(
+        sent,
+        [
+            expected_format(1, &extraction),
+            expected_format(2, &extraction),
+            expected_format(2, &extraction),
+        ]
+    );
+    assert!(!sent[1].as_ref().unwrap().to_string().contains("maxLength"));
+    assert_eq!(client.rung(), Rung::JsonSchemaStrictSubset);
+}
+
+#[tokio::test]
+async fn an_endpoint_with_json_mode_only_settles_on_json_object() {
+    let server = endpoint(
+        |f| f.is_some_and(|f| f.get("json_schema").is_some() || f.get("schema").is_some()),
+        400,
+        json!({"error": {"message": "unknown field `schema` in `response_format`"}}),
+    )
+    .await;
+    let client = client(&server);
+    client.extract(&input(), None).await.unwrap();
+    client.extract(&input(), None).await.unwrap();
+    let extraction = schema::extraction(&input());
+    assert_eq!(
+        formats_sent(&server).await,
+        [
+            expected_format(1, &extraction),
+            expected_format(2, &extraction),
+            expected_format(3, &extraction),
+            expected_format(4, &extraction),
+            expected_format(4, &extraction),
+        ]
+    );
+    assert_eq!(client.rung(), Rung::JsonObject);
+}
+
+#[tokio::test]
+async fn an_endpoint_without_response_format_settles_on_plain_text() {
+    let server = endpoint(
+        |f| f.is_some(),
+        400,
+        json!({"error": {"message": "response_format is not supported"}}),
+    )
+    .await;
+    let client = client(&server);
     let reply = client.extract(&input(), None).await.unwrap();
     assert!(reply.contains("\"enneagram_type\":5"), "{reply}");
-    assert!(!client.json_mode(), "remembered");
-    let again = client.clone();
-    again.extract(&input(), None).await.unwrap();
-
-    let requests = server.received_requests().await.unwrap();
-    assert_eq!(requests.len(), 3);
-    assert!(body_of(&requests[0]).get("response_format").is_some());
-    assert!(body_of(&requests[1]).get("response_format").is_none());
-    assert!(body_of(&requests[2]).get("response_format").is_none());
+    client.extract(&input(), None).await.unwrap();
+    let sent = formats_sent(&server).await;
+    assert_eq!(sent.len(), 6, "four refusals, then plain text twice");
+    assert_eq!(sent[3], expected_format(4, &schema::extraction(&input())));
+    assert_eq!(sent[4], None);
+    assert_eq!(sent[5], None);
+    assert_eq!(client.rung(), Rung::Text);
     let preview = client.reflection_body(&coach_request(
         &profile(UserId::new()),
         ReflectionTurn::Opener,
@@ -682,6 +892,62 @@ async fn an_endpoint_without_json_mode_is_asked_again_without_it_from_then_on() 
         preview.get("response_format").is_none(),
         "the preview follows"
     );
+}
+
+#[tokio::test]
+async fn a_refusal_in_plain_text_is_an_error_and_not_a_loop() {
+    let server = MockServer::start().await;
+    chat_route()
+        .respond_with(ResponseTemplate::new(400).set_body_string("bad format: radios"))
+        .expect(5)
+        .mount(&server)
+        .await;
+    let client = client(&server);
+    let err = client.extract(&input(), None).await.unwrap_err();
+    let ModelError::Unavailable(why) = err else {
+        panic!("{err:?}");
+    };
+    assert!(why.contains("400"), "{why}");
+    assert!(!why.contains("radios"));
+    assert_eq!(client.rung(), Rung::Text);
+}
+
+#[tokio::test]
+async fn server_errors_and_timeouts_never_move_down_the_ladder() {
+    for response in [
+        ResponseTemplate::new(500).set_body_string("response_format: json_schema failed"),
+        ResponseTemplate::new(503).set_body_string("schema compiler overloaded"),
+        completion("{}").set_delay(Duration::from_secs(3)),
+    ] {
+        let server = MockServer::start().await;
+        chat_route()
+            .respond_with(response)
+            .expect(1)
+            .mount(&server)
+            .await;
+        let client = client_with(&server, Duration::from_secs(1), None);
+        client.extract(&input(), None).await.unwrap_err();
+        assert_eq!(client.rung(), Rung::JsonSchema);
+        assert_eq!(
+            formats_sent(&server).await,
+            [expected_format(1, &schema::extraction(&input()))]
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_bad_request_about_something_else_does_not_move_down_the_ladder() {
+    let server = MockServer::start().await;
+    chat_route()
+        .respond_with(ResponseTemplate::new(400).set_body_json(json!({
+            "error": {"message": "This model's maximum context length is 2048 tokens.", "param": "messages"}
+        })))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(&server);
+    client.extract(&input(), None).await.unwrap_err();
+    assert_eq!(client.rung(), Rung::JsonSchema);
 }
 
 #[tokio::test]

@@ -56,7 +56,8 @@ type Metadata = ProviderMetadata<
 pub(crate) struct ClientSettings {
     pub(crate) issuer: IssuerUrl,
     client_id: ClientId,
-    client_secret: ClientSecret,
+    /// `None` for a public client.
+    client_secret: Option<ClientSecret>,
     redirect_uri: RedirectUrl,
     /// The extra scopes; `openid` is added by `openidconnect` itself.
     pub(crate) scopes: Vec<Scope>,
@@ -80,7 +81,10 @@ impl ClientSettings {
         Ok(Self {
             issuer,
             client_id: ClientId::new(config.client_id.clone()),
-            client_secret: ClientSecret::new(config.client_secret.expose().to_owned()),
+            // An empty secret means a public client (PKCE only), never the secret "".
+            client_secret: Some(config.client_secret.expose())
+                .filter(|s| !s.is_empty())
+                .map(|s| ClientSecret::new(s.to_owned())),
             redirect_uri,
             scopes,
         })
@@ -110,7 +114,7 @@ pub(crate) async fn discover(
     let client = CoreClient::from_provider_metadata(
         metadata,
         settings.client_id.clone(),
-        Some(settings.client_secret.clone()),
+        settings.client_secret.clone(),
     )
     .set_redirect_uri(settings.redirect_uri.clone())
     .set_auth_type(auth_type);

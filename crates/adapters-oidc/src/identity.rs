@@ -2,7 +2,8 @@
 //! JWKS, `iss`, `aud`, `exp`, `nonce`, `at_hash`) and reads the claims sign-in needs.
 
 use openidconnect::core::{
-    CoreGenderClaim, CoreIdTokenClaims, CoreTokenResponse, CoreUserInfoClaims,
+    CoreGenderClaim, CoreIdTokenClaims, CoreJwsSigningAlgorithm, CoreTokenResponse,
+    CoreUserInfoClaims,
 };
 use openidconnect::{
     AccessTokenHash, ClaimsVerificationError, LocalizedClaim, Nonce, OAuth2TokenResponse,
@@ -12,6 +13,20 @@ use openidconnect::{
 use crate::discovery::DiscoveredClient;
 use crate::error::OidcError;
 
+/// The ID-token signatures accepted: RS*, PS*, ES* and EdDSA.
+const ASYMMETRIC_ALGS: [CoreJwsSigningAlgorithm; 10] = [
+    CoreJwsSigningAlgorithm::RsaSsaPkcs1V15Sha256,
+    CoreJwsSigningAlgorithm::RsaSsaPkcs1V15Sha384,
+    CoreJwsSigningAlgorithm::RsaSsaPkcs1V15Sha512,
+    CoreJwsSigningAlgorithm::RsaSsaPssSha256,
+    CoreJwsSigningAlgorithm::RsaSsaPssSha384,
+    CoreJwsSigningAlgorithm::RsaSsaPssSha512,
+    CoreJwsSigningAlgorithm::EcdsaP256Sha256,
+    CoreJwsSigningAlgorithm::EcdsaP384Sha384,
+    CoreJwsSigningAlgorithm::EcdsaP521Sha512,
+    CoreJwsSigningAlgorithm::EdDsa,
+];
+
 /// Verifies the ID token of a code exchange and returns its claims.
 pub(crate) fn verify_id_token(
     client: &DiscoveredClient,
@@ -19,7 +34,9 @@ pub(crate) fn verify_id_token(
     nonce: &Nonce,
 ) -> Result<CoreIdTokenClaims, OidcError> {
     let id_token = token.id_token().ok_or(OidcError::MissingIdToken)?;
-    let verifier = client.id_token_verifier();
+    // Asymmetric signatures only: with HS256 the "key" is our own client secret, so a provider
+    // (or anyone who learns the secret) could mint ID tokens for any person.
+    let verifier = client.id_token_verifier().set_allowed_algs(ASYMMETRIC_ALGS);
     let claims = id_token
         .claims(&verifier, nonce)
         .map_err(OidcError::InvalidToken)?;

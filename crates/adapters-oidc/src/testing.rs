@@ -83,6 +83,9 @@ pub struct IdpOptions {
     pub conform_id_token_claims: bool,
     /// The client's only redirect URI; `None` registers [`REDIRECT_URI`].
     pub redirect_uri: Option<String>,
+    /// Sign the client's ID tokens with this algorithm (`None`: the provider's RS256). `HS256`
+    /// signs with the client secret, as a provider an attacker set up might.
+    pub id_token_alg: Option<String>,
 }
 
 /// A running test provider; killed when dropped.
@@ -124,6 +127,7 @@ impl TestIdp {
                 "CONFORM_ID_TOKEN_CLAIMS",
                 options.conform_id_token_claims.to_string(),
             )
+            .env("ID_TOKEN_ALG", options.id_token_alg.unwrap_or_default())
             .env("EXIT_ON_STDIN_EOF", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

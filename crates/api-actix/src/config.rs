@@ -13,6 +13,8 @@ const DEFAULT_BIND_ADDR: &str = "127.0.0.1:8011";
 const DEFAULT_PUBLIC_BASE_URL: &str = "http://localhost:8011";
 /// HS256 needs a key at least as long as its output.
 pub const MIN_JWT_SECRET_BYTES: usize = 32;
+/// The shortest operator key (`API_KEY`) the service starts with.
+pub const MIN_OPERATOR_KEY_CHARS: usize = 32;
 
 /// Everything the service needs to start.
 #[derive(Debug, Clone)]
@@ -72,6 +74,10 @@ pub struct AuthSettings {
     pub jwt_audience: String,
     pub access_ttl_seconds: i64,
     pub refresh_ttl_seconds: i64,
+    /// `REFRESH_REUSE_GRACE_SECONDS` (30): a rotated refresh token still refreshes this long.
+    pub refresh_reuse_grace_seconds: i64,
+    /// `SESSION_IDLE_TIMEOUT_SECONDS` (7 days): a session unused this long cannot refresh.
+    pub session_idle_timeout_seconds: i64,
     pub cookie_secure: bool,
     pub cors_allowed_origins: Vec<String>,
     /// The operator key (`API_KEY`), acting as the synthetic admin `api-key-admin`.
@@ -97,6 +103,14 @@ impl std::fmt::Debug for AuthSettings {
             .field("jwt_audience", &self.jwt_audience)
             .field("access_ttl_seconds", &self.access_ttl_seconds)
             .field("refresh_ttl_seconds", &self.refresh_ttl_seconds)
+            .field(
+                "refresh_reuse_grace_seconds",
+                &self.refresh_reuse_grace_seconds,
+            )
+            .field(
+                "session_idle_timeout_seconds",
+                &self.session_idle_timeout_seconds,
+            )
             .field("cookie_secure", &self.cookie_secure)
             .field("cors_allowed_origins", &self.cors_allowed_origins)
             .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
@@ -273,6 +287,8 @@ impl Settings {
             jwt_audience: var("JWT_AUDIENCE").unwrap_or_else(|| "discovery-web".to_owned()),
             access_ttl_seconds: number("JWT_ACCESS_TTL_SECONDS", 900, 1)?,
             refresh_ttl_seconds: number("JWT_REFRESH_TTL_SECONDS", 2_592_000, 60)?,
+            refresh_reuse_grace_seconds: number("REFRESH_REUSE_GRACE_SECONDS", 30, 0)?,
+            session_idle_timeout_seconds: number("SESSION_IDLE_TIMEOUT_SECONDS", 604_800, 60)?,
             cookie_secure: flag("COOKIE_SECURE", !dev)?,
             cors_allowed_origins,
             api_key: var("API_KEY"),
@@ -283,10 +299,26 @@ impl Settings {
             cache_seconds: number("AUTH_CACHE_SECONDS", 1, 0)?.unsigned_abs(),
             metrics_token: var("METRICS_TOKEN"),
         };
+        // Behind a reverse proxy on the same host every request comes from loopback: dev login
+        // there would let anyone sign in as anyone. It exists only in dev mode.
+        if auth.dev_login && !dev {
+            return Err(invalid(
+                "AUTH_DEV_LOGIN",
+                "dev login exists only in dev mode: start with --dev, or leave AUTH_DEV_LOGIN unset",
+            ));
+        }
+        // The operator key is an admin credential that never expires: as strong as the JWT
+        // secret, or start-up stops.
         if let Some(key) = &auth.api_key
-            && key.len() < 16
+            && key.chars().count() < MIN_OPERATOR_KEY_CHARS
         {
-            return Err(invalid("API_KEY", "must be at least 16 characters"));
+            return Err(invalid(
+                "API_KEY",
+                format!(
+                    "must be at least {MIN_OPERATOR_KEY_CHARS} characters (got {})",
+                    key.chars().count()
+                ),
+            ));
         }
         if let Some(token) = &auth.metrics_token
             && token.len() < 16
@@ -296,7 +328,15 @@ impl Settings {
         let oidc = match var("OIDC_ISSUER_URL") {
             None => None,
             Some(issuer_url) => {
-                Url::parse(&issuer_url).map_err(|e| invalid("OIDC_ISSUER_URL", e))?;
+                let parsed = Url::parse(&issuer_url).map_err(|e| invalid("OIDC_ISSUER_URL", e))?;
+                // Discovery, keys and tokens all come from there: over plain http anyone on
+                // the path could answer instead. Only a dev machine may use a local http one.
+                if parsed.scheme() != "https" && !dev {
+                    return Err(invalid(
+                        "OIDC_ISSUER_URL",
+                        "must be an https URL outside dev mode (--dev)",
+                    ));
+                }
                 let redirect_uri = var("OAUTH_REDIRECT_URI")
                     .unwrap_or_else(|| format!("{public_base_url}/api/auth/callback"));
                 Url::parse(&redirect_uri).map_err(|e| invalid("OAUTH_REDIRECT_URI", e))?;
@@ -458,8 +498,11 @@ mod tests {
             ("PUBLIC_BASE_URL", "not a url"),
             ("POST_LOGIN_REDIRECT", "https://evil.example/"),
             ("API_KEY", "short"),
+            ("API_KEY", "twenty-characters-20"),
+            ("AUTH_DEV_LOGIN", "true"),
             ("METRICS_TOKEN", "short"),
             ("OIDC_ISSUER_URL", "::"),
+            ("OIDC_ISSUER_URL", "http://id.example.org"),
             ("LLM_PROVIDER", "gpt"),
             ("DATABASE_MAX_CONNECTIONS", "0"),
             ("RATE_LIMIT_SIGN_IN_PER_MINUTE", "-1"),

@@ -35,6 +35,10 @@ pub enum ApiError {
     Unauthenticated,
     #[error("{0}")]
     Forbidden(&'static str),
+    #[error("This API key's scopes do not include this route.")]
+    InsufficientScope,
+    #[error("Managing credentials and the account needs a signed-in session in the browser.")]
+    SessionRequired,
     #[error("Nothing was found here.")]
     NotFound,
     /// A path the service has, with a method it does not declare there; `allow` lists those it does.
@@ -83,6 +87,8 @@ impl ApiError {
             Self::InvalidJson(_) => "invalid_json",
             Self::Unauthenticated => "unauthenticated",
             Self::Forbidden(_) => "forbidden",
+            Self::InsufficientScope => "insufficient_scope",
+            Self::SessionRequired => "session_required",
             Self::NotFound => "not_found",
             Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::Conflict { code, .. } => code,
@@ -143,7 +149,9 @@ impl ResponseError for ApiError {
         match self {
             Self::InvalidJson(_) => StatusCode::BAD_REQUEST,
             Self::Unauthenticated => StatusCode::UNAUTHORIZED,
-            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::Forbidden(_) | Self::InsufficientScope | Self::SessionRequired => {
+                StatusCode::FORBIDDEN
+            }
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::Conflict { .. } => StatusCode::CONFLICT,

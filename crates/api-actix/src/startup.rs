@@ -83,6 +83,10 @@ impl Application {
             DieselApiKeyRepository::new(db.clone()),
             SystemClock,
             refresh_ttl,
+        )
+        .with_session_limits(
+            time::Duration::seconds(settings.auth.refresh_reuse_grace_seconds),
+            time::Duration::seconds(settings.auth.session_idle_timeout_seconds),
         );
         let metrics = Arc::new(
             Metrics::new(settings.database.max_connections, activity::queue::CAPACITY)
@@ -182,6 +186,7 @@ impl Application {
         let pages = web::Data::new(Pages::assemble(&routes::web::web_dir())?);
         // The 404/405 fallback's list of documented paths and methods, read once.
         let documented_paths = web::Data::new(DocumentedPaths::of(openapi::document()));
+        let hsts = state.settings.public_base_url.starts_with("https://");
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
@@ -209,7 +214,7 @@ impl Application {
                     TracingLogger::<telemetry::PathOnlyRootSpan>::new(),
                 ))
                 .wrap(from_fn(request_id::request_id))
-                .wrap(security_headers())
+                .wrap(security_headers(hsts))
                 // Outermost: every answer is counted, whichever layer gave it.
                 .wrap(from_fn(metrics::middleware::record))
         })
@@ -241,11 +246,18 @@ impl Application {
 }
 
 /// Headers every answer carries: API JSON and errors as well as pages (which add their own
-/// Content-Security-Policy in `routes::web`; `DefaultHeaders` keeps a header already set).
-fn security_headers() -> DefaultHeaders {
-    DefaultHeaders::new()
+/// Content-Security-Policy in `routes::web`; `DefaultHeaders` keeps a header already set). When
+/// the service is published over https (`PUBLIC_BASE_URL`), browsers are told to use nothing
+/// else for a year (HSTS), so a first plain-http visit cannot be downgraded.
+fn security_headers(hsts: bool) -> DefaultHeaders {
+    let headers = DefaultHeaders::new()
         .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .add((header::REFERRER_POLICY, "same-origin"))
+        .add((header::REFERRER_POLICY, "same-origin"));
+    if hsts {
+        headers.add((header::STRICT_TRANSPORT_SECURITY, "max-age=31536000"))
+    } else {
+        headers
+    }
 }
 
 /// CORS for the configured origins only, with credentials (cookies) allowed.
@@ -274,7 +286,8 @@ fn cors(origins: &[String]) -> actix_cors::Cors {
 }
 
 /// The extractor and coach of `LLM_PROVIDER`. One value (cheap to clone) serves both services,
-/// so an OpenAI-compatible client shares its connections and what it learnt about JSON mode.
+/// so an OpenAI-compatible client shares its connections and what it learnt about structured
+/// outputs.
 fn language_model(provider: &LlmProvider) -> anyhow::Result<LanguageModel> {
     match provider {
         LlmProvider::Offline => {

@@ -70,6 +70,10 @@ pub trait SessionRepository: Send + Sync {
         new: &RefreshToken,
         now: OffsetDateTime,
     ) -> Result<(), RepoError>;
+    /// Stores one more token of an active session (the refresh grace: a second tab refreshing
+    /// with the token the first one just rotated) and marks the session used.
+    /// [`RepoError::NotFound`] when the session is revoked or unknown.
+    async fn add_refresh(&self, new: &RefreshToken, now: OffsetDateTime) -> Result<(), RepoError>;
     /// Revokes a session of `user` and all its tokens; `false` when it is not theirs or unknown.
     async fn revoke(
         &self,

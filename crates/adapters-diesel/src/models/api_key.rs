@@ -1,7 +1,7 @@
 //! `api_keys` rows.
 
 use diesel::prelude::*;
-use domain::account::{ApiKey, TokenHash};
+use domain::account::{ApiKey, KeyScopes, TokenHash};
 use time::PrimitiveDateTime;
 
 use crate::convert::{from_db, from_db_opt, invalid, parse, to_db, to_db_opt};
@@ -19,6 +19,9 @@ pub(crate) struct ApiKeyRow {
     pub created_at: PrimitiveDateTime,
     pub last_used_at: Option<PrimitiveDateTime>,
     pub revoked_at: Option<PrimitiveDateTime>,
+    /// [`KeyScopes::to_stored`]: `"integration coaching"`.
+    pub scopes: String,
+    pub expires_at: Option<PrimitiveDateTime>,
 }
 
 impl From<&ApiKey> for ApiKeyRow {
@@ -32,6 +35,8 @@ impl From<&ApiKey> for ApiKeyRow {
             created_at: to_db(k.created_at),
             last_used_at: to_db_opt(k.last_used_at),
             revoked_at: None,
+            scopes: k.scopes.to_stored(),
+            expires_at: to_db_opt(k.expires_at),
         }
     }
 }
@@ -47,6 +52,8 @@ impl TryFrom<ApiKeyRow> for ApiKey {
             prefix: row.prefix,
             key_hash: TokenHash::from_hex(&row.key_hash)
                 .map_err(|_| invalid("api_keys.key_hash"))?,
+            scopes: KeyScopes::from_stored(&row.scopes).map_err(|_| invalid("api_keys.scopes"))?,
+            expires_at: from_db_opt(row.expires_at),
             created_at: from_db(row.created_at),
             last_used_at: from_db_opt(row.last_used_at),
         })

@@ -1,7 +1,7 @@
 //! `discovery_profile` rows, and the changeset a profile write applies.
 
 use diesel::prelude::*;
-use domain::profile::{EnneagramType, Profile, ProseFields};
+use domain::profile::{EnneagramType, Profile, ProseFields, Sources};
 use domain::text::Prose;
 use time::PrimitiveDateTime;
 
@@ -27,6 +27,8 @@ pub(crate) struct ProfileRow {
     pub updated_at: PrimitiveDateTime,
     pub near_term_goal_summary: Option<String>,
     pub long_term_goal_summary: Option<String>,
+    /// [`Sources`] as JSON.
+    pub sources: String,
 }
 
 impl From<&Profile> for ProfileRow {
@@ -54,6 +56,8 @@ impl From<&Profile> for ProfileRow {
                 .long_term_goal_summary
                 .as_ref()
                 .map(|g| g.as_str().to_owned()),
+            sources: serde_json::to_string(&p.sources)
+                .unwrap_or_else(|_| unreachable!("sources serialize to JSON infallibly")),
         }
     }
 }
@@ -95,6 +99,8 @@ impl TryFrom<ProfileRow> for Profile {
                     .map(|g| prose(g, "discovery_profile.long_term_goal_summary"))
                     .transpose()?,
             },
+            sources: serde_json::from_str::<Sources>(&row.sources)
+                .map_err(|_| invalid("discovery_profile.sources"))?,
             locked: row.locked,
             affirmed_at: from_db_opt(row.affirmed_at),
             version: row.version,
@@ -122,6 +128,7 @@ pub(crate) struct ProfileChanges {
     pub updated_at: PrimitiveDateTime,
     pub near_term_goal_summary: Option<String>,
     pub long_term_goal_summary: Option<String>,
+    pub sources: String,
 }
 
 impl From<ProfileRow> for ProfileChanges {
@@ -138,6 +145,7 @@ impl From<ProfileRow> for ProfileChanges {
             version: row.version,
             updated_at: row.updated_at,
             near_term_goal_summary: row.near_term_goal_summary,
+            sources: row.sources,
             long_term_goal_summary: row.long_term_goal_summary,
         }
     }

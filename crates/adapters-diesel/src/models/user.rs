@@ -29,6 +29,7 @@ impl TryFrom<UserRow> for User {
         Ok(Self {
             id: parse(&row.id, "users.id")?,
             email: Email::new(&row.email).map_err(|_| invalid("users.email"))?,
+            issuer: row.oidc_issuer,
             name: row.name,
             created_at: from_db(row.created_at),
             last_login_at: from_db_opt(row.last_login_at),

@@ -111,6 +111,30 @@ impl SessionRepository for DieselSessionRepository {
             .await
     }
 
+    async fn add_refresh(&self, new: &RefreshToken, now: OffsetDateTime) -> Result<(), RepoError> {
+        let new = RefreshTokenRow::from(new);
+        let now = to_db(now);
+        self.db
+            .write("adding a refresh token", move |conn| {
+                // Guarded by `revoked_at IS NULL`: a session revoked meanwhile gets no token.
+                let used = diesel::update(
+                    sessions::table
+                        .filter(sessions::id.eq(&new.session_id))
+                        .filter(sessions::revoked_at.is_null()),
+                )
+                .set(sessions::last_used_at.eq(now))
+                .execute(conn)?;
+                if used == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                diesel::insert_into(refresh_tokens::table)
+                    .values(&new)
+                    .execute(conn)?;
+                Ok(())
+            })
+            .await
+    }
+
     async fn revoke(
         &self,
         user: UserId,

@@ -134,6 +134,8 @@ async fn more_records(db: &Database, ada: UserId) -> SessionId {
             name: format!("key {n}"),
             prefix: format!("dsk_{n}"),
             key_hash: hash(n),
+            scopes: domain::account::KeyScopes::ALL,
+            expires_at: None,
             created_at: at,
             last_used_at: None,
         };

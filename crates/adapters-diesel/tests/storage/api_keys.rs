@@ -1,8 +1,9 @@
-//! API keys: authentication stamps last use; revoked and foreign keys never authenticate.
+//! API keys: scopes and expiry round trip; authentication stamps last use; revoked and foreign
+//! keys never authenticate.
 
 use adapters_diesel::DieselApiKeyRepository;
 use domain::RepoError;
-use domain::account::{ApiKey, TokenHash};
+use domain::account::{ApiKey, KeyScope, KeyScopes, TokenHash};
 use domain::ids::{ApiKeyId, UserId};
 use domain::ports::ApiKeyRepository;
 use time::{Duration, OffsetDateTime};
@@ -16,6 +17,8 @@ fn key(user: UserId, n: u8, at: OffsetDateTime) -> ApiKey {
         name: format!("{TRICKY} {n}"),
         prefix: format!("dsk_{n:02}"),
         key_hash: TokenHash::from_hex(&format!("{n:02x}").repeat(32)).unwrap(),
+        scopes: KeyScopes::DEFAULT,
+        expires_at: None,
         created_at: at,
         last_used_at: None,
     }
@@ -149,4 +152,23 @@ dual_test!(a_duplicate_key_hash_is_a_conflict, |db| {
         repo.create(&key(ada.id, 1, T0)).await,
         Err(RepoError::Conflict)
     ));
+});
+
+dual_test!(scopes_and_expiry_round_trip, |db| {
+    let ada = user(&db, "ada@example.org").await;
+    let repo = DieselApiKeyRepository::new(db.clone());
+    let scoped = ApiKey {
+        scopes: KeyScopes::new([KeyScope::ProfileRead, KeyScope::Coaching]).unwrap(),
+        expires_at: Some(T0 + Duration::days(30)),
+        ..key(ada.id, 7, T0)
+    };
+    repo.create(&scoped).await.unwrap();
+    let found = repo
+        .authenticate(&scoped.key_hash, T0)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.scopes, scoped.scopes);
+    assert_eq!(found.expires_at, scoped.expires_at);
+    assert_eq!(repo.list(ada.id).await.unwrap()[0].scopes, scoped.scopes);
 });

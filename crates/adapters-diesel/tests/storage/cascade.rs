@@ -94,6 +94,8 @@ pub async fn fill(db: &Database, user: UserId, seed: u8) {
         name: "tracker".into(),
         prefix: "dsk_1234".into(),
         key_hash: TokenHash::from_hex(&format!("{:02x}", seed + 100).repeat(32)).unwrap(),
+        scopes: domain::account::KeyScopes::ALL,
+        expires_at: None,
         created_at: T0,
         last_used_at: None,
     };

@@ -5,14 +5,15 @@ use adapters_diesel::{
     DieselConversationRepository, DieselProfileRepository, DieselReflectionRepository,
 };
 use domain::RepoError;
-use domain::discovery::{Conversation, ConversationStatus, Extraction};
-use domain::ids::UserId;
+use domain::discovery::{Conversation, ConversationStatus, Extraction, Step};
+use domain::ids::{ReflectionMessageId, UserId};
 use domain::pagination::PageLimit;
 use domain::ports::{
     ConversationRepository, ProfileRepository, ProfileWrite, ReflectionRepository,
 };
 use domain::profile::{
     EditableField, EnneagramType, Profile, ProfileEdit, ProfileEvent, ProseFields, RevisionOrigin,
+    Source, SourceOrigin, Sources,
 };
 use domain::reflection::{Author, ReflectionMessage};
 use domain::text::{Note, Prose};
@@ -36,7 +37,34 @@ pub fn extraction() -> Extraction {
             near_term_goal_summary: Some(prose("Record an album — 🎶")),
             long_term_goal_summary: None,
         },
+        sources: sources(),
     }
+}
+
+/// Sources of both kinds, with text that tests the storage's escaping.
+fn sources() -> Sources {
+    let mut sources = Sources::default();
+    sources.set(
+        EditableField::LoveSummary,
+        vec![
+            Source {
+                origin: SourceOrigin::Step(Step::new(1).unwrap()),
+                quote: TRICKY.into(),
+            },
+            Source {
+                origin: SourceOrigin::Reflection(ReflectionMessageId::new()),
+                quote: "it's teaching, really".into(),
+            },
+        ],
+    );
+    sources.set(
+        EditableField::NearTermGoalSummary,
+        vec![Source {
+            origin: SourceOrigin::Step(Step::new(6).unwrap()),
+            quote: "Record an album".into(),
+        }],
+    );
+    sources
 }
 
 /// The first write of a new profile, as extraction makes it.
@@ -121,6 +149,7 @@ dual_test!(
                     )])
                     .unwrap(),
                     note: Some(Note::new(TRICKY).unwrap()),
+                    sources: Sources::default(),
                 },
                 t2,
             )

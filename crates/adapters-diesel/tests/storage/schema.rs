@@ -96,6 +96,7 @@ column_list!(A, B, C, D, E, F, G, H, I);
 column_list!(A, B, C, D, E, F, G, H, I, J);
 column_list!(A, B, C, D, E, F, G, H, I, J, K, L);
 column_list!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
+column_list!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P);
 
 macro_rules! schema_rs_columns {
     ($($table:ident),+ $(,)?) => {{
@@ -193,12 +194,12 @@ dual_test!(migrations_are_idempotent_and_revert_cleanly, |db, url| {
     })
     .await
     .unwrap();
-    assert_eq!(reverted.len(), 9);
+    assert_eq!(reverted.len(), 11);
     assert!(
         left.is_empty(),
         "down migrations leave no table behind: {left:?}"
     );
-    assert_eq!(reapplied.len(), 9);
+    assert_eq!(reapplied.len(), 11);
     assert_eq!(after, before);
 });
 
@@ -228,8 +229,8 @@ dual_test!(
             let mut conn = conn_db.connection().unwrap();
             let conn: &mut DbConnection = &mut conn;
             let sqlite = matches!(conn, DbConnection::Sqlite(_));
-            // Back to before 008 (009 first), where people were keyed by e-mail.
-            for version in ["009", "008"] {
+            // Back to before 008 (the later ones first), where people were keyed by e-mail.
+            for version in ["011", "010", "009", "008"] {
                 let chain = if sqlite { SQLITE } else { POSTGRES };
                 let reverted = conn.revert_last_migration(chain).unwrap();
                 assert_eq!(reverted.to_string(), version);
@@ -246,13 +247,17 @@ dual_test!(
                      VALUES ('{a}', '{id}', {ts}, 'profile.get', 'GET', '/', 200, 'web', 1, 'r');
                  INSERT INTO task_mapping (id, user_id, external_task_id, foundation, minutes,
                                            occurred_at, created_at, updated_at)
-                     VALUES ('{t}', '{id}', 'x-1', 'love', 30, {ts}, {ts}, {ts});",
+                     VALUES ('{t}', '{id}', 'x-1', 'love', 30, {ts}, {ts}, {ts});
+                 INSERT INTO api_keys (id, user_id, name, prefix, key_hash, created_at)
+                     VALUES ('{k}', '{id}', 'tracker', 'dsk_old1', '{hash}', {ts});",
                 s = new_id(),
                 a = new_id(),
                 t = new_id(),
+                k = new_id(),
+                hash = "ab".repeat(32),
             ))
             .unwrap();
-            assert_eq!(run_migrations(conn).unwrap(), ["008", "009"]);
+            assert_eq!(run_migrations(conn).unwrap(), ["008", "009", "010", "011"]);
             if let DbConnection::Sqlite(_) = conn {
                 assert_eq!(
                     scalar(conn, "SELECT foreign_keys AS n FROM pragma_foreign_keys"),
@@ -277,6 +282,18 @@ dual_test!(
         )
         .await;
         assert_eq!(user, 1, "the person is kept, with an identity of their own");
+        let key = crate::harness::count(
+            &db,
+            &format!(
+                "api_keys WHERE user_id = '{user_id}' AND expires_at IS NULL \
+                 AND scopes = 'integration profile:read coaching'"
+            ),
+        )
+        .await;
+        assert_eq!(
+            key, 1,
+            "a key made before scopes keeps all three, and never expires"
+        );
         for table in ["sessions", "activity_log", "task_mapping"] {
             assert_eq!(
                 crate::harness::count(&db, &format!("{table} WHERE user_id = '{user_id}'")).await,

@@ -185,3 +185,42 @@ dual_test!(
         assert_eq!(ids, [newer.id, older.id]);
     }
 );
+
+dual_test!(
+    the_grace_adds_a_token_to_an_active_session_and_none_to_a_revoked_one,
+    |db| {
+        let ada = user(&db, "ada@example.org").await;
+        let repo = DieselSessionRepository::new(db.clone());
+        let s = session(ada.id, T0);
+        let first = token(&s, 1, T0);
+        repo.create(&s, &first).await.unwrap();
+        let later = T0 + Duration::minutes(20);
+        repo.rotate(first.id, &token(&s, 2, later), later)
+            .await
+            .unwrap();
+
+        // The second tab, a moment later: one more token of the same session.
+        let again = T0 + Duration::minutes(21);
+        repo.add_refresh(&token(&s, 3, again), again).await.unwrap();
+        let (added, session_now) = repo.find_refresh(&hash(3)).await.unwrap().unwrap();
+        assert_eq!((added.session_id, added.revoked_at), (s.id, None));
+        assert_eq!(session_now.last_used_at, again);
+        assert!(
+            repo.find_refresh(&hash(2))
+                .await
+                .unwrap()
+                .unwrap()
+                .0
+                .revoked_at
+                .is_none(),
+            "the first tab's token still works"
+        );
+
+        assert!(repo.revoke(ada.id, s.id, again).await.unwrap());
+        assert!(matches!(
+            repo.add_refresh(&token(&s, 4, again), again).await,
+            Err(RepoError::NotFound)
+        ));
+        assert_eq!(repo.find_refresh(&hash(4)).await.unwrap(), None);
+    }
+);

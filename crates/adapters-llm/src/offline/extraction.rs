@@ -4,11 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use domain::discovery::{ExtractionDraft, ExtractionInput};
+use domain::discovery::{ClaimedSource, ExtractionDraft, ExtractionInput};
 use domain::profile::EnneagramType;
+use domain::profile::provenance::QUOTE_MAX_CHARS;
 
 use super::lexicon::{TypeDecision, decide};
-use super::summaries::{goal_summary, overlap, summary};
+use super::summaries::{goal_summary, key_phrase, overlap, pick_sentences, summary};
+use super::text::{ELLIPSIS, verbatim_prefix};
 
 /// The draft for `input` and the scoring behind its type.
 ///
@@ -22,7 +24,7 @@ pub fn draft(
     let enneagram_type = EnneagramType::new(i64::from(decision.chosen))?;
     let draft = ExtractionDraft {
         enneagram_type: i64::from(enneagram_type.get()),
-        triad: enneagram_type.triad().key().to_owned(),
+        triad: Some(enneagram_type.triad().key().to_owned()),
         love_summary: summary(&input.love),
         strength_summary: summary(&input.strength),
         mission_summary: summary(&input.mission),
@@ -35,25 +37,58 @@ pub fn draft(
     Ok((draft, decision))
 }
 
-/// The steps each summary quotes: one answer each, the overlap all four, a goal its own answer.
-fn sources(input: &ExtractionInput) -> BTreeMap<String, Vec<i64>> {
-    let mut sources: BTreeMap<String, Vec<i64>> = [
-        ("love_summary", vec![1]),
-        ("strength_summary", vec![2]),
-        ("mission_summary", vec![3]),
-        ("vocation_summary", vec![4]),
-        ("overlap_narrative", vec![1, 2, 3, 4]),
-    ]
-    .into_iter()
-    .map(|(field, steps)| (field.to_owned(), steps))
-    .collect();
-    if input.near_term_goal.is_some() {
-        sources.insert("near_term_goal_summary".to_owned(), vec![6]);
-    }
-    if input.long_term_goal.is_some() {
-        sources.insert("long_term_goal_summary".to_owned(), vec![7]);
+/// The spans each field really quotes, with their steps: the sentences a summary picked (of one
+/// answer, or of a goal's own answer) and the key phrases the overlap narrative quotes. A goal
+/// quoted in fewer than three words will not pass the domain's guard: the engine says what it
+/// used, and the guard decides.
+fn sources(input: &ExtractionInput) -> BTreeMap<String, Vec<ClaimedSource>> {
+    let claim = |step: i64, quote: String| ClaimedSource {
+        step: Some(step),
+        quote,
+    };
+    let picked = |step: i64, answer: &str| -> Vec<ClaimedSource> {
+        pick_sentences(answer)
+            .into_iter()
+            .map(|s| claim(step, quote_of(s)))
+            .collect()
+    };
+    let answers = [
+        ("love_summary", 1, input.love.as_str()),
+        ("strength_summary", 2, input.strength.as_str()),
+        ("mission_summary", 3, input.mission.as_str()),
+        ("vocation_summary", 4, input.vocation.as_str()),
+        (
+            "near_term_goal_summary",
+            6,
+            input.near_term_goal.as_deref().unwrap_or(""),
+        ),
+        (
+            "long_term_goal_summary",
+            7,
+            input.long_term_goal.as_deref().unwrap_or(""),
+        ),
+    ];
+    let mut sources: BTreeMap<String, Vec<ClaimedSource>> = answers
+        .iter()
+        .map(|(field, step, answer)| ((*field).to_owned(), picked(*step, answer)))
+        .filter(|(_, quotes)| !quotes.is_empty())
+        .collect();
+    let phrases: Vec<ClaimedSource> = (1..)
+        .zip(&answers[..4])
+        .filter_map(|(step, (_, _, answer))| {
+            let phrase = key_phrase(answer)?;
+            Some(claim(step, quote_of(phrase.trim_end_matches(ELLIPSIS))))
+        })
+        .collect();
+    if !phrases.is_empty() {
+        sources.insert("overlap_narrative".to_owned(), phrases);
     }
     sources
+}
+
+/// A quote of at most [`QUOTE_MAX_CHARS`]: a verbatim start of `text`.
+fn quote_of(text: &str) -> String {
+    verbatim_prefix(text, QUOTE_MAX_CHARS)
 }
 
 #[cfg(test)]
@@ -73,11 +108,45 @@ mod tests {
         };
         let (d, decision) = draft(&input).unwrap();
         assert_eq!(decision.chosen, 9);
-        assert_eq!((d.enneagram_type, d.triad.as_str()), (9, "gut"));
+        assert_eq!((d.enneagram_type, d.triad.as_deref()), (9, Some("gut")));
         assert_eq!(d.near_term_goal_summary, None);
         assert_eq!(
             d.long_term_goal_summary.as_deref(),
             Some("A studio of my own.")
+        );
+    }
+
+    #[test]
+    fn every_field_names_the_spans_it_quotes_and_they_pass_the_guard() {
+        let input = ExtractionInput {
+            love: "Restoring old bicycles. My daughter helps on Sundays.".into(),
+            strength: "Patience, and I explain things simply.".into(),
+            mission: "Fewer bikes in landfill.".into(),
+            vocation: format!("Mechanic. {}", "very long words ".repeat(40)),
+            drives: "Doing things right.".into(),
+            near_term_goal: Some("Run the volunteer repair rota at the library.".into()),
+            long_term_goal: Some("Marathon.".into()),
+        };
+        let (d, _) = draft(&input).unwrap();
+        assert_eq!(d.sources["love_summary"].len(), 2);
+        assert_eq!(d.sources["overlap_narrative"].len(), 4);
+        assert!(
+            d.sources
+                .values()
+                .flatten()
+                .all(|s| s.quote.chars().count() <= QUOTE_MAX_CHARS)
+        );
+        let offered = d.quotes_offered();
+        let e = d.guard(&input).unwrap();
+        assert_eq!(
+            e.sources.count(),
+            offered - 1,
+            "all but the one-word goal's quote"
+        );
+        assert!(e.prose.near_term_goal_summary.is_some());
+        assert_eq!(
+            e.prose.long_term_goal_summary, None,
+            "one word: no 3-word source"
         );
     }
 }

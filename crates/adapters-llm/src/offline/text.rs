@@ -366,6 +366,19 @@ pub fn cut(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// The start of `text` in at most `max_chars`, cut as [`cut`] cuts but without the ellipsis:
+/// a verbatim span of the text, for a quote.
+#[must_use]
+pub fn verbatim_prefix(text: &str, max_chars: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max_chars {
+        return text.to_owned();
+    }
+    let mut out = cut(text, max_chars);
+    out.pop();
+    out
+}
+
 /// Moves a cut back until it does not separate a character from what continues it.
 fn safe_boundary(text: &str, mut end: usize) -> usize {
     while end > 0 {

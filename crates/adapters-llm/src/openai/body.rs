@@ -6,26 +6,196 @@ use domain::discovery::{ExtractionInput, Step};
 use domain::ports::CoachRequest;
 use domain::profile::EditableField;
 use domain::reflection::ReflectionTurn;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
 use super::prompts;
+use super::schema::{self, ReplySchema};
 
 /// The most recent dialogue turns the coach sees; older ones are counted, not sent.
 pub const DIALOGUE_WINDOW: usize = 20;
 
+/// How the reply's shape is asked for: the rungs of the structured-output ladder, best first.
+/// A client starts at the top and steps down one rung each time the endpoint refuses the
+/// request because of `response_format` (docs/llm.md, "Structured outputs").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rung {
+    /// `{"type": "json_schema", "json_schema": {"name", "strict": true, "schema"}}`, the full
+    /// schema: OpenAI's structured outputs as vLLM, llama.cpp's llama-server, Ollama (0.5 and
+    /// later) and LM Studio enforce them.
+    JsonSchema,
+    /// The same within OpenAI's strict subset, without length limits, which OpenAI refuses.
+    JsonSchemaStrictSubset,
+    /// `{"type": "json_object", "schema"}`: llama-cpp-python's server, which refuses
+    /// `json_schema` but turns this schema into a grammar.
+    JsonObjectSchema,
+    /// `{"type": "json_object"}`: JSON mode, any JSON object.
+    JsonObject,
+    /// No `response_format`: the prompt alone asks for the shape.
+    Text,
+}
+
+impl Rung {
+    /// Best first.
+    pub const ALL: [Self; 5] = [
+        Self::JsonSchema,
+        Self::JsonSchemaStrictSubset,
+        Self::JsonObjectSchema,
+        Self::JsonObject,
+        Self::Text,
+    ];
+
+    /// The position on the ladder, 0 at the top.
+    #[must_use]
+    pub const fn index(self) -> u8 {
+        self as u8
+    }
+
+    /// The rung at `index`; past the bottom, the bottom.
+    #[must_use]
+    pub fn from_index(index: u8) -> Self {
+        Self::ALL
+            .get(usize::from(index))
+            .copied()
+            .unwrap_or(Self::Text)
+    }
+
+    /// The rung below, if any.
+    #[must_use]
+    pub fn next(self) -> Option<Self> {
+        Self::ALL.get(usize::from(self.index()) + 1).copied()
+    }
+
+    /// A name for logs.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::JsonSchema => "json_schema",
+            Self::JsonSchemaStrictSubset => "json_schema without length limits",
+            Self::JsonObjectSchema => "json_object with schema",
+            Self::JsonObject => "json_object",
+            Self::Text => "plain text",
+        }
+    }
+
+    /// The `response_format` this rung sends for `reply` (`None`: the field is left out).
+    #[must_use]
+    pub fn response_format(self, reply: &ReplySchema) -> Option<Value> {
+        let json_schema = |schema: Value| {
+            json!({
+                "type": "json_schema",
+                "json_schema": { "name": reply.name, "strict": true, "schema": schema },
+            })
+        };
+        match self {
+            Self::JsonSchema => Some(json_schema(reply.schema.clone())),
+            Self::JsonSchemaStrictSubset => Some(json_schema(schema::strict_subset(&reply.schema))),
+            Self::JsonObjectSchema => {
+                Some(json!({ "type": "json_object", "schema": reply.schema }))
+            }
+            Self::JsonObject => Some(json!({ "type": "json_object" })),
+            Self::Text => None,
+        }
+    }
+}
+
 /// `{"model", "messages", "response_format"?}`: the only top-level fields ever sent.
 #[must_use]
-pub fn chat(model: &str, messages: Vec<Value>, json_mode: bool) -> Value {
+pub fn chat(model: &str, messages: Vec<Value>, rung: Rung, reply: &ReplySchema) -> Value {
     let mut body = Map::new();
     body.insert("model".to_owned(), Value::String(model.to_owned()));
     body.insert("messages".to_owned(), Value::Array(messages));
-    if json_mode {
-        body.insert(
-            "response_format".to_owned(),
-            json!({ "type": "json_object" }),
-        );
+    if let Some(format) = rung.response_format(reply) {
+        body.insert("response_format".to_owned(), format);
     }
     Value::Object(body)
+}
+
+/// Keys in the order they are written on the wire; others follow, alphabetically.
+const KEY_ORDER: &[&str] = &[
+    // The request and its schema keywords.
+    "model",
+    "messages",
+    "role",
+    "content",
+    "response_format",
+    "type",
+    "json_schema",
+    "name",
+    "strict",
+    "schema",
+    "properties",
+    "items",
+    "enum",
+    "maxLength",
+    "required",
+    "additionalProperties",
+    // The documents of the user message.
+    "answers",
+    "profile",
+    "coaching_style",
+    "dialogue",
+    "earlier_turns_not_shown",
+    "turn",
+    "step",
+    "key",
+    "title",
+    "prompt",
+    "horizon",
+    "answer",
+    "author",
+    "text",
+    "opener",
+    // The replies asked for.
+    "enneagram_type",
+    "triad",
+    "love_summary",
+    "strength_summary",
+    "mission_summary",
+    "vocation_summary",
+    "overlap_narrative",
+    "near_term_goal_summary",
+    "long_term_goal_summary",
+    "sources",
+    "quote",
+    "message",
+    "revisions",
+    "field",
+    "quotes",
+    "value",
+    "revision_note",
+];
+
+/// A body or document as it is written out: the same JSON, with each object's keys in reading
+/// order ([`KEY_ORDER`]: the step before its answer, the type before the summaries, the sources
+/// last) instead of `serde_json`'s alphabetical one. Servers that enforce a schema with a grammar
+/// (llama.cpp, Ollama, vLLM) and OpenAI make the model write the keys in the schema's order, so
+/// this is the order a model writes its reply in.
+#[derive(Debug, Clone, Copy)]
+pub struct Wire<'a>(pub &'a Value);
+
+impl Serialize for Wire<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                // Stable: keys outside the list keep the map's order after the listed ones.
+                entries.sort_by_key(|(key, _)| {
+                    KEY_ORDER
+                        .iter()
+                        .position(|k| k == key)
+                        .unwrap_or(KEY_ORDER.len())
+                });
+                let mut out = serializer.serialize_map(Some(entries.len()))?;
+                for (key, value) in entries {
+                    out.serialize_entry(key, &Wire(value))?;
+                }
+                out.end()
+            }
+            Value::Array(items) => serializer.collect_seq(items.iter().map(Wire)),
+            other => other.serialize(serializer),
+        }
+    }
 }
 
 /// The extractor's messages: the system prompt, the answers as one JSON document, and on the one
@@ -107,8 +277,10 @@ pub fn coach_messages(request: &CoachRequest) -> Vec<Value> {
 }
 
 fn messages(system: &str, document: &Value, feedback: Option<&str>, what: &str) -> Vec<Value> {
-    // Pretty-printed: easier for small models to read, and for a person reading the preview.
-    let content = serde_json::to_string_pretty(document).unwrap_or_else(|_| document.to_string());
+    // Pretty-printed in reading order: easier for small models to read, and for a person
+    // reading the preview.
+    let content =
+        serde_json::to_string_pretty(&Wire(document)).unwrap_or_else(|_| document.to_string());
     let mut messages = vec![
         json!({ "role": "system", "content": system }),
         json!({ "role": "user", "content": content }),
@@ -142,9 +314,14 @@ mod tests {
         }
     }
 
+    fn reply() -> ReplySchema {
+        schema::coach()
+    }
+
     #[test]
-    fn a_body_has_the_model_the_messages_and_json_mode_only() {
-        let body = chat("m", vec![json!({"role": "user", "content": "x"})], true);
+    fn a_body_has_the_model_the_messages_and_the_rung_s_response_format_only() {
+        let messages = vec![json!({"role": "user", "content": "x"})];
+        let body = chat("m", messages.clone(), Rung::JsonSchema, &reply());
         let keys: Vec<&str> = body
             .as_object()
             .unwrap()
@@ -152,9 +329,91 @@ mod tests {
             .map(String::as_str)
             .collect();
         assert_eq!(keys, ["messages", "model", "response_format"]);
-        assert_eq!(body["response_format"], json!({"type": "json_object"}));
-        let plain = chat("m", Vec::new(), false);
+        assert_eq!(body["model"], "m");
+        assert_eq!(body["messages"], Value::Array(messages));
+        let plain = chat("m", Vec::new(), Rung::Text, &reply());
         assert!(plain.get("response_format").is_none());
+    }
+
+    #[test]
+    fn each_rung_asks_for_the_shape_as_its_servers_take_it() {
+        let reply = reply();
+        let format = |rung: Rung| rung.response_format(&reply);
+        assert_eq!(
+            format(Rung::JsonSchema),
+            Some(json!({
+                "type": "json_schema",
+                "json_schema": {"name": "reflection_reply", "strict": true, "schema": reply.schema},
+            }))
+        );
+        assert_eq!(
+            format(Rung::JsonSchemaStrictSubset),
+            Some(json!({
+                "type": "json_schema",
+                "json_schema": {
+                    "name": "reflection_reply",
+                    "strict": true,
+                    "schema": schema::strict_subset(&reply.schema),
+                },
+            }))
+        );
+        assert_eq!(
+            format(Rung::JsonObjectSchema),
+            Some(json!({"type": "json_object", "schema": reply.schema}))
+        );
+        assert_eq!(
+            format(Rung::JsonObject),
+            Some(json!({"type": "json_object"}))
+        );
+        assert_eq!(format(Rung::Text), None);
+    }
+
+    #[test]
+    fn the_ladder_goes_down_one_rung_at_a_time_and_ends_in_plain_text() {
+        let mut seen = vec![Rung::ALL[0]];
+        while let Some(next) = seen.last().and_then(|r| r.next()) {
+            seen.push(next);
+        }
+        assert_eq!(seen, Rung::ALL);
+        for rung in Rung::ALL {
+            assert_eq!(Rung::from_index(rung.index()), rung);
+        }
+        assert_eq!(Rung::from_index(200), Rung::Text);
+    }
+
+    #[test]
+    fn on_the_wire_keys_come_in_reading_order_and_the_json_is_unchanged() {
+        let body = chat(
+            "m",
+            extraction_messages(&input(), None),
+            Rung::JsonSchema,
+            &schema::extraction(&input()),
+        );
+        let wire = serde_json::to_string(&Wire(&body)).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&wire).unwrap(), body);
+        let at = |needle: &str| wire.find(needle).unwrap();
+        assert!(at("\"model\"") < at("\"messages\""));
+        assert!(at("\"role\"") < at("\"content\""));
+        let properties = &wire[at("\"enneagram_type\"")..];
+        let order: Vec<usize> = [
+            "enneagram_type",
+            "love_summary",
+            "strength_summary",
+            "mission_summary",
+            "vocation_summary",
+            "overlap_narrative",
+            "near_term_goal_summary",
+            "long_term_goal_summary",
+            "sources",
+        ]
+        .iter()
+        .map(|k| properties.find(&format!("\"{k}\"")).unwrap())
+        .collect();
+        assert!(order.is_sorted(), "{order:?}");
+        // And the document: each answer's step and prompt before the answer.
+        let document = body["messages"][1]["content"].as_str().unwrap();
+        assert!(document.find("\"step\"").unwrap() < document.find("\"answer\"").unwrap());
+        assert!(document.find("\"prompt\"").unwrap() < document.find("\"answer\"").unwrap());
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub struct OpenAiConfig {
     /// Sent as `Authorization: Bearer <key>` when set.
     pub api_key: Option<ApiKey>,
     /// The bound on one model call, from the first byte sent to the last byte read, including
-    /// a `Retry-After` wait and the fallback without JSON mode.
+    /// a `Retry-After` wait and the steps down the structured-output ladder.
     pub timeout: Duration,
 }
 

@@ -1,17 +1,20 @@
 //! A client for the OpenAI-compatible chat-completions protocol (`POST <base>/chat/completions`),
 //! which Ollama, llama.cpp's server, vLLM, LM Studio and OpenAI all speak (`LLM_PROVIDER=openai`).
 //!
-//! It asks in JSON mode (`response_format: {"type": "json_object"}`) and, once an endpoint refuses
-//! that, without it from then on; either way the domain reads the first JSON object of the reply.
-//! One port call is bounded by `LLM_TIMEOUT_SECONDS`, a `Retry-After` wait included. Nothing the
-//! person wrote, and never the API key, reaches a log line: errors name statuses, not bodies.
+//! It asks for the reply's JSON Schema as strictly as the endpoint can enforce it, going down a
+//! ladder of `response_format`s ([`Rung`]) each time the endpoint refuses one, and remembers where
+//! it settled; whatever the rung, the domain reads the first JSON object of the reply. One port
+//! call is bounded by `LLM_TIMEOUT_SECONDS`, a `Retry-After` wait and the steps down included.
+//! Nothing the person wrote, and never the API key, reaches a log line: errors name statuses,
+//! not bodies.
 
 pub mod body;
 pub mod config;
 pub mod prompts;
+pub mod schema;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -23,7 +26,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::time::Instant;
 
+pub use body::Rung;
 pub use config::{ApiKey, InvalidSetting, OpenAiConfig};
+pub use schema::ReplySchema;
 
 /// The largest reply read from the endpoint; a chat completion is a few kilobytes.
 const MAX_REPLY_BYTES: usize = 2 * 1024 * 1024;
@@ -67,22 +72,28 @@ impl From<ChatError> for ModelError {
     }
 }
 
+/// No rung announced in the log yet.
+const NOT_ANNOUNCED: u8 = u8::MAX;
+
 /// The client. Cloning is cheap and clones share the connection pool and what was learnt about
-/// JSON mode.
+/// the endpoint's structured outputs.
 #[derive(Clone)]
 pub struct OpenAiClient {
     config: Arc<OpenAiConfig>,
     endpoint: reqwest::Url,
     http: reqwest::Client,
-    /// Cleared, for the life of the process, once the endpoint refuses `response_format`.
-    json_mode: Arc<AtomicBool>,
+    /// The [`Rung`] requests are sent at ([`Rung::index`]). It only moves down, for the life of
+    /// the process, when the endpoint refuses a `response_format`.
+    rung: Arc<AtomicU8>,
+    /// The rung the log last said an answer came at ([`NOT_ANNOUNCED`] before the first).
+    announced: Arc<AtomicU8>,
 }
 
 impl std::fmt::Debug for OpenAiClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenAiClient")
             .field("config", &self.config)
-            .field("json_mode", &self.json_mode())
+            .field("rung", &self.rung())
             .finish_non_exhaustive()
     }
 }
@@ -121,7 +132,8 @@ impl OpenAiClient {
             endpoint: config.endpoint(),
             config: Arc::new(config),
             http,
-            json_mode: Arc::new(AtomicBool::new(true)),
+            rung: Arc::new(AtomicU8::new(Rung::ALL[0].index())),
+            announced: Arc::new(AtomicU8::new(NOT_ANNOUNCED)),
         })
     }
 
@@ -136,10 +148,10 @@ impl OpenAiClient {
         &self.endpoint
     }
 
-    /// Whether requests still ask for JSON mode (`false` once the endpoint refused it).
+    /// How requests ask for the reply's shape now: the top rung until the endpoint refuses it.
     #[must_use]
-    pub fn json_mode(&self) -> bool {
-        self.json_mode.load(Ordering::Relaxed)
+    pub fn rung(&self) -> Rung {
+        Rung::from_index(self.rung.load(Ordering::Relaxed))
     }
 
     /// The exact body the extractor would send for `input` now (with the one retry's `feedback`).
@@ -148,7 +160,8 @@ impl OpenAiClient {
         body::chat(
             &self.config.model,
             body::extraction_messages(input, feedback),
-            self.json_mode(),
+            self.rung(),
+            &schema::extraction(input),
         )
     }
 
@@ -158,18 +171,24 @@ impl OpenAiClient {
         body::chat(
             &self.config.model,
             body::coach_messages(request),
-            self.json_mode(),
+            self.rung(),
+            &schema::coach(),
         )
     }
 
-    /// Sends `messages` and returns the reply's text, all within the timeout.
+    /// Sends `messages`, asking for a reply of the shape `reply`, and returns the reply's text,
+    /// all within the timeout.
     ///
     /// # Errors
     /// [`ChatError`] when no reply could be had.
-    pub async fn complete(&self, messages: Vec<Value>) -> Result<String, ChatError> {
+    pub async fn complete(
+        &self,
+        messages: Vec<Value>,
+        reply: &ReplySchema,
+    ) -> Result<String, ChatError> {
         let timeout = self.config.timeout;
         let deadline = Instant::now() + timeout;
-        tokio::time::timeout_at(deadline, self.complete_before(messages, deadline))
+        tokio::time::timeout_at(deadline, self.complete_before(messages, reply, deadline))
             .await
             .map_err(|_| ChatError::Timeout(timeout))?
     }
@@ -177,23 +196,25 @@ impl OpenAiClient {
     async fn complete_before(
         &self,
         messages: Vec<Value>,
+        reply: &ReplySchema,
         deadline: Instant,
     ) -> Result<String, ChatError> {
-        let mut json_mode = self.json_mode();
+        let mut rung = self.rung();
         let mut waits = 0;
         loop {
-            let body = body::chat(&self.config.model, messages.clone(), json_mode);
+            let body = body::chat(&self.config.model, messages.clone(), rung, reply);
             let started = Instant::now();
             let response = self.send(&body).await?;
             let status = response.status();
             tracing::debug!(
                 model = %self.config.model,
                 status = status.as_u16(),
-                json_mode,
+                rung = rung.name(),
                 elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
                 "chat completion answered"
             );
             if status.is_success() {
+                self.announce(rung);
                 return read_reply(response, self.config.timeout).await;
             }
             if status == StatusCode::TOO_MANY_REQUESTS {
@@ -213,23 +234,56 @@ impl OpenAiClient {
                     _ => return Err(ChatError::RateLimited),
                 }
             }
-            if json_mode
-                && matches!(status.as_u16(), 400 | 422)
-                && refuses_json_mode(response, self.config.timeout).await
+            // Only a refusal of the request's shape moves down the ladder: never a 5xx, a
+            // timeout or a 400 about anything else (a context too long...).
+            if matches!(status.as_u16(), 400 | 422)
+                && let Some(next) = rung.next()
+                && refuses_response_format(response, self.config.timeout).await
             {
-                tracing::warn!(
-                    "the model endpoint refused response_format (JSON mode); asking without it from now on"
+                tracing::info!(
+                    status = status.as_u16(),
+                    refused = rung.name(),
+                    next = next.name(),
+                    "the model endpoint refused this response_format; asking with the next one"
                 );
-                self.json_mode.store(false, Ordering::Relaxed);
-                json_mode = false;
+                rung = self.step_down(next);
                 continue;
             }
             return Err(ChatError::Status(status));
         }
     }
 
+    /// Remembers that requests go at `next` or lower from now on, and returns the rung to use
+    /// (lower than `next` when a concurrent call already went further down).
+    fn step_down(&self, next: Rung) -> Rung {
+        let before = self.rung.fetch_max(next.index(), Ordering::Relaxed);
+        Rung::from_index(before.max(next.index()))
+    }
+
+    /// Says once in the log at which rung the endpoint answers: a warning when it is not the top
+    /// one, since the reply's shape is then enforced less (or not at all).
+    fn announce(&self, rung: Rung) {
+        if self.announced.swap(rung.index(), Ordering::Relaxed) == rung.index() {
+            return;
+        }
+        if rung == Rung::ALL[0] {
+            tracing::info!(
+                rung = rung.name(),
+                "the model endpoint takes the reply's JSON Schema (structured outputs)"
+            );
+        } else {
+            tracing::warn!(
+                rung = rung.name(),
+                "the model endpoint refused stricter response_formats; asking with this one from now on"
+            );
+        }
+    }
+
     async fn send(&self, body: &Value) -> Result<Response, ChatError> {
-        let mut request = self.http.post(self.endpoint.clone()).json(body);
+        let mut request = self
+            .http
+            .post(self.endpoint.clone())
+            .json(&body::Wire(body));
         if let Some(key) = &self.config.api_key {
             // reqwest marks the header sensitive, so it is never printed either.
             request = request.bearer_auth(key.expose());
@@ -297,16 +351,18 @@ fn without_reasoning(content: &str) -> &str {
         .map_or(content, |end| &content[end + "</think>".len()..])
 }
 
-/// Whether an error answer is about `response_format` (so the endpoint lacks JSON mode).
-async fn refuses_json_mode(response: Response, timeout: Duration) -> bool {
+/// Whether an error answer is about the reply's shape: it names `response_format`,
+/// `json_schema`, a `schema` or a `format` (so the endpoint cannot take this rung).
+async fn refuses_response_format(response: Response, timeout: Duration) -> bool {
     read_bounded(response, timeout)
         .await
-        .map(|bytes| {
-            String::from_utf8_lossy(&bytes)
-                .to_ascii_lowercase()
-                .contains("response_format")
-        })
-        .unwrap_or(false)
+        .is_ok_and(|bytes| names_response_format(&String::from_utf8_lossy(&bytes)))
+}
+
+fn names_response_format(body: &str) -> bool {
+    let body = body.to_ascii_lowercase();
+    // "format" covers `response_format`, "schema" covers `json_schema`.
+    ["format", "schema"].iter().any(|word| body.contains(word))
 }
 
 /// How long a 429 asks to wait: OpenAI's `retry-after-ms`, else `Retry-After` in seconds or as an
@@ -343,7 +399,10 @@ impl Extractor for OpenAiClient {
         feedback: Option<String>,
     ) -> Result<String, ModelError> {
         Ok(self
-            .complete(body::extraction_messages(input, feedback.as_deref()))
+            .complete(
+                body::extraction_messages(input, feedback.as_deref()),
+                &schema::extraction(input),
+            )
             .await?)
     }
 }
@@ -351,7 +410,9 @@ impl Extractor for OpenAiClient {
 #[async_trait]
 impl Coach for OpenAiClient {
     async fn reply(&self, request: &CoachRequest) -> Result<String, ModelError> {
-        Ok(self.complete(body::coach_messages(request)).await?)
+        Ok(self
+            .complete(body::coach_messages(request), &schema::coach())
+            .await?)
     }
 }
 
@@ -395,6 +456,29 @@ mod tests {
             "\n{\"a\":1}"
         );
         assert_eq!(without_reasoning("{\"a\":1}"), "{\"a\":1}");
+    }
+
+    #[test]
+    fn only_an_error_about_the_reply_s_shape_is_a_refusal_of_response_format() {
+        for refusal in [
+            // llama-cpp-python (FastAPI): json_schema is not among its types.
+            r#"{"detail":[{"type":"literal_error","loc":["body","response_format","type"],"msg":"Input should be 'text' or 'json_object'"}]}"#,
+            // LM Studio: json_object is not among its types.
+            r#"{"error":"'response_format.type' must be 'json_schema' or 'text'"}"#,
+            // OpenAI: a keyword outside the strict subset.
+            r#"{"error":{"message":"Invalid schema for response_format 'x': In context=('properties', 'quote'), 'maxLength' is not permitted.","type":"invalid_request_error","param":"response_format"}}"#,
+            "unsupported JSON Schema",
+            "Unknown FORMAT",
+        ] {
+            assert!(names_response_format(refusal), "{refusal}");
+        }
+        for other in [
+            "context too long",
+            r#"{"error":{"message":"This model's maximum context length is 8192 tokens.","param":"messages"}}"#,
+            "",
+        ] {
+            assert!(!names_response_format(other), "{other}");
+        }
     }
 
     #[test]

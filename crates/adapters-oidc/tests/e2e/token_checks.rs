@@ -183,3 +183,35 @@ async fn an_authorization_response_from_another_issuer_is_refused() {
         .await
         .unwrap();
 }
+
+/// A provider that signs ID tokens with HS256 (keyed with the client secret, which the client
+/// itself knows): whoever holds the secret could mint a token for anyone, so it is refused.
+#[tokio::test]
+async fn an_id_token_signed_with_a_symmetric_algorithm_is_refused() {
+    let Some(idp) = TestIdp::start_with(adapters_oidc::testing::IdpOptions {
+        id_token_alg: Some("HS256".to_owned()),
+        ..adapters_oidc::testing::IdpOptions::default()
+    })
+    .await
+    else {
+        return;
+    };
+    let provider = OidcProvider::discover(idp.config()).await.unwrap();
+    let request = provider.begin().await.unwrap();
+    let callback = sign_in(&request.url, "ada").await;
+    let err = provider
+        .finish(
+            &callback.code,
+            &request.pkce_verifier,
+            &request.nonce,
+            callback.iss.clone(),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, IdentityError::InvalidToken(_)), "{err:?}");
+    let text = chain(&err);
+    assert!(
+        text.to_lowercase().contains("alg") || text.contains("HS256"),
+        "{text}"
+    );
+}

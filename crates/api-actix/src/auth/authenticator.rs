@@ -3,7 +3,7 @@
 //! credentials, the operator key, the trusted origins and the admins. The authentication
 //! middleware takes this as app data of its own; the routes reach it through the state.
 
-use domain::account::{Email, User};
+use domain::account::User;
 
 use super::cache::CredentialCache;
 use super::csrf::TrustedOrigins;
@@ -27,6 +27,9 @@ impl std::fmt::Debug for Operator {
     }
 }
 
+/// The issuer recorded for people who signed in through dev login.
+pub const DEV_LOGIN_ISSUER: &str = "urn:discovery:dev-login";
+
 /// The credential checks' dependencies.
 pub struct Authenticator {
     pub accounts: Accounts,
@@ -49,9 +52,12 @@ impl std::fmt::Debug for Authenticator {
 }
 
 impl Authenticator {
-    /// Admins: the e-mails of `ADMIN_EMAILS` (and the operator, checked by the caller).
+    /// Admins: the people whose e-mail, as their identity provider verified it, is in
+    /// `ADMIN_EMAILS` exactly (both folded in ASCII only: `Email`). Someone signed in through dev
+    /// login never is, whatever address they typed (the operator is checked by the caller).
     #[must_use]
-    pub fn is_admin(&self, email: &Email) -> bool {
-        self.admin_emails.iter().any(|a| a == email.as_str())
+    pub fn is_admin(&self, user: &User) -> bool {
+        user.issuer != DEV_LOGIN_ISSUER
+            && self.admin_emails.iter().any(|a| a == user.email.as_str())
     }
 }

@@ -13,18 +13,20 @@
 
 use std::time::Duration;
 
-use domain::account::User;
+use domain::account::{KeyScopes, User};
 use domain::ids::{SessionId, UserId};
 use moka::sync::Cache;
 
 use super::jwt::LEEWAY_SECONDS;
 use super::secrets::SecretDigest;
 
-/// Who an API key acts as.
+/// Who an API key acts as, and within which scopes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyOwner {
     pub user_id: UserId,
-    pub is_admin: bool,
+    pub scopes: KeyScopes,
+    /// When the key stops working: checked at every use, as a token's expiry is.
+    pub expires_at: Option<time::OffsetDateTime>,
 }
 
 /// What a verified access token says.
@@ -187,6 +189,7 @@ mod tests {
         User {
             id: UserId::new(),
             email: Email::new("ada@example.org").unwrap(),
+            issuer: "https://id.example.org".into(),
             name: Some("Ada".into()),
             created_at: time::OffsetDateTime::now_utc(),
             last_login_at: None,
@@ -268,7 +271,8 @@ mod tests {
             digest,
             KeyOwner {
                 user_id: id,
-                is_admin: false,
+                scopes: KeyScopes::DEFAULT,
+                expires_at: None,
             },
         );
         cache.remember_verified_token("a.b.c", token_of(id, u64::MAX));

@@ -10,14 +10,16 @@ use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
 use actix_web::middleware::Next;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
-use domain::account::Source;
+use domain::account::{KeyScopes, Source};
 use domain::ids::{SessionId, UserId};
 
 use super::authenticator::Authenticator;
 use super::cache::{KeyOwner, VerifiedToken};
 use super::cookies;
+use super::policy;
 use super::secrets;
 use crate::error::ApiError;
+use crate::middleware::route_pattern;
 
 /// Who is calling, and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,13 +29,38 @@ pub struct Caller {
     pub source: Source,
     /// The session of a JWT credential (absent for API keys).
     pub session_id: Option<SessionId>,
+    /// The scopes of a personal API key (absent for every other credential).
+    pub key_scopes: Option<KeyScopes>,
+}
+
+impl Caller {
+    /// Least privilege (`policy.rs`): a personal key only within its scopes, and credential or
+    /// account management only with the session cookie.
+    ///
+    /// # Errors
+    /// 403 `session_required` or `insufficient_scope`.
+    fn may_call(&self, req: &HttpRequest) -> Result<(), ApiError> {
+        let Some(pattern) = route_pattern::of(req) else {
+            return Ok(());
+        };
+        if policy::needs_session(req.method(), &pattern) && self.source != Source::Web {
+            return Err(ApiError::SessionRequired);
+        }
+        if let Some(scopes) = self.key_scopes
+            && !policy::scope_for(req.method(), &pattern).is_some_and(|s| scopes.allows(s))
+        {
+            return Err(ApiError::InsufficientScope);
+        }
+        Ok(())
+    }
 }
 
 /// A caller who must be an admin (403 otherwise).
 #[derive(Debug, Clone, Copy)]
 pub struct AdminCaller(pub Caller);
 
-const API_KEY_HEADER: &str = "x-api-key";
+/// The header personal and operator keys come in.
+pub const API_KEY_HEADER: &str = "x-api-key";
 
 /// Why the credentials of a request were refused, kept for the `Caller` extractor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +130,7 @@ impl FromRequest for Caller {
         let extensions = req.extensions();
         ready(
             match (extensions.get::<Self>(), extensions.get::<Denied>()) {
-                (Some(caller), _) => Ok(*caller),
+                (Some(caller), _) => caller.may_call(req).map(|()| *caller),
                 (None, Some(Denied::CrossSite)) => Err(ApiError::Forbidden(
                     "This request must come from the service's own pages.",
                 )),
@@ -170,34 +197,43 @@ async fn by_api_key(state: &Authenticator, key: &str) -> Result<Caller, ApiError
             is_admin: true,
             source: Source::Mcp,
             session_id: None,
+            key_scopes: None,
         });
     }
     if !key.starts_with(secrets::API_KEY_PREFIX) {
         return Err(ApiError::Unauthenticated);
     }
-    let owner = match state.credentials.api_key_owner(&digest) {
+    let now = time::OffsetDateTime::now_utc();
+    let remembered = state
+        .credentials
+        .api_key_owner(&digest)
+        .filter(|owner| owner.expires_at.is_none_or(|at| now < at));
+    let owner = match remembered {
         Some(owner) => owner,
         None => {
             // A database check also keeps the key's `last_used_at` (to within the cache expiry).
-            let (_, user) = state
+            let (key, user) = state
                 .accounts
                 .authenticate_api_key(&secrets::stored_form(&digest))
                 .await?
                 .ok_or(ApiError::Unauthenticated)?;
             let owner = KeyOwner {
                 user_id: user.id,
-                is_admin: state.is_admin(&user.email),
+                scopes: key.scopes,
+                expires_at: key.expires_at,
             };
             state.credentials.remember_api_key(digest, owner);
             state.credentials.remember_user(user);
             owner
         }
     };
+    // A personal key is never an admin credential, whoever owns it.
     Ok(Caller {
         user_id: owner.user_id,
-        is_admin: owner.is_admin,
+        is_admin: false,
         source: Source::Mcp,
         session_id: None,
+        key_scopes: Some(owner.scopes),
     })
 }
 
@@ -217,6 +253,7 @@ async fn by_jwt(state: &Authenticator, token: &str, source: Source) -> Result<Ca
         is_admin: verified.is_admin,
         source,
         session_id: Some(session_id),
+        key_scopes: None,
     })
 }
 

@@ -1,5 +1,5 @@
-//! Rate limits: sign-in attempts per client address and the costly coach calls (reflect,
-//! complete) per signed-in person, each a keyed GCRA limiter (`governor`). A request over its
+//! Rate limits: sign-in attempts (and refused API keys) per client address, and the costly coach
+//! calls (reflect, complete) per signed-in person, each a keyed GCRA limiter (`governor`). A request over its
 //! limit is answered 429 `rate_limited` with `Retry-After` before any handler runs, so it changes
 //! nothing; the activity log sits outside this middleware and still records it.
 //!
@@ -21,6 +21,7 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 
 use crate::auth::Caller;
+use crate::auth::caller::{API_KEY_HEADER, Denied};
 use crate::config::RateLimitSettings;
 use crate::error::ApiError;
 use crate::middleware::client_ip;
@@ -110,7 +111,9 @@ impl RateLimits {
         // spelling of a limited path cannot slip past.
         let path = req.match_info().as_str();
         let is = |(m, p): &(Method, &str)| m == method && *p == path;
-        if SIGN_IN.iter().any(is) {
+        // A refused `X-API-Key` is a guess at a credential: it spends the address's sign-in
+        // budget like a sign-in attempt, so keys cannot be tried at the speed of the network.
+        if SIGN_IN.iter().any(is) || refused_api_key(req) {
             if let Some(limit) = &self.sign_in {
                 return limit.check(&self.client_key(req.request()));
             }
@@ -138,6 +141,15 @@ impl RateLimits {
             .unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
         network_of(ip)
     }
+}
+
+/// Whether the request carried an `X-API-Key` that authentication refused.
+fn refused_api_key(req: &ServiceRequest) -> bool {
+    req.headers().contains_key(API_KEY_HEADER)
+        && matches!(
+            req.extensions().get::<Denied>(),
+            Some(Denied::Unauthenticated)
+        )
 }
 
 /// The key of an address: IPv4 as it is (also when written IPv4-mapped), IPv6 by its /64.

@@ -1,10 +1,13 @@
 //! The contract's cross-cutting error answers, added to every operation they apply to so each
-//! route's annotation lists only its own: 401 and (for writes) the CSRF 403 where a credential is
-//! needed; 400, 413, 415 and 422 where a JSON body is read; 400 and 422 where a query string is
+//! route's annotation lists only its own: 401 and the 403s where a credential is needed (the CSRF
+//! defence for writes, a personal key outside its scopes, a route that needs the session cookie); 400, 413, 415 and 422 where a JSON body is read; 400 and 422 where a query string is
 //! (except on the sign-in redirects, which read theirs leniently);
 //! 503 wherever the database is asked. An operation's own entry for a status wins.
 
+use actix_web::http::Method;
 use utoipa::Modify;
+
+use crate::auth::policy;
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::{Content, OpenApi, Ref, RefOr, Response, ResponseBuilder};
 
@@ -15,6 +18,10 @@ pub struct CommonErrors;
 const UNAUTHENTICATED: &str = "No credential, or an invalid or expired one.";
 const CSRF: &str =
     "A cookie-authenticated write without a trusted Origin or Referer (CSRF defence).";
+const SESSION_REQUIRED: &str = "`session_required`: managing credentials and the account needs the \
+     session cookie; an API key or a Bearer token is refused.";
+const INSUFFICIENT_SCOPE: &str =
+    "`insufficient_scope`: a personal API key whose scopes do not include this route.";
 const BAD_BODY: &str = "The body is not JSON, or the query string is malformed.";
 const BAD_QUERY: &str = "The query string is malformed.";
 const TOO_LARGE: &str = "The body is larger than 64 KiB.";
@@ -33,16 +40,41 @@ impl Modify for CommonErrors {
                 (&mut item.patch, true),
                 (&mut item.delete, true),
             ];
-            for (operation, writes) in operations {
+            for (method, (operation, writes)) in [
+                Method::GET,
+                Method::POST,
+                Method::PUT,
+                Method::PATCH,
+                Method::DELETE,
+            ]
+            .into_iter()
+            .zip(operations)
+            {
                 if let Some(operation) = operation {
-                    add_common(operation, writes, path != "/healthz");
+                    let refusals = refusals(&method, path, writes);
+                    add_common(operation, &refusals, path != "/healthz");
                 }
             }
         }
     }
 }
 
-fn add_common(operation: &mut Operation, writes: bool, asks_database: bool) {
+/// Why a signed-in caller may be refused this operation with 403 (`policy.rs`).
+fn refusals(method: &Method, path: &str, writes: bool) -> String {
+    let mut why = Vec::new();
+    if writes {
+        why.push(CSRF);
+    }
+    if policy::needs_session(method, path) {
+        why.push(SESSION_REQUIRED);
+    } else {
+        // Some key is refused here: one without the route's scope, or any, when none opens it.
+        why.push(INSUFFICIENT_SCOPE);
+    }
+    why.join(" ")
+}
+
+fn add_common(operation: &mut Operation, refusals: &str, asks_database: bool) {
     let signed_in = operation.security.as_ref().is_some_and(|s| !s.is_empty());
     let reads_body = operation.request_body.is_some();
     // A redirecting route (sign-in) reads its query leniently and answers only with redirects.
@@ -61,8 +93,8 @@ fn add_common(operation: &mut Operation, writes: bool, asks_database: bool) {
     };
     if signed_in {
         add("401", UNAUTHENTICATED);
-        if writes {
-            add("403", CSRF);
+        if !refusals.is_empty() {
+            add("403", refusals);
         }
     }
     if reads_body {

@@ -1,9 +1,10 @@
 //! The account requests: a new API key, dev login, the sign-in redirects' query strings and
 //! the activity log's.
 
-use domain::account::Email;
 use domain::account::api_key::ApiKeyName;
+use domain::account::{Email, KeyLifetime, KeyScope, KeyScopes};
 use domain::ids::UserId;
+use domain::services::account::NewApiKey;
 use serde::Deserialize;
 use utoipa::openapi::Object;
 use utoipa::openapi::path::{Parameter, ParameterIn};
@@ -12,6 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::rules;
 use crate::error::ApiError;
+use crate::views::keys;
 
 /// A new personal API key.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -19,10 +21,26 @@ use crate::error::ApiError;
 pub struct ApiKeyRequest {
     #[schema(schema_with = key_name)]
     pub name: String,
+    /// What the key may be used for (default `["integration"]`); at least one.
+    #[schema(value_type = Option<Vec<keys::KeyScope>>, min_items = 1)]
+    #[serde(default)]
+    pub scopes: Option<Vec<KeyScope>>,
+    /// Days until the key stops working (`null` or absent: until revoked).
+    #[schema(schema_with = lifetime_days)]
+    #[serde(default)]
+    pub expires_in_days: Option<KeyLifetime>,
 }
 
 fn key_name() -> Object {
     rules::non_blank(ApiKeyName::MAX)
+}
+
+fn lifetime_days() -> Object {
+    rules::integer_or_null(
+        KnownFormat::Int64,
+        i64::from(KeyLifetime::MIN_DAYS),
+        i64::from(KeyLifetime::MAX_DAYS),
+    )
 }
 
 impl ApiKeyRequest {
@@ -32,6 +50,24 @@ impl ApiKeyRequest {
     /// 422 naming `name`.
     pub fn name(&self) -> Result<ApiKeyName, ApiError> {
         ApiKeyName::non_blank(self.name.trim()).map_err(|e| ApiError::invalid("name", e))
+    }
+
+    /// The key asked for.
+    ///
+    /// # Errors
+    /// 422 naming `name` or `scopes` (an empty list); `expires_in_days` is checked as it is
+    /// read (1-365 whole days).
+    pub fn new_key(&self) -> Result<NewApiKey, ApiError> {
+        let scopes = match &self.scopes {
+            None => KeyScopes::DEFAULT,
+            Some(scopes) => KeyScopes::new(scopes.iter().copied())
+                .map_err(|e| ApiError::invalid("scopes", e))?,
+        };
+        Ok(NewApiKey {
+            name: self.name()?,
+            scopes,
+            lifetime: self.expires_in_days,
+        })
     }
 }
 

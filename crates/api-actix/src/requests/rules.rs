@@ -90,6 +90,17 @@ pub fn integer(format: KnownFormat, min: i64, max: i64) -> Object {
         .build()
 }
 
+/// As [`integer`], or `null`.
+#[must_use]
+pub fn integer_or_null(format: KnownFormat, min: i64, max: i64) -> Object {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Integer, Type::Null]))
+        .format(Some(SchemaFormat::KnownFormat(format)))
+        .minimum(Some(min))
+        .maximum(Some(max))
+        .build()
+}
+
 /// A number in `min..=max`.
 #[must_use]
 pub fn number(min: f64, max: f64) -> Object {

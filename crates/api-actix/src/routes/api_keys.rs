@@ -27,7 +27,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     responses(
         (status = 201, description = "The key, shown this once.", body = ApiKeyCreated),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+    security(("cookie" = [])),
 )]
 pub(crate) async fn create(
     state: web::Data<AppState>,
@@ -36,12 +36,12 @@ pub(crate) async fn create(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("api_key.create"));
-    let name = body.name()?;
+    let new = body.new_key()?;
     let (key, prefix) = secrets::new_api_key()
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
     let stored = state
         .accounts
-        .create_api_key(caller.user_id, name, prefix, secrets::hash(&key))
+        .create_api_key(caller.user_id, new, prefix, secrets::hash(&key))
         .await?;
     Ok(HttpResponse::Created().json(ApiKeyCreated::new(&stored, &key)))
 }
@@ -75,7 +75,7 @@ pub(crate) async fn list(
         (status = 204, description = "Revoked."),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+    security(("cookie" = [])),
 )]
 pub(crate) async fn revoke(
     state: web::Data<AppState>,

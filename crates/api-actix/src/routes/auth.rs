@@ -21,8 +21,7 @@ use crate::requests::account::{CallbackQuery, DevLoginRequest, LoginQuery};
 use crate::state::AppState;
 use crate::views::account::{AuthConfig, UserView};
 
-/// The issuer recorded for people who signed in through dev login.
-pub const DEV_LOGIN_ISSUER: &str = "urn:discovery:dev-login";
+pub use crate::auth::authenticator::DEV_LOGIN_ISSUER;
 
 /// Mounts the sign-in routes; dev login only when it is enabled (otherwise its path is a 404).
 /// Mounted under `/api/auth` (see `routes::configure`).
@@ -211,7 +210,7 @@ async fn open_session(
             secrets::hash(&refresh),
         )
         .await?;
-    let admin = state.auth.is_admin(&user.email);
+    let admin = state.auth.is_admin(&user);
     // The sign-in changed `last_login_at` (and maybe the name or e-mail).
     state.auth.credentials.forget_user(user.id);
     req.extensions_mut().insert(Caller {
@@ -219,6 +218,7 @@ async fn open_session(
         is_admin: admin,
         source: Source::Web,
         session_id: Some(session.id),
+        key_scopes: None,
     });
     session_cookies(
         state,
@@ -305,12 +305,13 @@ pub(crate) async fn refresh(
         .await
     {
         Ok((user, session)) => {
-            let admin = state.auth.is_admin(&user.email);
+            let admin = state.auth.is_admin(&user);
             req.extensions_mut().insert(Caller {
                 user_id: user.id,
                 is_admin: admin,
                 source: Source::Web,
                 session_id: Some(session.id),
+                key_scopes: None,
             });
             let mut response = HttpResponse::NoContent();
             for cookie in session_cookies(
@@ -401,6 +402,14 @@ pub(crate) async fn dev_login(
     body: ApiJson<DevLoginRequest>,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("auth.dev_login"));
+    // Only a client on this machine, talking to us directly: a request relayed by a proxy
+    // (which says so in a forwarding header) is from anywhere, whatever its peer address.
+    let direct = req.peer_addr().is_some_and(|peer| peer.ip().is_loopback())
+        && !req.headers().contains_key(header::FORWARDED)
+        && !req.headers().contains_key("x-forwarded-for");
+    if !direct {
+        return Err(ApiError::NotFound);
+    }
     // Browsers send Origin on every cross-site POST: refuse a page elsewhere signing someone in.
     if req.headers().contains_key(header::ORIGIN) && !state.auth.origins.allows(&req) {
         return Err(ApiError::Forbidden(
@@ -425,5 +434,5 @@ pub(crate) async fn dev_login(
     for cookie in session_cookies {
         response.cookie(cookie);
     }
-    Ok(response.json(UserView::new(&user, state.auth.is_admin(&user.email))))
+    Ok(response.json(UserView::new(&user, state.auth.is_admin(&user))))
 }

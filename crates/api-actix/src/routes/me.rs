@@ -55,7 +55,7 @@ pub(crate) async fn get(
     responses(
         (status = 204, description = "Deleted; cookies cleared."),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+    security(("cookie" = [])),
 )]
 pub(crate) async fn delete(
     state: web::Data<AppState>,
@@ -87,7 +87,7 @@ pub(crate) async fn delete(
     responses(
         (status = 200, description = "The export.", body = ExportView),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+    security(("cookie" = [])),
 )]
 pub(crate) async fn export(
     state: web::Data<AppState>,

@@ -47,7 +47,7 @@ pub(crate) async fn list(
         (status = 204, description = "Revoked."),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+    security(("cookie" = [])),
 )]
 pub(crate) async fn revoke(
     state: web::Data<AppState>,

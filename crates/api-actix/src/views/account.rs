@@ -1,13 +1,14 @@
 //! The account responses: the person, their sessions and API keys, their counts, and which ways
 //! to sign in the service offers.
 
-use domain::account::{ApiKey, Session, Source, User, UserStats};
+use domain::account::{ApiKey, KeyScope, Session, Source, User, UserStats};
 use domain::ids::{ApiKeyId, SessionId, UserId};
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::count::count;
+use super::keys;
 
 /// A person, as `GET /api/me` and sign-in answer with it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -82,10 +83,20 @@ pub struct ApiKeyView<'a> {
     id: ApiKeyId,
     name: &'a str,
     prefix: &'a str,
+    /// What the key may be used for.
+    #[schema(value_type = Vec<keys::KeyScope>)]
+    scopes: Vec<&'static str>,
+    /// When it stops working (`null`: when revoked).
+    #[serde(with = "time::serde::rfc3339::option")]
+    expires_at: Option<OffsetDateTime>,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
     last_used_at: Option<OffsetDateTime>,
+}
+
+fn scope_keys(k: &ApiKey) -> Vec<&'static str> {
+    k.scopes.iter().map(KeyScope::key).collect()
 }
 
 impl<'a> From<&'a ApiKey> for ApiKeyView<'a> {
@@ -94,6 +105,8 @@ impl<'a> From<&'a ApiKey> for ApiKeyView<'a> {
             id: k.id,
             name: &k.name,
             prefix: &k.prefix,
+            scopes: scope_keys(k),
+            expires_at: k.expires_at,
             created_at: k.created_at,
             last_used_at: k.last_used_at,
         }
@@ -108,6 +121,10 @@ pub struct ApiKeyCreated<'a> {
     name: &'a str,
     key: &'a str,
     prefix: &'a str,
+    #[schema(value_type = Vec<keys::KeyScope>)]
+    scopes: Vec<&'static str>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    expires_at: Option<OffsetDateTime>,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
 }
@@ -121,6 +138,8 @@ impl<'a> ApiKeyCreated<'a> {
             name: &stored.name,
             key,
             prefix: &stored.prefix,
+            scopes: scope_keys(stored),
+            expires_at: stored.expires_at,
             created_at: stored.created_at,
         }
     }

@@ -54,12 +54,14 @@ keyed!(PreferencesSource = domain::coaching::PreferenceSource, key);
 keyed!(CheckInOrigin = domain::coaching::CheckInOrigin, key);
 keyed!(FoundationKey = domain::foundation::Foundation, key);
 keyed!(ActivitySource = domain::account::Source, key);
+keyed!(KeyScope = domain::account::KeyScope, key);
 
 #[cfg(test)]
 mod tests {
     use serde::Serialize;
     use serde_json::json;
 
+    use domain::account::KeyScope;
     use domain::coaching::{
         CheckInOrigin, CoachingFrequency, CoachingStyle, FrictionTolerance, PreferenceSource,
         TimeOfDay,
@@ -92,6 +94,7 @@ mod tests {
         serde_matches_keys(PreferenceSource::ALL, PreferenceSource::key);
         serde_matches_keys(&CheckInOrigin::ALL, CheckInOrigin::key);
         serde_matches_keys(&Foundation::ALL, Foundation::key);
+        serde_matches_keys(&KeyScope::ALL, KeyScope::key);
     }
 
     #[test]

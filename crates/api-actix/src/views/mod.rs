@@ -14,3 +14,4 @@ pub mod keys;
 pub mod operations;
 pub mod page;
 pub mod profile;
+pub mod sources;

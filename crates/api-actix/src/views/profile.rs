@@ -12,6 +12,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::keys;
+use super::sources::SourcesView;
 
 /// The profile (`/discovery/profile/me`).
 #[derive(Debug, Serialize, ToSchema)]
@@ -30,6 +31,8 @@ pub struct ProfileView<'a> {
     overlap_narrative: &'a str,
     near_term_goal_summary: Option<&'a str>,
     long_term_goal_summary: Option<&'a str>,
+    /// For each editable field, the person's own words it rests on, verified.
+    sources: SourcesView<'a>,
     locked: bool,
     #[serde(with = "time::serde::rfc3339::option")]
     affirmed_at: Option<OffsetDateTime>,
@@ -55,6 +58,7 @@ impl<'a> From<&'a Profile> for ProfileView<'a> {
             overlap_narrative: prose.overlap_narrative.as_str(),
             near_term_goal_summary: goal(&prose.near_term_goal_summary),
             long_term_goal_summary: goal(&prose.long_term_goal_summary),
+            sources: SourcesView::from(&p.sources),
             locked: p.locked,
             affirmed_at: p.affirmed_at,
             version: p.version,
@@ -68,7 +72,7 @@ fn goal(summary: &Option<Prose>) -> Option<&str> {
     summary.as_ref().map(Prose::as_str)
 }
 
-/// Every prose field, the type and the triad as they were after a revision.
+/// Every prose field, the type, the triad and the sources as they were after a revision.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Snapshot)]
 pub struct SnapshotView<'a> {
@@ -83,6 +87,8 @@ pub struct SnapshotView<'a> {
     overlap_narrative: &'a str,
     near_term_goal_summary: Option<&'a str>,
     long_term_goal_summary: Option<&'a str>,
+    /// The sources as they were (`[]` each in revisions recorded before provenance).
+    sources: SourcesView<'a>,
 }
 
 impl<'a> From<&'a Snapshot> for SnapshotView<'a> {
@@ -106,6 +112,7 @@ impl<'a> From<&'a Snapshot> for SnapshotView<'a> {
             overlap_narrative: overlap_narrative.as_str(),
             near_term_goal_summary: goal(near_term_goal_summary),
             long_term_goal_summary: goal(long_term_goal_summary),
+            sources: SourcesView::from(&s.sources),
         }
     }
 }

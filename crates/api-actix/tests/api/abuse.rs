@@ -15,8 +15,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::helpers::{
     GUT_ANSWERS, JWT_SECRET, OPERATOR_KEY, SignedIn, TestApp, affirm, assert_error, assert_invalid,
-    discover, json_body, my_profile, my_revisions, send, sign_jwt, spawn_app, spawn_app_with,
-    valid_claims,
+    discover, json_body, my_profile, my_revisions, needs_session, send, sign_jwt, spawn_app,
+    spawn_app_with, valid_claims,
 };
 
 /// The seven editable prose fields of a profile (API.md).
@@ -185,18 +185,31 @@ async fn every_id_bearing_route_answers_another_persons_id_with_not_found_and_ch
         ),
     ];
     for (method, path, body) in &attempts {
+        // Credential management takes Bob's browser session: his token and his key are refused
+        // before the id is even looked at (so they cannot probe for it either).
+        let session_only = needs_session(method, path);
         let requests = [
-            app.with_bearer(&bob.access_jwt, method.clone(), path),
-            app.with_key(&bob_key.key, method.clone(), path),
-            app.as_browser(&bob, method.clone(), path),
+            (
+                app.with_bearer(&bob.access_jwt, method.clone(), path),
+                session_only,
+            ),
+            (
+                app.with_key(&bob_key.key, method.clone(), path),
+                session_only,
+            ),
+            (app.as_browser(&bob, method.clone(), path), false),
         ];
-        for request in requests {
+        for (request, refused) in requests {
             let request = match body {
                 Some(body) => request.json(body),
                 None => request,
             };
             let response = send(request).await;
-            let body = assert_error(response, 404, "not_found").await;
+            let body = if refused {
+                assert_error(response, 403, "session_required").await
+            } else {
+                assert_error(response, 404, "not_found").await
+            };
             assert!(
                 !body.to_string().contains(&ada.user_id),
                 "{method} {path}: {body}"
@@ -388,7 +401,7 @@ async fn every_json_route_refuses_another_content_type_with_415_and_changes_noth
             None,
         ] {
             let mut request = app
-                .with_bearer(&ada.access_jwt, method.clone(), &path)
+                .as_person(&ada, method.clone(), &path)
                 .body(body.to_string());
             if let Some(content_type) = content_type {
                 request = request.header("Content-Type", content_type);
@@ -407,13 +420,14 @@ async fn every_json_route_refuses_another_content_type_with_415_and_changes_noth
 }
 
 /// Sends `body` chunked (no `Content-Length`, so the size is only known while reading) over a
-/// raw connection; returns the status and the body of the answer.
-async fn post_chunked(app: &TestApp, path: &str, jwt: &str, body: &[u8]) -> (u16, String) {
+/// raw connection, with the credential headers `credentials` (each `Name: value\r\n`); returns
+/// the status and the body of the answer.
+async fn post_chunked(app: &TestApp, path: &str, credentials: &str, body: &[u8]) -> (u16, String) {
     let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", app.port))
         .await
         .unwrap();
     let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {jwt}\r\n\
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{credentials}\
          Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
     );
     stream.write_all(head.as_bytes()).await.unwrap();
@@ -450,9 +464,26 @@ async fn a_body_over_the_limit_is_413_even_without_a_declared_length() {
     let app = spawn_app().await;
     let ada = app.dev_login("ada@example.org").await;
 
+    // Keys are made in the browser: its session cookie, from the service's own origin.
     let big = json!({"name": "x".repeat(70 * 1024)}).to_string();
-    let (status, body) =
-        post_chunked(&app, "/api/me/api-keys", &ada.access_jwt, big.as_bytes()).await;
+    let browser = format!(
+        "Cookie: ds_access={}\r\nOrigin: {}\r\n",
+        ada.access_jwt,
+        app.origin()
+    );
+    let (status, body) = post_chunked(&app, "/api/me/api-keys", &browser, big.as_bytes()).await;
+    assert_eq!(status, 413, "{body}");
+    assert!(body.contains("payload_too_large"), "{body}");
+    // And the batch route, with a Bearer token.
+    let bearer = format!("Authorization: Bearer {}\r\n", ada.access_jwt);
+    let batch = json!({"items": [mapping(&"x".repeat(5 * 1024 * 1024), None)]}).to_string();
+    let (status, body) = post_chunked(
+        &app,
+        "/integration/task-mappings/batch",
+        &bearer,
+        batch.as_bytes(),
+    )
+    .await;
     assert_eq!(status, 413, "{body}");
     assert!(body.contains("payload_too_large"), "{body}");
 
@@ -522,7 +553,7 @@ async fn deeply_nested_json_is_400_in_the_contract_shape_and_the_service_lives_o
     for (path, method, open, close, levels) in cases {
         for closed in [false, true] {
             let response = send(
-                app.with_bearer(&ada.access_jwt, method.clone(), path)
+                app.as_person(&ada, method.clone(), path)
                     .header("Content-Type", "application/json")
                     .body(nested(open, close, levels, closed)),
             )
@@ -623,7 +654,7 @@ async fn nul_and_control_characters_are_refused_in_every_text_field_naming_it() 
             ));
         }
         for (method, path, body, field) in attempts {
-            let response = send(app.with_bearer(jwt, method.clone(), &path).json(&body)).await;
+            let response = send(app.as_person(&ada, method.clone(), &path).json(&body)).await;
             let status = response.status();
             assert_eq!(status, 422, "{method} {path} with U+{:04X}", u32::from(c));
             assert_invalid(response, &field).await;
@@ -698,8 +729,11 @@ async fn nul_and_control_characters_in_paths_and_query_strings_never_make_a_500(
             format!("/api/me/sessions/{encoded}"),
             format!("/api/me/api-keys/{encoded}"),
         ] {
-            let response = send(app.with_bearer(jwt, Method::DELETE, &path)).await;
+            // Revocations take the browser session; a Bearer token is refused before the id.
+            let response = send(app.as_browser(&ada, Method::DELETE, &path)).await;
             assert_error(response, 404, "not_found").await;
+            let response = send(app.with_bearer(jwt, Method::DELETE, &path)).await;
+            assert_error(response, 403, "session_required").await;
         }
         let response = send(
             app.with_bearer(
@@ -1008,7 +1042,7 @@ async fn every_answer_carries_nosniff_and_a_referrer_policy_and_pages_forbid_fra
     add(
         "415",
         send(
-            app.with_bearer(jwt, Method::POST, "/api/me/api-keys")
+            app.as_browser(&ada, Method::POST, "/api/me/api-keys")
                 .header("Content-Type", "text/plain")
                 .body("x"),
         )
@@ -1018,7 +1052,7 @@ async fn every_answer_carries_nosniff_and_a_referrer_policy_and_pages_forbid_fra
     add(
         "422",
         send(
-            app.with_bearer(jwt, Method::POST, "/api/me/api-keys")
+            app.as_browser(&ada, Method::POST, "/api/me/api-keys")
                 .json(&json!({"nope": 1})),
         )
         .await,
@@ -1027,7 +1061,7 @@ async fn every_answer_carries_nosniff_and_a_referrer_policy_and_pages_forbid_fra
     add(
         "413",
         send(
-            app.with_bearer(jwt, Method::POST, "/api/me/api-keys")
+            app.as_browser(&ada, Method::POST, "/api/me/api-keys")
                 .json(&json!({"name": "x".repeat(70 * 1024)})),
         )
         .await,
@@ -1035,7 +1069,21 @@ async fn every_answer_carries_nosniff_and_a_referrer_policy_and_pages_forbid_fra
     );
     add(
         "204",
-        send(app.with_bearer(jwt, Method::DELETE, &format!("/api/me/api-keys/{}", key.id))).await,
+        send(app.as_browser(
+            &ada,
+            Method::DELETE,
+            &format!("/api/me/api-keys/{}", key.id),
+        ))
+        .await,
+        false,
+    );
+    add(
+        "403 session_required",
+        send(
+            app.with_bearer(jwt, Method::POST, "/api/me/api-keys")
+                .json(&json!({"name": "k"})),
+        )
+        .await,
         false,
     );
     add(
@@ -1079,7 +1127,7 @@ async fn every_answer_carries_nosniff_and_a_referrer_policy_and_pages_forbid_fra
         .iter()
         .map(|(_, r, _)| r.status().as_u16())
         .collect();
-    for status in [200, 204, 302, 401, 404, 413, 415, 422, 429] {
+    for status in [200, 204, 302, 401, 403, 404, 413, 415, 422, 429] {
         assert!(
             statuses.contains(&status),
             "a {status} is among {statuses:?}"

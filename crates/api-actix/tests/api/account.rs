@@ -1,7 +1,7 @@
 //! The account: `/api/me` (read and delete with everything in it), its export and its stats.
 
 use reqwest::{Method, StatusCode};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::helpers::{
     OPERATOR_KEY, SignedIn, TestApp, USER_AGENT, assert_error, assert_session_cookies_cleared,
@@ -175,8 +175,13 @@ async fn the_export_holds_the_callers_records_and_nothing_of_anyone_else() {
 async fn the_stats_count_the_callers_records() {
     let app = spawn_app().await;
     let (ada, _phone, _bob) = two_people(&app).await;
+    // One call with the Bearer token, so each source is counted.
+    assert_eq!(
+        app.me_status_with_bearer(&ada.access_jwt).await,
+        StatusCode::OK
+    );
     let logged = app
-        .activity_until(&ada.user_id, |items| items.len() >= 4)
+        .activity_until(&ada.user_id, |items| items.len() >= 6)
         .await;
     let count_of = |source: &str| logged.iter().filter(|i| i["source"] == source).count();
 
@@ -184,14 +189,15 @@ async fn the_stats_count_the_callers_records() {
     assert_eq!(response.status(), StatusCode::OK);
     let stats: Value = response.json().await.unwrap();
 
-    // dev login twice (web), key creation (api), key use (mcp), session list (web).
-    assert_eq!(logged.len(), 5, "{logged:#?}");
-    assert_eq!(stats["total_requests"], 5, "{stats}");
-    assert_eq!(stats["requests_last_30_days"], 5, "{stats}");
+    // dev login twice (web), key creation (web: keys are made in the browser), key use (mcp),
+    // session list (web), the Bearer call (api).
+    assert_eq!(logged.len(), 6, "{logged:#?}");
+    assert_eq!(stats["total_requests"], 6, "{stats}");
+    assert_eq!(stats["requests_last_30_days"], 6, "{stats}");
     assert_eq!(stats["by_source"]["web"], count_of("web"), "{stats}");
     assert_eq!(stats["by_source"]["api"], count_of("api"), "{stats}");
     assert_eq!(stats["by_source"]["mcp"], count_of("mcp"), "{stats}");
-    assert_eq!(stats["by_source"]["web"], 3, "{stats}");
+    assert_eq!(stats["by_source"]["web"], 4, "{stats}");
     assert_eq!(stats["by_source"]["api"], 1, "{stats}");
     assert_eq!(stats["by_source"]["mcp"], 1, "{stats}");
     assert_eq!(stats["task_mappings"], 0, "{stats}");
@@ -315,23 +321,98 @@ async fn deleting_the_account_clears_the_cookies_and_leaves_no_row_of_the_person
     assert_ne!(again.user_id, ada.user_id);
 }
 
+/// What the account of `who` holds, as the database and the API show it.
+async fn account_of(app: &TestApp, who: &SignedIn) -> (i64, Value, Value) {
+    let users = count(
+        app,
+        &format!(
+            "SELECT COUNT(*) AS n FROM users WHERE id = {}",
+            literal(&who.user_id)
+        ),
+    );
+    // Each key as made (`last_used_at` moves when a key is shown, even when refused).
+    let keys: Value = send(app.as_browser(who, Method::GET, "/api/me/api-keys"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let keys = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            json!([
+                k["id"],
+                k["name"],
+                k["prefix"],
+                k["scopes"],
+                k["expires_at"],
+                k["created_at"]
+            ])
+        })
+        .collect();
+    let sessions: Value = send(app.as_browser(who, Method::GET, "/api/me/sessions"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let session_ids = sessions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].clone())
+        .collect();
+    (users, keys, session_ids)
+}
+
 #[tokio::test]
-async fn deleting_the_account_with_a_bearer_token_or_an_api_key_works_too() {
+async fn deleting_the_account_with_a_bearer_token_or_an_api_key_is_refused_and_deletes_nothing() {
     let app = spawn_app().await;
     let ada = app.dev_login("ada@example.org").await;
     let bob = app.dev_login("bob@example.org").await;
+    let ada_key = app.create_api_key(&ada, "tracker").await;
     let bob_key = app.create_api_key(&bob, "tracker").await;
+    let before = (account_of(&app, &ada).await, account_of(&app, &bob).await);
 
+    // API.md, "Least privilege": the account goes only from a browser session.
     let response = send(app.with_bearer(&ada.access_jwt, Method::DELETE, "/api/me")).await;
-    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    assert_error(response, 403, "session_required").await;
     let response = send(app.with_key(&bob_key.key, Method::DELETE, "/api/me")).await;
-    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    assert_error(response, 403, "session_required").await;
+    let response = send(app.with_key(&ada_key.key, Method::DELETE, "/api/me")).await;
+    assert_error(response, 403, "session_required").await;
+    // A Bearer token wins over the cookie sent beside it (API.md's order), so it is refused too.
+    let response = send(
+        app.as_browser(&ada, Method::DELETE, "/api/me")
+            .header("Authorization", format!("Bearer {}", ada.access_jwt)),
+    )
+    .await;
+    assert_error(response, 403, "session_required").await;
     app.flush_activity().await;
 
     for who in [&ada, &bob] {
         let left = traces_of(&app, who, &[]);
-        assert!(left.is_empty(), "left behind: {left:#?}");
+        assert!(!left.is_empty(), "{} is still there", who.email);
+        assert_eq!(
+            app.me_status_with_bearer(&who.access_jwt).await,
+            StatusCode::OK
+        );
     }
+    assert_eq!(
+        (account_of(&app, &ada).await, account_of(&app, &bob).await),
+        before,
+        "nothing was deleted"
+    );
+    for key in [&ada_key, &bob_key] {
+        let response = send(app.with_key(&key.key, Method::GET, "/api/me")).await;
+        assert_eq!(response.status(), StatusCode::OK, "the keys still work");
+    }
+    // The browser session may.
+    let response = send(app.as_browser(&ada, Method::DELETE, "/api/me")).await;
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    app.flush_activity().await;
+    let left = traces_of(&app, &ada, &[]);
+    assert!(left.is_empty(), "left behind: {left:#?}");
     assert_eq!(
         app.me_status_with_bearer(&ada.access_jwt).await,
         StatusCode::UNAUTHORIZED
@@ -350,7 +431,7 @@ async fn deleting_an_account_while_its_requests_are_being_logged_loses_no_one_el
     let mut ada_tasks = Vec::new();
     let mut bob_tasks = Vec::new();
     for n in 0..60 {
-        let ada_request = app.with_bearer(&ada.access_jwt, Method::GET, "/api/me/export");
+        let ada_request = app.as_browser(&ada, Method::GET, "/api/me/export");
         ada_tasks.push(tokio::spawn(async move {
             ada_request.send().await.map(|r| r.status())
         }));
@@ -361,7 +442,7 @@ async fn deleting_an_account_while_its_requests_are_being_logged_loses_no_one_el
             bob_request.send().await.unwrap().status()
         }));
         if n == 30 {
-            let response = send(app.with_bearer(&ada.access_jwt, Method::DELETE, "/api/me")).await;
+            let response = send(app.as_browser(&ada, Method::DELETE, "/api/me")).await;
             assert_eq!(response.status(), StatusCode::NO_CONTENT);
         }
     }

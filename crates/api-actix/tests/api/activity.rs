@@ -39,13 +39,19 @@ async fn each_request_is_recorded_with_its_source_method_path_and_status() {
     assert_eq!(send(mcp).await.status(), StatusCode::OK);
     let missing = uuid::Uuid::now_v7();
     let not_found = app
+        .as_browser(&ada, Method::DELETE, &format!("/api/me/sessions/{missing}"))
+        .header("X-Request-Id", "a-404");
+    assert_eq!(send(not_found).await.status(), StatusCode::NOT_FOUND);
+    // Revoking a session takes the browser session: with the Bearer token it is refused, and
+    // the refusal is recorded as Ada's too.
+    let refused = app
         .with_bearer(
             &ada.access_jwt,
             Method::DELETE,
             &format!("/api/me/sessions/{missing}"),
         )
-        .header("X-Request-Id", "a-404");
-    assert_eq!(send(not_found).await.status(), StatusCode::NOT_FOUND);
+        .header("X-Request-Id", "a-403");
+    assert_eq!(send(refused).await.status(), StatusCode::FORBIDDEN);
 
     let cases = [
         ("by-web", "web", "GET", "/api/me/sessions".to_owned(), 200),
@@ -53,10 +59,17 @@ async fn each_request_is_recorded_with_its_source_method_path_and_status() {
         ("by-mcp", "mcp", "GET", "/api/me".to_owned(), 200),
         (
             "a-404",
-            "api",
+            "web",
             "DELETE",
             format!("/api/me/sessions/{missing}"),
             404,
+        ),
+        (
+            "a-403",
+            "api",
+            "DELETE",
+            format!("/api/me/sessions/{missing}"),
+            403,
         ),
     ];
     for (request_id, source, method, path, status) in cases {
@@ -85,7 +98,7 @@ async fn each_request_is_recorded_with_its_source_method_path_and_status() {
     // The same entries through the person's own list, in the contract's shape.
     let mine = my_activity(&app, &ada, "?limit=1000").await;
     let items = mine["items"].as_array().unwrap();
-    for request_id in ["by-web", "by-api", "by-mcp", "a-404"] {
+    for request_id in ["by-web", "by-api", "by-mcp", "a-404", "a-403"] {
         let entry = items
             .iter()
             .find(|i| i["request_id"] == request_id)
@@ -199,8 +212,8 @@ async fn sign_in_key_creation_refresh_and_revocations_are_recorded_as_named_acti
     let key = app.create_api_key(&ada, "tracker").await;
     let response = send(app.as_browser(&ada, Method::POST, "/api/auth/refresh")).await;
     assert_eq!(response.status(), StatusCode::NO_CONTENT);
-    let response = send(app.with_bearer(
-        &ada.access_jwt,
+    let response = send(app.as_browser(
+        &ada,
         Method::DELETE,
         &format!("/api/me/api-keys/{}", key.id),
     ))
@@ -238,7 +251,8 @@ async fn sign_in_key_creation_refresh_and_revocations_are_recorded_as_named_acti
         .iter()
         .find(|i| i["action"] == "api_key.create")
         .unwrap();
-    assert_eq!(create["source"], "api", "{create}");
+    // Keys are made in the browser only.
+    assert_eq!(create["source"], "web", "{create}");
     assert_eq!(create["status"], 201, "{create}");
 }
 
@@ -321,13 +335,17 @@ async fn the_activity_summary_counts_the_callers_requests_by_action_source_and_d
             .status(),
         StatusCode::OK
     );
+    assert_eq!(
+        app.me_status_with_bearer(&ada.access_jwt).await,
+        StatusCode::OK
+    );
     let logged = app
-        .activity_until(&ada.user_id, |items| items.len() >= 6)
+        .activity_until(&ada.user_id, |items| items.len() >= 7)
         .await;
     assert_eq!(
         logged.len(),
-        6,
-        "dev login, key creation, 3 key calls, 1 cookie call: {logged:#?}"
+        7,
+        "dev login, key creation (web), 3 key calls, 1 cookie call, 1 Bearer call: {logged:#?}"
     );
 
     let response = send(app.with_bearer(
@@ -341,13 +359,13 @@ async fn the_activity_summary_counts_the_callers_requests_by_action_source_and_d
 
     assert_eq!(summary["days"], 30, "{summary}");
     assert_eq!(summary["by_source"]["mcp"], 3, "{summary}");
-    assert_eq!(summary["by_source"]["web"], 2, "{summary}");
+    assert_eq!(summary["by_source"]["web"], 3, "{summary}");
     assert_eq!(summary["by_source"]["api"], 1, "{summary}");
     assert_eq!(summary["by_action"]["api_key.create"], 1, "{summary}");
     assert_eq!(summary["by_action"]["auth.dev_login"], 1, "{summary}");
     let by_day = summary["by_day"].as_array().unwrap();
     let total: i64 = by_day.iter().map(|d| d["count"].as_i64().unwrap()).sum();
-    assert_eq!(total, 6, "{summary}");
+    assert_eq!(total, 7, "{summary}");
     let today = time::OffsetDateTime::now_utc().date().to_string();
     assert!(
         by_day.iter().any(|d| d["date"] == today.as_str()),
@@ -371,16 +389,36 @@ async fn a_signed_in_callers_rejected_request_is_still_recorded_as_theirs() {
         .header("X-Request-Id", "bad-query");
     assert_eq!(send(bad_query).await.status(), StatusCode::BAD_REQUEST);
     let bad_body = app
-        .with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
+        .with_bearer(&ada.access_jwt, Method::POST, "/integration/task-mappings")
         .header("X-Request-Id", "bad-body")
         .header("Content-Type", "application/json")
         .body("{");
     assert_eq!(send(bad_body).await.status(), StatusCode::BAD_REQUEST);
+    let browser_bad_body = app
+        .as_browser(&ada, Method::POST, "/api/me/api-keys")
+        .header("X-Request-Id", "browser-bad-body")
+        .header("Content-Type", "application/json")
+        .body("{");
+    assert_eq!(
+        send(browser_bad_body).await.status(),
+        StatusCode::BAD_REQUEST
+    );
+    // Refused for want of the session cookie: still hers.
+    let session_required = app
+        .with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
+        .header("X-Request-Id", "session-required")
+        .json(&serde_json::json!({"name": "from a script"}));
+    assert_eq!(send(session_required).await.status(), StatusCode::FORBIDDEN);
 
-    for request_id in ["bad-query", "bad-body"] {
+    for (request_id, status, source) in [
+        ("bad-query", 400, "api"),
+        ("bad-body", 400, "api"),
+        ("browser-bad-body", 400, "web"),
+        ("session-required", 403, "api"),
+    ] {
         let entry = app.activity_entry(&ada.user_id, request_id).await;
-        assert_eq!(entry["status"], 400, "{entry}");
-        assert_eq!(entry["source"], "api", "{entry}");
+        assert_eq!(entry["status"], status, "{entry}");
+        assert_eq!(entry["source"], source, "{entry}");
     }
 }
 

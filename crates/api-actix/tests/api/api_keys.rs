@@ -138,7 +138,7 @@ async fn a_key_needs_a_name() {
 
     for body in [json!({"name": "   "}), json!({"name": ""}), json!({})] {
         let response = send(
-            app.with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
+            app.as_browser(&ada, Method::POST, "/api/me/api-keys")
                 .json(&body),
         )
         .await;
@@ -151,19 +151,33 @@ async fn a_key_needs_a_name() {
 }
 
 #[tokio::test]
-async fn a_key_can_revoke_itself_and_a_key_cannot_be_revoked_by_an_unknown_id() {
+async fn a_key_cannot_revoke_itself_or_probe_ids_and_a_key_cannot_be_revoked_by_an_unknown_id() {
     let app = spawn_app().await;
     let ada = app.dev_login("ada@example.org").await;
     let key = app.create_api_key(&ada, "tracker").await;
 
+    // Revoking is credential management: the browser session's, never a key's (API.md, "Least
+    // privilege"), and the key is refused before any id is looked at.
     let unknown = uuid::Uuid::now_v7().to_string();
-    for id in [unknown.as_str(), "not-a-uuid"] {
+    for id in [unknown.as_str(), "not-a-uuid", key.id.as_str()] {
         let response =
             send(app.with_key(&key.key, Method::DELETE, &format!("/api/me/api-keys/{id}"))).await;
+        assert_error(response, 403, "session_required").await;
+    }
+    assert_eq!(
+        send(app.with_key(&key.key, Method::GET, "/api/me"))
+            .await
+            .status(),
+        StatusCode::OK,
+        "the key still works"
+    );
+    for id in [unknown.as_str(), "not-a-uuid"] {
+        let response =
+            send(app.as_browser(&ada, Method::DELETE, &format!("/api/me/api-keys/{id}"))).await;
         assert_error(response, 404, "not_found").await;
     }
-    let response = send(app.with_key(
-        &key.key,
+    let response = send(app.as_browser(
+        &ada,
         Method::DELETE,
         &format!("/api/me/api-keys/{}", key.id),
     ))

@@ -637,15 +637,21 @@ async fn the_batch_run_is_for_admins_and_creates_each_due_check_in_once() {
     affirm(&app, &bob.access_jwt).await;
     let bobs = new_checkin(&app, &bob.access_jwt).await;
 
-    // Not for people who are not admins, whatever the credential.
+    // Not for people who are not admins, whatever the credential; a personal key (even an
+    // admin's) is outside every key scope.
     let dee_key = app.create_api_key(&dee, "tracker").await;
     for request in [
         app.with_bearer(&ada.access_jwt, Method::POST, "/coaching/run"),
-        app.with_key(&dee_key.key, Method::POST, "/coaching/run"),
         app.as_browser(&cy, Method::POST, "/coaching/run"),
     ] {
         assert_error(send(request).await, 403, "forbidden").await;
     }
+    assert_error(
+        send(app.with_key(&dee_key.key, Method::POST, "/coaching/run")).await,
+        403,
+        "insufficient_scope",
+    )
+    .await;
     assert_error(
         send(app.api.post(app.url("/coaching/run"))).await,
         401,
@@ -695,7 +701,7 @@ async fn the_batch_run_is_for_admins_and_creates_each_due_check_in_once() {
     )
     .await;
     assert_eq!(again["created"], 0, "{again}");
-    let admin = app.dev_login(ADMIN_EMAIL).await;
+    let admin = app.admin_login(ADMIN_EMAIL).await;
     let by_admin = json_body(
         send(app.with_bearer(&admin.access_jwt, Method::POST, "/coaching/run")).await,
         200,

@@ -435,14 +435,26 @@ async fn every_operation_answers_as_the_document_says() {
         browser(&admin, Method::POST, "/api/auth/dev-login").body("email=a@b"),
     )
     .await;
+    let admin_user = c
+        .expect(
+            login,
+            200,
+            dev_login(&json!({"email": ADMIN_EMAIL}).to_string()),
+        )
+        .await;
+    // Dev login never makes an admin: the account becomes an identity provider's, and a
+    // refresh brings tokens that say admin (see `TestApp::admin_login`).
+    app.make_admin(admin_user["id"].as_str().unwrap());
     c.expect(
-        login,
-        200,
-        dev_login(&json!({"email": ADMIN_EMAIL}).to_string()),
+        "POST /api/auth/refresh",
+        204,
+        browser(&admin, Method::POST, "/api/auth/refresh"),
     )
     .await;
     let ada = app.dev_login("ada@example.org").await;
     let bearer = |method: Method, path: &str| app.with_bearer(&ada.access_jwt, method, path);
+    // Credential and account management take Ada's browser session (API.md, "Least privilege").
+    let ada_browser = |method: Method, path: &str| app.as_browser(&ada, method, path);
     c.expect("GET /api/me", 401, app.api.get(app.url("/api/me")))
         .await;
     c.expect("GET /api/me", 200, bearer(Method::GET, "/api/me"))
@@ -832,13 +844,41 @@ async fn every_operation_answers_as_the_document_says() {
         .expect(
             "POST /api/me/api-keys",
             201,
-            bearer(Method::POST, "/api/me/api-keys").json(&json!({"name": "Timewarrior"})),
+            ada_browser(Method::POST, "/api/me/api-keys").json(&json!({"name": "Timewarrior"})),
         )
         .await;
     c.expect(
         "POST /api/me/api-keys",
+        201,
+        ada_browser(Method::POST, "/api/me/api-keys").json(&json!({
+            "name": "Assistant", "scopes": ["profile:read", "coaching"], "expires_in_days": 30
+        })),
+    )
+    .await;
+    c.expect(
+        "POST /api/me/api-keys",
         422,
-        bearer(Method::POST, "/api/me/api-keys").json(&json!({"name": "  "})),
+        ada_browser(Method::POST, "/api/me/api-keys").json(&json!({"name": "  "})),
+    )
+    .await;
+    c.expect(
+        "POST /api/me/api-keys",
+        403,
+        bearer(Method::POST, "/api/me/api-keys").json(&json!({"name": "From a script"})),
+    )
+    .await;
+    // A key outside its scopes.
+    let integration_only = key["key"].as_str().unwrap().to_owned();
+    c.expect(
+        "GET /discovery/profile/me",
+        403,
+        app.with_key(&integration_only, Method::GET, "/discovery/profile/me"),
+    )
+    .await;
+    c.expect(
+        "GET /api/me",
+        200,
+        app.with_key(&integration_only, Method::GET, "/api/me"),
     )
     .await;
     c.expect(
@@ -850,14 +890,20 @@ async fn every_operation_answers_as_the_document_says() {
     let revoke_key = format!("/api/me/api-keys/{}", key["id"].as_str().unwrap());
     c.expect(
         "DELETE /api/me/api-keys/{id}",
-        204,
+        403,
         bearer(Method::DELETE, &revoke_key),
     )
     .await;
     c.expect(
         "DELETE /api/me/api-keys/{id}",
+        204,
+        ada_browser(Method::DELETE, &revoke_key),
+    )
+    .await;
+    c.expect(
+        "DELETE /api/me/api-keys/{id}",
         404,
-        bearer(Method::DELETE, &revoke_key),
+        ada_browser(Method::DELETE, &revoke_key),
     )
     .await;
     let other_session = app.dev_login("ada@example.org").await;
@@ -870,14 +916,20 @@ async fn every_operation_answers_as_the_document_says() {
     let revoke_session = format!("/api/me/sessions/{}", other_session.session_id);
     c.expect(
         "DELETE /api/me/sessions/{id}",
-        204,
+        403,
         bearer(Method::DELETE, &revoke_session),
     )
     .await;
     c.expect(
         "DELETE /api/me/sessions/{id}",
+        204,
+        ada_browser(Method::DELETE, &revoke_session),
+    )
+    .await;
+    c.expect(
+        "DELETE /api/me/sessions/{id}",
         404,
-        bearer(Method::DELETE, "/api/me/sessions/nope"),
+        ada_browser(Method::DELETE, "/api/me/sessions/nope"),
     )
     .await;
     c.expect(
@@ -888,8 +940,14 @@ async fn every_operation_answers_as_the_document_says() {
     .await;
     c.expect(
         "GET /api/me/export",
-        200,
+        403,
         bearer(Method::GET, "/api/me/export"),
+    )
+    .await;
+    c.expect(
+        "GET /api/me/export",
+        200,
+        ada_browser(Method::GET, "/api/me/export"),
     )
     .await;
     c.expect(
@@ -951,8 +1009,14 @@ async fn every_operation_answers_as_the_document_says() {
         browser(&admin, Method::POST, "/api/auth/logout"),
     )
     .await;
-    c.expect("DELETE /api/me", 204, bearer(Method::DELETE, "/api/me"))
+    c.expect("DELETE /api/me", 403, bearer(Method::DELETE, "/api/me"))
         .await;
+    c.expect(
+        "DELETE /api/me",
+        204,
+        ada_browser(Method::DELETE, "/api/me"),
+    )
+    .await;
     c.expect("GET /api/me", 401, bearer(Method::GET, "/api/me"))
         .await;
 
@@ -968,6 +1032,10 @@ async fn the_check_refuses_an_answer_the_document_does_not_describe() {
         "id": "0193b1c2-7d4e-7a00-8000-000000000001", "enneagram_type": 8, "triad": "gut",
         "love_summary": "a", "strength_summary": "b", "mission_summary": "c",
         "vocation_summary": "d", "overlap_narrative": "e", "near_term_goal_summary": null,
+        "sources": {"love_summary": [{"step": 1, "quote": "a"}],
+                    "strength_summary": [{"reflection_message_id": "0193b1c2-7d4e-7a00-8000-000000000002", "quote": "b"}],
+                    "mission_summary": [], "vocation_summary": [], "overlap_narrative": [],
+                    "near_term_goal_summary": [], "long_term_goal_summary": []},
         "locked": false, "version": 1,
         "created_at": "2026-11-22T10:00:00Z", "updated_at": "2026-11-22T10:00:00Z"
     });
@@ -979,6 +1047,10 @@ async fn the_check_refuses_an_answer_the_document_does_not_describe() {
         ("created_at", json!("yesterday")),
         ("love_summary", json!(null)),
         ("mood", json!("a field the document does not name")),
+        (
+            "sources",
+            json!({"love_summary": [{"step": 8, "quote": "a"}]}),
+        ),
     ] {
         let mut answer = valid.clone();
         answer[field] = wrong;

@@ -337,8 +337,8 @@ async fn an_invalid_api_key_does_not_fall_through_to_a_valid_bearer_token_or_coo
     let app = spawn_app().await;
     let ada = app.dev_login("ada@example.org").await;
     let revoked = app.create_api_key(&ada, "old").await;
-    let response = send(app.with_bearer(
-        &ada.access_jwt,
+    let response = send(app.as_browser(
+        &ada,
         Method::DELETE,
         &format!("/api/me/api-keys/{}", revoked.id),
     ))

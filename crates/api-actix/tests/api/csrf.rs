@@ -157,35 +157,81 @@ async fn a_cookie_authenticated_write_from_an_allowed_cors_origin_or_the_public_
     assert_error(response, 403, "forbidden").await;
 }
 
+/// A task mapping with this external id.
+fn mapping(external_task_id: &str) -> serde_json::Value {
+    json!({
+        "external_task_id": external_task_id,
+        "foundation": "love",
+        "minutes": 30,
+        "occurred_at": "2026-11-20T10:00:00Z",
+    })
+}
+
 #[tokio::test]
-async fn bearer_and_api_key_writes_need_no_origin() {
+async fn bearer_and_api_key_writes_need_no_origin_but_cannot_manage_credentials() {
     let app = spawn_app().await;
     let ada = app.dev_login("ada@example.org").await;
     let key = app.create_api_key(&ada, "tracker").await;
 
+    // Writes within their reach need no Origin, and a foreign one does not matter.
     let bearer = app
-        .with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
-        .json(&json!({"name": "bearer"}));
+        .with_bearer(&ada.access_jwt, Method::POST, "/integration/task-mappings")
+        .json(&mapping("bearer"));
     assert_eq!(send(bearer).await.status(), StatusCode::CREATED);
     let bearer_foreign = app
-        .with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
+        .with_bearer(&ada.access_jwt, Method::POST, "/integration/task-mappings")
         .header("Origin", "https://evil.example")
-        .json(&json!({"name": "bearer, foreign origin"}));
+        .json(&mapping("bearer, foreign origin"));
     assert_eq!(send(bearer_foreign).await.status(), StatusCode::CREATED);
     let with_key = app
-        .with_key(&key.key, Method::POST, "/api/me/api-keys")
-        .json(&json!({"name": "api key"}));
+        .with_key(&key.key, Method::POST, "/integration/task-mappings")
+        .json(&mapping("api key"));
     assert_eq!(send(with_key).await.status(), StatusCode::CREATED);
     let with_key_foreign = app
         .with_key(
             &key.key,
             Method::DELETE,
-            &format!("/api/me/sessions/{}", ada.session_id),
+            "/integration/task-mappings/bearer",
         )
         .header("Origin", "https://evil.example");
     assert_eq!(
         send(with_key_foreign).await.status(),
         StatusCode::NO_CONTENT
+    );
+
+    // Managing credentials is the browser session's alone (API.md, "Least privilege"): with a
+    // Bearer token or a key it is 403 `session_required`, Origin or not, and nothing happens.
+    let refused = [
+        app.with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
+            .json(&json!({"name": "bearer"})),
+        app.with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
+            .header("Origin", app.origin())
+            .json(&json!({"name": "bearer, own origin"})),
+        app.with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
+            .header("Origin", "https://evil.example")
+            .json(&json!({"name": "bearer, foreign origin"})),
+        app.with_key(&key.key, Method::POST, "/api/me/api-keys")
+            .json(&json!({"name": "api key"})),
+        app.with_key(
+            &key.key,
+            Method::DELETE,
+            &format!("/api/me/sessions/{}", ada.session_id),
+        )
+        .header("Origin", "https://evil.example"),
+        app.with_key(
+            &key.key,
+            Method::DELETE,
+            &format!("/api/me/sessions/{}", ada.session_id),
+        ),
+    ];
+    for request in refused {
+        assert_error(send(request).await, 403, "session_required").await;
+    }
+    assert_eq!(key_count(&app, &ada).await, 1, "no key was made");
+    assert_eq!(
+        app.me_status_with_bearer(&ada.access_jwt).await,
+        StatusCode::OK,
+        "the session was not revoked"
     );
 }
 

@@ -29,7 +29,7 @@ async fn a_body_that_is_not_json_is_invalid_json() {
     }
     for body in ["{not json", "", "nul", "{\"name\": \"tracker\""] {
         let response = send(
-            app.with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
+            app.as_browser(&ada, Method::POST, "/api/me/api-keys")
                 .header("Content-Type", "application/json")
                 .body(body),
         )
@@ -52,7 +52,7 @@ async fn a_body_that_breaks_off_is_invalid_json_even_when_what_came_first_had_th
     .await;
     assert_error(response, 400, "invalid_json").await;
     let response = send(
-        app.with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
+        app.as_browser(&ada, Method::POST, "/api/me/api-keys")
             .header("Content-Type", "application/json")
             .body("{\"email\": \"ada@example.org\""),
     )
@@ -71,7 +71,7 @@ async fn a_body_of_another_content_type_is_unsupported() {
         None,
     ] {
         let mut request = app
-            .with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
+            .as_browser(&ada, Method::POST, "/api/me/api-keys")
             .body(r#"{"name": "tracker"}"#);
         if let Some(content_type) = content_type {
             request = request.header("Content-Type", content_type);
@@ -80,7 +80,7 @@ async fn a_body_of_another_content_type_is_unsupported() {
     }
     // `application/json; charset=utf-8` is JSON.
     let response = send(
-        app.with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
+        app.as_browser(&ada, Method::POST, "/api/me/api-keys")
             .header("Content-Type", "application/json; charset=utf-8")
             .body(r#"{"name": "tracker"}"#),
     )
@@ -134,7 +134,7 @@ async fn a_body_over_64_kib_is_too_large() {
 
     let big = json!({"name": "x".repeat(70 * 1024)});
     let response = send(
-        app.with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
+        app.as_browser(&ada, Method::POST, "/api/me/api-keys")
             .json(&big),
     )
     .await;
@@ -148,7 +148,7 @@ async fn a_body_over_64_kib_is_too_large() {
     // Just under the limit is read (and then judged on its content, not its size).
     let under = json!({"name": "x".repeat(60 * 1024)});
     let response = send(
-        app.with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")
+        app.as_browser(&ada, Method::POST, "/api/me/api-keys")
             .json(&under),
     )
     .await;
@@ -218,11 +218,7 @@ async fn a_body_or_a_batch_item_sent_as_an_array_is_a_validation_error() {
             "items[0]",
         ),
     ] {
-        let response = send(
-            app.with_bearer(&ada.access_jwt, Method::POST, path)
-                .json(&body),
-        )
-        .await;
+        let response = send(app.as_person(&ada, Method::POST, path).json(&body)).await;
         let error = assert_error(response, 422, "validation_failed").await;
         assert_eq!(error["error"]["details"][0]["field"], field, "{path}");
     }

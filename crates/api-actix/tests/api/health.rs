@@ -5,7 +5,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    JWT_SECRET, assert_error, send, spawn_app, spawn_app_configured, spawn_app_with,
+    JWT_SECRET, assert_error, count, send, spawn_app, spawn_app_configured, spawn_app_with,
 };
 
 #[tokio::test]
@@ -218,25 +218,48 @@ async fn dev_login_is_not_found_when_switched_off_in_dev_mode() {
 }
 
 #[tokio::test]
-async fn dev_login_is_not_found_on_a_non_loopback_address_even_when_switched_on() {
-    let app = spawn_app_configured(
-        &[],
-        &[
-            ("JWT_SECRET", JWT_SECRET),
-            ("AUTH_DEV_LOGIN", "true"),
-            ("BIND_ADDR", "0.0.0.0:0"),
-        ],
-    )
-    .await;
+async fn dev_login_switched_on_without_dev_mode_stops_start_up_with_one_line() {
+    let refused =
+        api_actix::config::Settings::from_lookup(Vec::<String>::new(), |name| match name {
+            "JWT_SECRET" => Some(JWT_SECRET.to_owned()),
+            "AUTH_DEV_LOGIN" => Some("true".to_owned()),
+            _ => None,
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(refused.starts_with("AUTH_DEV_LOGIN"), "{refused}");
+    assert!(
+        refused.contains("--dev") && !refused.contains('\n'),
+        "{refused}"
+    );
+}
 
-    let response = send(
-        app.api
-            .post(app.url("/api/auth/dev-login"))
-            .json(&json!({"email": "ada@example.org"})),
-    )
-    .await;
-
-    assert_error(response, 404, "not_found").await;
+#[tokio::test]
+async fn dev_login_relayed_by_a_proxy_is_not_found_and_signs_no_one_in() {
+    let app = spawn_app().await;
+    for (name, value) in [
+        ("X-Forwarded-For", "203.0.113.9"),
+        ("Forwarded", "for=203.0.113.9"),
+        ("X-Forwarded-For", "127.0.0.1"),
+    ] {
+        let response = send(
+            app.api
+                .post(app.url("/api/auth/dev-login"))
+                .header("Origin", app.origin())
+                .header(name, value)
+                .json(&json!({"email": "ada@example.org"})),
+        )
+        .await;
+        assert!(response.headers().get("set-cookie").is_none(), "{name}");
+        assert_error(response, 404, "not_found").await;
+    }
+    assert_eq!(
+        count(
+            &app,
+            "SELECT COUNT(*) AS n FROM users WHERE email = 'ada@example.org'"
+        ),
+        0
+    );
 }
 
 #[tokio::test]

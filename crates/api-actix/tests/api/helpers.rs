@@ -197,6 +197,45 @@ impl TestApp {
         }
     }
 
+    /// Someone in `ADMIN_EMAILS`, signed in as an identity provider would sign them in. Dev
+    /// login never makes an admin (API.md, "Least privilege"), and these tests have no identity
+    /// provider: so the dev-login account is relabelled as the provider's ([`Self::make_admin`])
+    /// and its session refreshed, and the service itself issues the tokens that say admin.
+    pub async fn admin_login(&self, email: &str) -> SignedIn {
+        let mut who = self.dev_login(email).await;
+        assert_eq!(who.user["is_admin"], false, "dev login is never an admin");
+        self.make_admin(&who.user_id);
+        let response = send(self.as_browser(&who, Method::POST, "/api/auth/refresh")).await;
+        assert_eq!(response.status(), StatusCode::NO_CONTENT);
+        let cookies = set_cookies(response.headers());
+        who.access_jwt = cookie_named(&cookies, "ds_access").value.clone();
+        who.refresh_token = cookie_named(&cookies, "ds_refresh").value.clone();
+        assert_eq!(
+            jwt_claims(&who.access_jwt)["adm"],
+            true,
+            "{email} is in ADMIN_EMAILS"
+        );
+        who.user = json_body(
+            send(self.as_browser(&who, Method::GET, "/api/me")).await,
+            200,
+        )
+        .await;
+        who
+    }
+
+    /// Relabels the account `user_id` (made by dev login) as signed in through an identity
+    /// provider, so that its e-mail decides whether it is an admin from its next token on.
+    pub fn make_admin(&self, user_id: &str) {
+        let changed = execute(
+            self,
+            &format!(
+                "UPDATE users SET oidc_issuer = 'https://idp.example' WHERE id = {}",
+                literal(user_id)
+            ),
+        );
+        assert_eq!(changed, 1, "the account {user_id}");
+    }
+
     /// A request with the session cookies of `who`, carrying the service's `Origin` (as the
     /// service's own pages do).
     pub fn as_browser(&self, who: &SignedIn, method: Method, path: &str) -> RequestBuilder {
@@ -210,6 +249,16 @@ impl TestApp {
         self.api
             .request(method, self.url(path))
             .header("Authorization", bearer(jwt))
+    }
+
+    /// A request as `who` with the credential the contract lets them use for it: their Bearer
+    /// token, or their browser session where the contract needs one ([`needs_session`]).
+    pub fn as_person(&self, who: &SignedIn, method: Method, path: &str) -> RequestBuilder {
+        if needs_session(&method, path) {
+            self.as_browser(who, method, path)
+        } else {
+            self.with_bearer(&who.access_jwt, method, path)
+        }
     }
 
     /// A request with `X-API-Key` and no cookies.
@@ -226,11 +275,18 @@ impl TestApp {
             .status()
     }
 
-    /// Creates a personal API key for `who` (Bearer-authenticated).
+    /// Creates a personal API key for `who` with all three scopes (from their browser session:
+    /// keys are made only there).
     pub async fn create_api_key(&self, who: &SignedIn, name: &str) -> ApiKey {
+        self.create_scoped_key(who, name, &["integration", "profile:read", "coaching"])
+            .await
+    }
+
+    /// Creates a personal API key for `who` with exactly these scopes.
+    pub async fn create_scoped_key(&self, who: &SignedIn, name: &str, scopes: &[&str]) -> ApiKey {
         let response = send(
-            self.with_bearer(&who.access_jwt, Method::POST, "/api/me/api-keys")
-                .json(&json!({ "name": name })),
+            self.as_browser(who, Method::POST, "/api/me/api-keys")
+                .json(&json!({ "name": name, "scopes": scopes })),
         )
         .await;
         assert_eq!(response.status(), StatusCode::CREATED);
@@ -308,6 +364,30 @@ pub struct ApiKey {
     pub key: String,
     pub prefix: String,
     pub body: Value,
+}
+
+/// Whether the contract reserves `method path` (a concrete path; a query is ignored) to the
+/// session cookie: managing credentials and the account (API.md, "Least privilege"), which any
+/// API key or Bearer token is refused with 403 `session_required`.
+pub fn needs_session(method: &Method, path: &str) -> bool {
+    let path = path.split_once('?').map_or(path, |(p, _)| p);
+    // `prefix/{id}`, one segment below.
+    let under = |prefix: &str| {
+        path.strip_prefix(prefix)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .is_some_and(|id| !id.is_empty() && !id.contains('/'))
+    };
+    match *method {
+        Method::POST => path == "/api/me/api-keys" || path.starts_with("/api/me/webhooks"),
+        Method::DELETE => {
+            path == "/api/me"
+                || under("/api/me/api-keys")
+                || under("/api/me/sessions")
+                || path.starts_with("/api/me/webhooks")
+        }
+        Method::GET => path == "/api/me/export" || path.starts_with("/api/me/webhooks"),
+        _ => path.starts_with("/api/me/webhooks"),
+    }
 }
 
 /// Sends a request; a transport error fails the test.
@@ -558,6 +638,15 @@ pub fn count(app: &TestApp, sql: &str) -> i64 {
         .load(&mut conn)
         .unwrap_or_else(|e| panic!("{sql}: {e}"));
     rows.first().map_or(0, |r| r.n)
+}
+
+/// Runs one SQL statement that changes rows (for what no route can do, such as letting time
+/// pass); returns how many rows it changed.
+pub fn execute(app: &TestApp, sql: &str) -> usize {
+    let mut conn = app.db.db().connection().expect("a connection");
+    diesel::sql_query(sql)
+        .execute(&mut conn)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
 
 /// A quoted SQL string literal (for ids and e-mails the tests made themselves).

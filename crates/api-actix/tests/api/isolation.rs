@@ -30,8 +30,9 @@ async fn another_persons_session_cannot_be_listed_or_revoked() {
     let path = format!("/api/me/sessions/{}", bob.session_id);
     let response = send(app.as_browser(&ada, Method::DELETE, &path)).await;
     assert_error(response, 404, "not_found").await;
+    // Ada's Bearer token is refused before Bob's id is even looked at.
     let response = send(app.with_bearer(&ada.access_jwt, Method::DELETE, &path)).await;
-    assert_error(response, 404, "not_found").await;
+    assert_error(response, 403, "session_required").await;
 
     assert_eq!(
         app.me_status_with_bearer(&bob.access_jwt).await,
@@ -60,9 +61,9 @@ async fn another_persons_api_key_cannot_be_listed_or_revoked() {
     let path = format!("/api/me/api-keys/{}", bob_key.id);
     let response = send(app.as_browser(&ada, Method::DELETE, &path)).await;
     assert_error(response, 404, "not_found").await;
-    // Not even with Ada's own key.
+    // Not even with Ada's own key, which is refused before Bob's id is even looked at.
     let response = send(app.with_key(&ada_key.key, Method::DELETE, &path)).await;
-    assert_error(response, 404, "not_found").await;
+    assert_error(response, 403, "session_required").await;
 
     let response = send(app.with_key(&bob_key.key, Method::GET, "/api/me")).await;
     assert_eq!(response.status(), StatusCode::OK, "Bob's key still works");

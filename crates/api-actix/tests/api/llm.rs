@@ -67,9 +67,17 @@ fn extraction() -> Value {
         "overlap_narrative": "Patience and care run through all four answers.",
         "near_term_goal_summary": "Finish your tutoring certificate by June.",
         "long_term_goal_summary": "Open a reading café for kids in your town.",
-        "sources": {"love_summary": [1], "strength_summary": [2], "mission_summary": [3],
-                    "vocation_summary": [4], "overlap_narrative": [1, 2, 3, 4],
-                    "near_term_goal_summary": [6], "long_term_goal_summary": [7]}
+        "sources": {
+            "love_summary": [{"step": 1, "quote": "cooking soup on  Sundays"}],
+            "strength_summary": [{"step": 2, "quote": "Explaining hard things simply"}],
+            "mission_summary": [{"step": 3, "quote": "Kids who struggle with books"}],
+            "vocation_summary": [{"step": 4, "quote": "primary school teacher"}],
+            // Invented, and a step that does not exist: both dropped.
+            "overlap_narrative": [{"step": 2, "quote": "It's all about purpose and giving back"},
+                                  {"step": 10, "quote": "To do it is love!"}],
+            "near_term_goal_summary": [{"step": 6, "quote": "finish my tutoring certificate"}],
+            "long_term_goal_summary": [{"step": 7, "quote": "Open a reading café"}]
+        }
     })
 }
 
@@ -199,10 +207,30 @@ async fn completing_with_a_model_stores_the_profile_it_extracted() {
     ] {
         assert_eq!(profile[field], expected[field], "{field}");
     }
+    // Only the quotes found in the answers are kept, as the person wrote them.
+    let sources = &profile["sources"];
+    assert_eq!(
+        sources["love_summary"],
+        json!([{"step": 1, "quote": "Cooking soup on Sundays"}])
+    );
+    assert_eq!(
+        sources["near_term_goal_summary"],
+        json!([{"step": 6, "quote": "Finish my tutoring certificate"}])
+    );
+    assert_eq!(sources["overlap_narrative"], json!([]));
 
     let sent = &requests_with(&server, prompts::EXTRACTOR).await[0];
     assert_eq!(sent["model"], MODEL);
-    assert_eq!(sent["response_format"], json!({"type": "json_object"}));
+    // The reply's JSON Schema is asked for (the endpoint accepted it): sources are required.
+    assert_eq!(sent["response_format"]["type"], "json_schema");
+    let schema = &sent["response_format"]["json_schema"]["schema"];
+    assert!(
+        schema["required"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("sources")),
+        "{schema}"
+    );
     let answers = document_of(sent)["answers"].as_array().unwrap().clone();
     let texts: Vec<&str> = answers
         .iter()
@@ -218,7 +246,8 @@ async fn reflecting_with_a_model_applies_its_revision_and_stores_both_turns() {
         .respond_with(completion(
             &json!({
                 "message": "So it is reading itself that matters to you.",
-                "revisions": [{"field": "mission_summary", "value": "You care about kids learning to love reading."}],
+                "revisions": [{"field": "mission_summary", "value": "You care about kids learning to love reading.",
+                               "quotes": ["it's about LOVING reading", "kids should read more"]}],
                 "revision_note": "You said: \"it's about loving reading, not just books at school\"."
             })
             .to_string(),
@@ -259,6 +288,16 @@ async fn reflecting_with_a_model_applies_its_revision_and_stores_both_turns() {
     assert_eq!(turns[0]["author"], "person");
     assert_eq!(turns[0]["text"], message);
     assert_eq!(turns[1]["author"], "coach");
+    // The revised field rests on the person's turn, quoted as they wrote it; the quote they
+    // never wrote is gone. The other fields keep the sources extraction gave them.
+    let sources = &reply["profile"]["sources"];
+    assert_eq!(
+        sources["mission_summary"],
+        json!([{"reflection_message_id": turns[0]["id"], "quote": "it's about loving reading"}])
+    );
+    assert_eq!(sources["love_summary"], before["sources"]["love_summary"]);
+    let revisions = my_revisions(&app, &jwt).await;
+    assert_eq!(revisions[1]["snapshot"]["sources"], *sources);
 
     // The coach saw the profile, the style derived from the heart triad and the message.
     let sent = &requests_with(&server, prompts::COACH).await[0];
@@ -548,7 +587,10 @@ async fn the_preview_returns_the_exact_body_without_calling_the_model() {
         );
         let request = body["request"].clone();
         assert_eq!(request["model"], MODEL);
-        assert_eq!(request["response_format"], json!({"type": "json_object"}));
+        assert_eq!(request["response_format"]["type"], "json_schema");
+        let revision = &request["response_format"]["json_schema"]["schema"]["properties"]["revisions"]
+            ["items"];
+        assert!(revision["properties"].get("quotes").is_some(), "{revision}");
         assert_eq!(request["messages"][0]["content"], prompts::COACH);
         assert_eq!(document_of(&request)["turn"], json!({ "message": message }));
 

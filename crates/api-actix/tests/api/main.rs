@@ -23,6 +23,7 @@ mod helpers;
 mod integration;
 mod isolation;
 mod journey;
+mod least_privilege;
 mod llm;
 mod metrics;
 mod openapi;

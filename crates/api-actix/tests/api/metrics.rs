@@ -73,8 +73,8 @@ async fn requests_are_counted_by_route_pattern_method_and_status() {
         "unauthenticated",
     )
     .await;
-    let revoked = send(app.with_bearer(
-        &ada.access_jwt,
+    let revoked = send(app.as_browser(
+        &ada,
         Method::DELETE,
         &format!("/api/me/sessions/{}", phone.session_id),
     ))

@@ -147,24 +147,16 @@ async fn another_client_address_keeps_its_own_sign_in_budget() {
 
 #[tokio::test]
 async fn x_forwarded_for_is_ignored_unless_a_setting_trusts_it() {
+    // Guessed API keys spend the sign-in budget of the address they come from (dev login
+    // refuses forwarded requests outright, so the keys stand in for sign-in attempts here).
     let app = spawn_app_with(&[("RATE_LIMIT_SIGN_IN_PER_MINUTE", "1")]).await;
     let client = app.client();
     assert_eq!(
-        dev_login_with(&app, &client, "a@example.org")
-            .await
-            .status(),
-        StatusCode::OK
+        guess_key(&app, &client, None).await.status(),
+        StatusCode::UNAUTHORIZED
     );
     // A client cannot buy a fresh budget by naming another address.
-    let response = send(
-        client
-            .post(app.url("/api/auth/dev-login"))
-            .header("Origin", app.origin())
-            .header("X-Forwarded-For", "203.0.113.9")
-            .json(&json!({"email": "b@example.org"})),
-    )
-    .await;
-    assert_rate_limited(response, MINUTE).await;
+    assert_rate_limited(guess_key(&app, &client, Some("203.0.113.9")).await, MINUTE).await;
 
     // Behind a trusted proxy the address it appended (the last one) is the caller's.
     let app = spawn_app_with(&[
@@ -172,29 +164,60 @@ async fn x_forwarded_for_is_ignored_unless_a_setting_trusts_it() {
         ("RATE_LIMIT_TRUST_FORWARDED_FOR", "true"),
     ])
     .await;
-    let via_proxy = |forwarded: &'static str, email: &'static str| {
-        client
-            .post(app.url("/api/auth/dev-login"))
-            .header("Origin", app.origin())
-            .header("X-Forwarded-For", forwarded)
-            .json(&json!({ "email": email }))
-    };
     assert_eq!(
-        send(via_proxy("203.0.113.9", "a@example.org"))
-            .await
-            .status(),
-        StatusCode::OK
+        guess_key(&app, &client, Some("203.0.113.9")).await.status(),
+        StatusCode::UNAUTHORIZED
     );
     assert_eq!(
-        send(via_proxy("203.0.113.10", "b@example.org"))
+        guess_key(&app, &client, Some("203.0.113.10"))
             .await
             .status(),
-        StatusCode::OK,
+        StatusCode::UNAUTHORIZED,
         "another forwarded address has its own budget"
     );
     // What the client wrote first does not count; the proxy's entry does.
     assert_rate_limited(
-        send(via_proxy("198.51.100.1, 203.0.113.9", "c@example.org")).await,
+        guess_key(&app, &client, Some("198.51.100.1, 203.0.113.9")).await,
+        MINUTE,
+    )
+    .await;
+}
+
+/// `GET /api/me` with a key nobody holds, from `forwarded` when given.
+async fn guess_key(app: &TestApp, client: &reqwest::Client, forwarded: Option<&str>) -> Response {
+    let mut request = client
+        .get(app.url("/api/me"))
+        .header("X-API-Key", "dsk_guessed0000000000000000000000000000");
+    if let Some(forwarded) = forwarded {
+        request = request.header("X-Forwarded-For", forwarded);
+    }
+    send(request).await
+}
+
+#[tokio::test]
+async fn refused_api_keys_count_against_the_address_and_valid_keys_never_do() {
+    // Three sign-in attempts a minute: Ada's dev login spends one of them.
+    let app = spawn_app_with(&[("RATE_LIMIT_SIGN_IN_PER_MINUTE", "3")]).await;
+    let ada = app.dev_login("ada@example.org").await;
+    let key = app
+        .create_scoped_key(&ada, "tracker", &["integration"])
+        .await;
+    let client = app.client();
+    for _ in 0..2 {
+        assert_eq!(
+            guess_key(&app, &client, None).await.status(),
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    assert_rate_limited(guess_key(&app, &client, None).await, MINUTE).await;
+    // The budget is spent, and yet the key that is valid keeps working, again and again.
+    for _ in 0..5 {
+        let response = send(app.with_key(&key.key, Method::GET, "/api/me")).await;
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    // Signing in from the address is what the spent budget holds up.
+    assert_rate_limited(
+        dev_login_with(&app, &client, "bob@example.org").await,
         MINUTE,
     )
     .await;

@@ -612,3 +612,48 @@ async fn a_sign_in_session_ends_with_logout() {
         StatusCode::UNAUTHORIZED
     );
 }
+
+/// Headers a client may write itself; none of them may name its address.
+const SPOOFED: [(&str, &str); 3] = [
+    ("X-Forwarded-For", "203.0.113.9"),
+    ("Forwarded", "for=203.0.113.10"),
+    ("X-Real-IP", "203.0.113.11"),
+];
+
+/// Signs in with `headers` on the callback request (where the session is opened) and returns
+/// the addresses the person's sessions list.
+async fn session_addresses(s: &SignIn, headers: &[(&str, &str)]) -> Vec<Value> {
+    let (callback, _) = s.at_provider("ada.lovelace", None).await;
+    let mut request = s.browser.get(&callback.url);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let (to, _) = assert_redirect_not_json(send(request).await).await;
+    assert_eq!(login_error(&to), None, "{to}");
+    let response = send(s.browser.get(s.app.url("/api/me/sessions"))).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let sessions: Vec<Value> = response.json().await.unwrap();
+    sessions.iter().map(|s| s["ip"].clone()).collect()
+}
+
+#[tokio::test]
+async fn a_sessions_address_is_the_peers_whatever_forwarding_headers_say() {
+    let Some(s) = start(&[]).await else { return };
+    assert_eq!(session_addresses(&s, &SPOOFED).await, ["127.0.0.1"]);
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_the_address_is_the_one_it_appended() {
+    let Some(s) = start(&[("RATE_LIMIT_TRUST_FORWARDED_FOR", "true")]).await else {
+        return;
+    };
+    let addresses = session_addresses(
+        &s,
+        &[
+            ("X-Forwarded-For", "203.0.113.9, 198.51.100.4"),
+            ("Forwarded", "for=203.0.113.10"),
+        ],
+    )
+    .await;
+    assert_eq!(addresses, ["198.51.100.4"]);
+}

@@ -131,6 +131,7 @@ pub fn extraction() -> Extraction {
             near_term_goal_summary: Some(prose("Open the workshop on Saturdays.")),
             long_term_goal_summary: None,
         },
+        sources: Default::default(),
     }
 }
 

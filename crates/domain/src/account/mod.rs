@@ -4,11 +4,13 @@
 pub mod activity;
 pub mod api_key;
 pub mod export;
+pub mod scope;
 pub mod session;
 pub mod user;
 
 pub use activity::{ActivityEntry, ActivityQuery, ActivitySummary, Source};
-pub use api_key::ApiKey;
+pub use api_key::{ApiKey, KeyLifetime};
 pub use export::{AccountData, UserStats};
+pub use scope::{KeyScope, KeyScopes};
 pub use session::{RefreshToken, Session, TokenHash};
 pub use user::{Email, LoginIdentity, User};

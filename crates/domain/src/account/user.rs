@@ -5,7 +5,9 @@ use time::OffsetDateTime;
 use crate::ids::UserId;
 use crate::text::Text;
 
-/// A verified e-mail address, lower-cased: 3-320 characters with one `@`.
+/// A verified e-mail address, its ASCII letters lower-cased: 3-320 characters with one `@`.
+/// Only ASCII is folded: Unicode case folding maps look-alikes onto plain letters (the Kelvin
+/// sign `K` to `k`), which would let an address that only looks like an admin's match it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Email(String);
 
@@ -22,9 +24,8 @@ impl Email {
     /// [`InvalidEmail`] without exactly one `@` between non-empty parts, or over 320 characters.
     pub fn new(value: &str) -> Result<Self, InvalidEmail> {
         let given = value.trim();
-        // The limit counts the address as given: lower-casing can lengthen a few characters.
         let within_limit = Text::<{ Self::MAX_CHARS }>::new(given).is_ok();
-        let value = given.to_lowercase();
+        let value = given.to_ascii_lowercase();
         let valid = within_limit
             && !value.chars().any(char::is_whitespace)
             && matches!(value.split_once('@'), Some((local, domain))
@@ -63,6 +64,9 @@ pub struct LoginIdentity {
 pub struct User {
     pub id: UserId,
     pub email: Email,
+    /// Who vouched for the person at their last sign-in: the identity provider's issuer, or
+    /// the dev login's or the operator's own name (`urn:discovery:...`).
+    pub issuer: String,
     pub name: Option<String>,
     pub created_at: OffsetDateTime,
     pub last_login_at: Option<OffsetDateTime>,
@@ -73,11 +77,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_length_limit_counts_the_address_as_given_not_lower_cased() {
-        // "İ" lower-cases to two characters: 306 as given, 606 once lower-cased.
+    fn the_length_limit_counts_characters() {
         let given = format!("{}@x.io", "İ".repeat(300));
         assert!(Email::new(&given).is_ok());
         assert!(Email::new(&format!("{}@x.io", "a".repeat(316))).is_err());
+    }
+
+    #[test]
+    fn only_ascii_letters_are_folded_so_look_alikes_stay_distinct() {
+        // U+212A KELVIN SIGN would fold to "k"; U+0130 to "i̇".
+        let kelvin = Email::new("\u{212A}im@Example.org").unwrap();
+        assert_eq!(kelvin.as_str(), "\u{212A}im@example.org");
+        assert_ne!(kelvin, Email::new("kim@example.org").unwrap());
+        assert_eq!(Email::new("İda@x.io").unwrap().as_str(), "İda@x.io");
     }
 
     #[test]

@@ -164,7 +164,7 @@ mod tests {
     use crate::discovery::Extraction;
     use crate::foundation::Foundation;
     use crate::integration::{DailyMinutes, FoundationMinutes, Window, rollup};
-    use crate::profile::{EnneagramType, ProseFields};
+    use crate::profile::{EnneagramType, ProseFields, Sources};
     use crate::text::Prose;
     use time::Duration;
     use time::macros::datetime;
@@ -186,6 +186,7 @@ mod tests {
                     near_term_goal_summary: near.map(p),
                     long_term_goal_summary: long.map(p),
                 },
+                sources: Sources::default(),
             },
             NOW,
         )

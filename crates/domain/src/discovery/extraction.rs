@@ -4,9 +4,14 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
 
+use super::Step;
 use crate::model_output::{ModelOutputError, parse_first_object};
-use crate::profile::{EnneagramType, ProseFields, Triad};
+use crate::profile::provenance::{
+    Quotable, SourceOrigin, Sources, push_unique, supports_goal, verify,
+};
+use crate::profile::{EditableField, EnneagramType, ProseFields, Triad};
 use crate::text::Prose;
 
 /// The answers handed to an extractor. A goal the person did not state is `None`.
@@ -21,11 +26,42 @@ pub struct ExtractionInput {
     pub long_term_goal: Option<String>,
 }
 
+impl ExtractionInput {
+    /// The answer of a step (`None` for a goal the person did not state).
+    #[must_use]
+    pub fn answer(&self, step: Step) -> Option<&str> {
+        match step.get() {
+            1 => Some(&self.love),
+            2 => Some(&self.strength),
+            3 => Some(&self.mission),
+            4 => Some(&self.vocation),
+            5 => Some(&self.drives),
+            6 => self.near_term_goal.as_deref(),
+            _ => self.long_term_goal.as_deref(),
+        }
+    }
+
+    /// Every answer given, as text a quote may be checked against.
+    #[must_use]
+    pub fn quotable(&self) -> Vec<Quotable<'_>> {
+        Step::all()
+            .filter_map(|step| {
+                Some(Quotable {
+                    origin: SourceOrigin::Step(step),
+                    text: self.answer(step)?,
+                })
+            })
+            .collect()
+    }
+}
+
 /// What an extractor returns, before any guard. Types and keys are strict; values are not trusted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExtractionDraft {
     pub enneagram_type: i64,
-    pub triad: String,
+    /// Not asked for (the triad follows from the type), but checked when an extractor sends it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub triad: Option<String>,
     pub love_summary: String,
     pub strength_summary: String,
     pub mission_summary: String,
@@ -33,37 +69,62 @@ pub struct ExtractionDraft {
     pub overlap_narrative: String,
     pub near_term_goal_summary: Option<String>,
     pub long_term_goal_summary: Option<String>,
-    /// For each summary (by its field name), the answer steps it came from, as the extractor
-    /// states them: `{"love_summary": [1], "overlap_narrative": [1, 2, 3, 4]}`. Optional; a
-    /// single number or `null` is read as a list of one or none.
+    /// For each field (by its name), the person's words it rests on, as the extractor claims
+    /// them: `{"love_summary": [{"step": 1, "quote": "..."}]}`. Read leniently (a bare quote, a
+    /// single item or `null` are understood; an item without a quote is ignored), because none
+    /// of it is believed: the guard keeps only quotes found in the answers.
     #[serde(
         default,
-        deserialize_with = "step_lists",
+        deserialize_with = "claimed_sources",
         skip_serializing_if = "BTreeMap::is_empty"
     )]
-    pub sources: BTreeMap<String, Vec<i64>>,
+    pub sources: BTreeMap<String, Vec<ClaimedSource>>,
 }
 
-/// Reads `sources` values given as a list of steps, a single step or `null`.
-fn step_lists<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, Vec<i64>>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Steps {
-        One(i64),
-        Many(Vec<i64>),
+/// A quote an extractor or coach says the person wrote, and where (unverified).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimedSource {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<i64>,
+    pub quote: String,
+}
+
+impl ClaimedSource {
+    /// Reads one claimed source: `{"step", "quote"}`, `{"quote"}` or a bare string. Anything
+    /// else (a bare step number, as extractor.v1 gave) carries no quote and is `None`.
+    #[must_use]
+    pub fn read(value: &Value) -> Option<Self> {
+        match value {
+            Value::String(quote) => Some(Self {
+                step: None,
+                quote: quote.clone(),
+            }),
+            Value::Object(map) => Some(Self {
+                step: map.get("step").and_then(Value::as_i64),
+                quote: map.get("quote")?.as_str()?.to_owned(),
+            }),
+            _ => None,
+        }
     }
-    let raw: Option<BTreeMap<String, Option<Steps>>> = Option::deserialize(d)?;
+
+    /// Reads a list of claimed sources, or a single one, or `null`.
+    #[must_use]
+    pub fn read_list(value: &Value) -> Vec<Self> {
+        match value {
+            Value::Array(items) => items.iter().filter_map(Self::read).collect(),
+            other => Self::read(other).into_iter().collect(),
+        }
+    }
+}
+
+fn claimed_sources<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, Vec<ClaimedSource>>, D::Error> {
+    let raw: Option<BTreeMap<String, Value>> = Option::deserialize(d)?;
     Ok(raw
         .unwrap_or_default()
         .into_iter()
-        .map(|(field, steps)| {
-            let steps = match steps {
-                None => Vec::new(),
-                Some(Steps::One(step)) => vec![step],
-                Some(Steps::Many(steps)) => steps,
-            };
-            (field, steps)
-        })
+        .map(|(field, value)| (field, ClaimedSource::read_list(&value)))
         .collect())
 }
 
@@ -84,11 +145,12 @@ pub enum ExtractionRejected {
     BlankSummary(&'static str),
 }
 
-/// A guarded extraction: type, triad (implied by the type) and prose.
+/// A guarded extraction: type, triad (implied by the type), prose and the verified sources.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Extraction {
     pub enneagram_type: EnneagramType,
     pub prose: ProseFields,
+    pub sources: Sources,
 }
 
 impl ExtractionDraft {
@@ -100,9 +162,16 @@ impl ExtractionDraft {
         Ok(parse_first_object(raw)?)
     }
 
-    /// Applies the guards: type in range, triad consistent with it, summaries present and capped,
-    /// and goal summaries kept only for goals the person actually stated, and only when the
-    /// extractor does not itself say it took them from another answer.
+    /// How many quotes the extractor offered (verified or not).
+    #[must_use]
+    pub fn quotes_offered(&self) -> usize {
+        self.sources.values().map(Vec::len).sum()
+    }
+
+    /// Applies the guards: type in range, triad (when given) consistent with it, summaries
+    /// present and capped, every quote verified against the answers, and goal summaries kept
+    /// only for goals the person stated and only when a verified quote of at least three words
+    /// comes from the goal's own answer: otherwise the goal is `None`, never invented.
     ///
     /// # Errors
     /// [`ExtractionRejected`] naming the first broken rule.
@@ -110,10 +179,12 @@ impl ExtractionDraft {
         let enneagram_type = EnneagramType::new(self.enneagram_type)
             .map_err(|_| ExtractionRejected::TypeOutOfRange(self.enneagram_type))?;
         let expected = enneagram_type.triad();
-        if self.triad.trim().to_ascii_lowercase() != expected.key() {
+        if let Some(given) = self.triad
+            && given.trim().to_ascii_lowercase() != expected.key()
+        {
             return Err(ExtractionRejected::TriadMismatch {
                 type_: enneagram_type.get(),
-                given: self.triad,
+                given,
                 expected,
             });
         }
@@ -125,21 +196,30 @@ impl ExtractionDraft {
                 Ok(prose)
             }
         };
-        // A summary for a goal the person left empty would be an invented goal: drop it. So is
-        // one the extractor says it drew from another answer (a mission read as a goal).
-        let sources = &self.sources;
-        let goal = |field: &str, step: i64, stated: &Option<String>, summary: Option<String>| {
-            stated.as_ref()?;
-            if sources
-                .get(field)
-                .is_some_and(|steps| !steps.is_empty() && !steps.contains(&step))
-            {
-                return None;
-            }
-            summary
+        let mut sources = verified_sources(&self.sources, input);
+        // A goal summary must rest on the person's own goal answer; else it is dropped with
+        // its sources (a mission read as a goal, or a goal the model made up).
+        let mut goal = |field: EditableField, step: i64, summary: Option<String>| {
+            let own = SourceOrigin::Step(Step::new(step).ok()?);
+            let kept = summary
                 .map(|s| Prose::capped(s.trim()))
                 .filter(|p| !p.is_blank())
+                .filter(|_| supports_goal(sources.get(field), |o| *o == own));
+            if kept.is_none() {
+                sources.set(field, Vec::new());
+            }
+            kept
         };
+        let near_term_goal_summary = goal(
+            EditableField::NearTermGoalSummary,
+            6,
+            self.near_term_goal_summary,
+        );
+        let long_term_goal_summary = goal(
+            EditableField::LongTermGoalSummary,
+            7,
+            self.long_term_goal_summary,
+        );
         Ok(Extraction {
             enneagram_type,
             prose: ProseFields {
@@ -148,43 +228,68 @@ impl ExtractionDraft {
                 mission_summary: required("mission_summary", &self.mission_summary)?,
                 vocation_summary: required("vocation_summary", &self.vocation_summary)?,
                 overlap_narrative: required("overlap_narrative", &self.overlap_narrative)?,
-                near_term_goal_summary: goal(
-                    "near_term_goal_summary",
-                    6,
-                    &input.near_term_goal,
-                    self.near_term_goal_summary,
-                ),
-                long_term_goal_summary: goal(
-                    "long_term_goal_summary",
-                    7,
-                    &input.long_term_goal,
-                    self.long_term_goal_summary,
-                ),
+                near_term_goal_summary,
+                long_term_goal_summary,
             },
+            sources,
         })
     }
+}
+
+/// The claimed sources that are found in the answers, by field (unknown field names dropped).
+fn verified_sources(
+    claimed: &BTreeMap<String, Vec<ClaimedSource>>,
+    input: &ExtractionInput,
+) -> Sources {
+    let texts = input.quotable();
+    let mut sources = Sources::default();
+    for (name, items) in claimed {
+        let Ok(field) = name.parse::<EditableField>() else {
+            continue;
+        };
+        let mut kept = Vec::new();
+        for item in items {
+            let claimed_step = item
+                .step
+                .and_then(|n| Step::new(n).ok())
+                .map(SourceOrigin::Step);
+            if let Some(source) = verify(&item.quote, claimed_step, &texts) {
+                push_unique(&mut kept, source);
+            }
+        }
+        sources.set(field, kept);
+    }
+    sources
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::{Source, SourceOrigin};
 
     fn input(near: Option<&str>, long: Option<&str>) -> ExtractionInput {
         ExtractionInput {
-            love: "l".into(),
-            strength: "s".into(),
-            mission: "m".into(),
-            vocation: "v".into(),
-            drives: "d".into(),
+            love: "I love teaching children to read.".into(),
+            strength: "Explaining hard things simply.".into(),
+            mission: "Literacy for every village.".into(),
+            vocation: "Teacher".into(),
+            drives: "Getting it right.".into(),
             near_term_goal: near.map(Into::into),
             long_term_goal: long.map(Into::into),
+        }
+    }
+
+    fn quote(step: i64, quote: &str) -> ClaimedSource {
+        ClaimedSource {
+            step: Some(step),
+            quote: quote.into(),
         }
     }
 
     fn draft(type_: i64, triad: &str) -> ExtractionDraft {
         ExtractionDraft {
             enneagram_type: type_,
-            triad: triad.into(),
+            triad: Some(triad.into()),
             love_summary: "You love teaching.".into(),
             strength_summary: "Explaining".into(),
             mission_summary: "Literacy".into(),
@@ -192,14 +297,30 @@ mod tests {
             overlap_narrative: "Teaching ties it together.".into(),
             near_term_goal_summary: Some("Finish the course".into()),
             long_term_goal_summary: Some("Open a school".into()),
-            sources: BTreeMap::new(),
+            sources: [
+                ("love_summary", vec![quote(1, "teaching children to read")]),
+                (
+                    "near_term_goal_summary",
+                    vec![quote(6, "finish the reading course")],
+                ),
+                (
+                    "long_term_goal_summary",
+                    vec![quote(7, "open a village school")],
+                ),
+            ]
+            .into_iter()
+            .map(|(f, s)| (f.to_owned(), s))
+            .collect(),
         }
     }
 
+    const NEAR: &str = "Finish the reading course this spring.";
+    const LONG: &str = "Open a village school.";
+
     #[test]
-    fn a_consistent_draft_passes_with_its_goals() {
+    fn a_consistent_draft_passes_with_its_goals_and_their_sources() {
         let e = draft(7, "head")
-            .guard(&input(Some("finish"), Some("school")))
+            .guard(&input(Some(NEAR), Some(LONG)))
             .unwrap();
         assert_eq!(e.enneagram_type.get(), 7);
         assert_eq!(
@@ -210,6 +331,15 @@ mod tests {
             e.prose.long_term_goal_summary.unwrap().as_str(),
             "Open a school"
         );
+        assert_eq!(
+            e.sources.get(EditableField::NearTermGoalSummary),
+            [Source {
+                origin: SourceOrigin::Step(Step::new(6).unwrap()),
+                quote: "Finish the reading course".into(),
+            }],
+            "stored as the person wrote it"
+        );
+        assert_eq!(e.sources.count(), 3);
     }
 
     #[test]
@@ -226,6 +356,14 @@ mod tests {
     }
 
     #[test]
+    fn the_triad_may_be_left_out_and_then_follows_the_type() {
+        let mut d = draft(8, "gut");
+        d.triad = None;
+        let e = d.guard(&input(None, None)).unwrap();
+        assert_eq!(e.enneagram_type.triad(), Triad::Gut);
+    }
+
+    #[test]
     fn types_outside_one_to_nine_are_rejected() {
         assert_eq!(
             draft(0, "gut").guard(&input(None, None)),
@@ -234,12 +372,37 @@ mod tests {
     }
 
     #[test]
-    fn a_goal_summary_for_an_unstated_goal_is_dropped() {
-        let e = draft(2, "heart")
-            .guard(&input(None, Some("school")))
-            .unwrap();
+    fn a_goal_summary_for_an_unstated_goal_is_dropped_with_its_sources() {
+        let e = draft(2, "heart").guard(&input(None, Some(LONG))).unwrap();
         assert_eq!(e.prose.near_term_goal_summary, None);
+        assert!(e.sources.get(EditableField::NearTermGoalSummary).is_empty());
         assert!(e.prose.long_term_goal_summary.is_some());
+    }
+
+    #[test]
+    fn a_goal_summary_without_a_verified_quote_of_three_words_from_its_step_is_dropped() {
+        let stated = input(Some(NEAR), Some(LONG));
+        // An invented quote, as a small model gives: the goal is dropped.
+        let mut d = draft(3, "heart");
+        d.sources.insert(
+            "near_term_goal_summary".into(),
+            vec![quote(6, "reducing plastic pollution")],
+        );
+        // Two words only.
+        d.sources.insert(
+            "long_term_goal_summary".into(),
+            vec![quote(7, "village school")],
+        );
+        let e = d.guard(&stated).unwrap();
+        assert_eq!(e.prose.near_term_goal_summary, None);
+        assert_eq!(e.prose.long_term_goal_summary, None);
+        // No sources at all.
+        let mut d = draft(3, "heart");
+        d.sources.clear();
+        let e = d.guard(&stated).unwrap();
+        assert_eq!(e.prose.near_term_goal_summary, None);
+        assert_eq!(e.prose.love_summary.as_str(), "You love teaching.", "kept");
+        assert_eq!(e.sources.count(), 0);
     }
 
     #[test]
@@ -269,38 +432,55 @@ mod tests {
 
     #[test]
     fn a_goal_summary_the_extractor_took_from_another_answer_is_dropped() {
+        // The near-term "goal" quotes the mission (step 3), whatever step it claims.
         let raw = r#"{"enneagram_type": 3, "triad": "heart", "love_summary": "l",
             "strength_summary": "s", "mission_summary": "m", "vocation_summary": "v",
-            "overlap_narrative": "o", "near_term_goal_summary": "Lead the team",
+            "overlap_narrative": "o", "near_term_goal_summary": "Literacy for all",
             "long_term_goal_summary": "Open a school",
-            "sources": {"love_summary": 1, "overlap_narrative": [1, 2, 3, 4],
-                        "near_term_goal_summary": [3], "long_term_goal_summary": [7, 3]}}"#;
+            "sources": {"love_summary": {"step": 1, "quote": "teaching children"},
+                        "near_term_goal_summary": [{"step": 6, "quote": "Literacy for every village"}],
+                        "long_term_goal_summary": [{"step": 3, "quote": "open a village school"}]}}"#;
         let draft = ExtractionDraft::parse(raw).unwrap();
-        assert_eq!(draft.sources["love_summary"], [1]);
-        let e = draft.guard(&input(Some("lead"), Some("school"))).unwrap();
+        assert_eq!(
+            draft.sources["love_summary"],
+            [quote(1, "teaching children")]
+        );
+        let e = draft.guard(&input(Some(NEAR), Some(LONG))).unwrap();
         assert_eq!(e.prose.near_term_goal_summary, None, "taken from step 3");
         assert_eq!(
             e.prose.long_term_goal_summary.unwrap().as_str(),
-            "Open a school"
+            "Open a school",
+            "found in step 7, though step 3 was claimed"
         );
     }
 
     #[test]
-    fn sources_are_optional_and_may_be_null_or_single_steps() {
+    fn sources_are_optional_and_read_leniently_but_believed_only_when_found() {
         let mut value = serde_json::to_value(draft(6, "head")).unwrap();
-        assert!(
-            value.get("sources").is_none(),
-            "empty sources are not written"
-        );
-        value["sources"] = serde_json::json!({"near_term_goal_summary": null, "love_summary": 1});
-        let d = ExtractionDraft::parse(&value.to_string()).unwrap();
-        assert_eq!(d.sources["near_term_goal_summary"], Vec::<i64>::new());
-        let e = d.guard(&input(Some("finish"), None)).unwrap();
-        assert!(e.prose.near_term_goal_summary.is_some());
         value["sources"] = serde_json::Value::Null;
-        assert!(ExtractionDraft::parse(&value.to_string()).is_ok());
-        value["sources"] = serde_json::json!({"love_summary": "step one"});
-        assert!(ExtractionDraft::parse(&value.to_string()).is_err());
+        let d = ExtractionDraft::parse(&value.to_string()).unwrap();
+        assert_eq!(d.quotes_offered(), 0);
+        // A bare quote, a single object, null, and extractor.v1's bare step numbers.
+        value["sources"] = serde_json::json!({
+            "love_summary": "children to read",
+            "strength_summary": {"quote": "hard things simply"},
+            "mission_summary": null,
+            "vocation_summary": [4, {"step": 4}, {"step": "four", "quote": "Teacher"}],
+            "triad": [{"step": 5, "quote": "Getting it right"}],
+            "overlap_narrative": [{"step": 2, "quote": "To do it is love!"}],
+        });
+        let d = ExtractionDraft::parse(&value.to_string()).unwrap();
+        assert_eq!(d.quotes_offered(), 5);
+        let e = d.guard(&input(None, None)).unwrap();
+        assert_eq!(e.sources.count(), 3, "{:?}", e.sources);
+        assert_eq!(
+            e.sources.get(EditableField::VocationSummary)[0].quote,
+            "Teacher"
+        );
+        assert!(
+            e.sources.get(EditableField::OverlapNarrative).is_empty(),
+            "invented"
+        );
     }
 
     #[test]

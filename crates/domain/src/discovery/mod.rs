@@ -6,5 +6,7 @@ pub mod extraction;
 pub mod prompts;
 
 pub use conversation::{Answer, Conversation, ConversationError, ConversationStatus};
-pub use extraction::{Extraction, ExtractionDraft, ExtractionInput, ExtractionRejected};
+pub use extraction::{
+    ClaimedSource, Extraction, ExtractionDraft, ExtractionInput, ExtractionRejected,
+};
 pub use prompts::{PROMPTS, Prompt, PromptKey, Step};

@@ -1,11 +1,13 @@
 //! Task mappings: one external time entry, its foundation and minutes, unique per
 //! `(user, external_task_id)` so trackers can send the same entry again safely.
 
+use serde::de::Error as _;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::foundation::Foundation;
 use crate::ids::{TaskMappingId, UserId};
+use crate::number::WholeNumber;
 use crate::pagination::{Cursor, PageLimit};
 use crate::text::Text;
 
@@ -46,41 +48,12 @@ impl Minutes {
     }
 }
 
+/// Read as a [`WholeNumber`]: `90.0` is 90 minutes; `90.5` is refused.
 impl<'de> Deserialize<'de> for Minutes {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(MinutesVisitor)
-    }
-}
-
-/// Reads a whole number of minutes. JSON has one number type: `90.0` is the integer 90 (as JSON
-/// Schema's `integer` says), so an integral float is taken; `90.5` is not.
-struct MinutesVisitor;
-
-impl serde::de::Visitor<'_> for MinutesVisitor {
-    type Value = Minutes;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a whole number of minutes between 0 and 1440")
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Minutes, E> {
-        Minutes::new(v).map_err(E::custom)
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Minutes, E> {
-        Minutes::new(i64::try_from(v).unwrap_or(i64::MAX)).map_err(E::custom)
-    }
-
-    #[allow(clippy::cast_possible_truncation)] // Integral and within range: checked first.
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Minutes, E> {
-        if v.fract() != 0.0 || !(0.0..=f64::from(Minutes::MAX)).contains(&v) {
-            return Err(if v.fract() == 0.0 {
-                E::custom(InvalidMinutes)
-            } else {
-                E::custom("must be a whole number of minutes")
-            });
-        }
-        Minutes::new(v as i64).map_err(E::custom)
+        let WholeNumber(n) = WholeNumber::deserialize(deserializer)
+            .map_err(|_| D::Error::custom("must be a whole number of minutes"))?;
+        Minutes::new(n).map_err(D::Error::custom)
     }
 }
 

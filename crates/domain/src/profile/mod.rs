@@ -1,12 +1,15 @@
 //! The discovery profile: Enneagram type and triad, seven editable prose fields, its state
-//! machine (edit, reflect, affirm) and the revisions every change leaves behind.
+//! machine (edit, reflect, affirm), the revisions every change leaves behind, and the person's
+//! own words each field rests on.
 
 pub mod enneagram;
 pub mod fields;
+pub mod provenance;
 pub mod revision;
 pub mod state;
 
 pub use enneagram::{EnneagramType, Triad};
 pub use fields::{EditableField, ProfileEdit, ProfileEditError, ProseFields};
+pub use provenance::{Source, SourceOrigin, Sources};
 pub use revision::{NewRevision, Revision, RevisionOrigin, Snapshot};
 pub use state::{Profile, ProfileEvent, Transition, TransitionError};

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::{EnneagramType, ProseFields, Triad};
+use super::{EnneagramType, ProseFields, Sources, Triad};
 use crate::ids::{ProfileId, RevisionId};
 use crate::text::Note;
 
@@ -55,13 +55,16 @@ impl FromStr for RevisionOrigin {
     }
 }
 
-/// The profile as it stood after a change: all prose fields, type and triad.
+/// The profile as it stood after a change: all prose fields, type, triad and sources.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
     pub enneagram_type: EnneagramType,
     pub triad: Triad,
     #[serde(flatten)]
     pub prose: ProseFields,
+    /// Absent from snapshots recorded before provenance: read as none.
+    #[serde(default)]
+    pub sources: Sources,
 }
 
 /// A revision the domain asks storage to record; storage numbers it (1, 2, ... per profile).
@@ -85,4 +88,23 @@ pub struct Revision {
     pub snapshot: Snapshot,
     pub note: Option<Note>,
     pub created_at: OffsetDateTime,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snapshot_recorded_before_provenance_reads_with_no_sources() {
+        let old = r#"{"enneagram_type": 5, "triad": "head", "love_summary": "l",
+            "strength_summary": "s", "mission_summary": "m", "vocation_summary": "v",
+            "overlap_narrative": "o", "near_term_goal_summary": null,
+            "long_term_goal_summary": "Open a school."}"#;
+        let snapshot: Snapshot = serde_json::from_str(old).unwrap();
+        assert_eq!(snapshot.sources, Sources::default());
+        let again = serde_json::to_value(&snapshot).unwrap();
+        assert_eq!(again["sources"].as_object().unwrap().len(), 7);
+        let back: Snapshot = serde_json::from_value(again).unwrap();
+        assert_eq!(back, snapshot);
+    }
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use super::{
-    EnneagramType, NewRevision, ProfileEdit, ProseFields, RevisionOrigin, Snapshot, Triad,
+    EnneagramType, NewRevision, ProfileEdit, ProseFields, RevisionOrigin, Snapshot, Sources, Triad,
 };
 use crate::discovery::Extraction;
 use crate::ids::{ProfileId, RevisionId, UserId};
@@ -19,6 +19,8 @@ pub struct Profile {
     pub user_id: UserId,
     pub enneagram_type: EnneagramType,
     pub prose: ProseFields,
+    /// The person's own words each field rests on (empty for a field they wrote by hand).
+    pub sources: Sources,
     pub locked: bool,
     #[serde(with = "time::serde::rfc3339::option")]
     pub affirmed_at: Option<OffsetDateTime>,
@@ -33,12 +35,14 @@ pub struct Profile {
 /// Something that may happen to a profile.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProfileEvent {
-    /// The person edited fields by hand.
+    /// The person edited fields by hand: those fields rest on no quote any more.
     ManualEdit(ProfileEdit),
-    /// The coach proposed these (already filtered) changes during reflection.
+    /// The coach proposed these (already filtered) changes during reflection, each field with
+    /// the verified quotes of the person's it rests on.
     Reflection {
         edit: ProfileEdit,
         note: Option<Note>,
+        sources: Sources,
     },
     /// The answers were extracted again while the profile is still unlocked.
     Reextraction(Extraction),
@@ -78,6 +82,7 @@ impl Profile {
             user_id,
             enneagram_type: extraction.enneagram_type,
             prose: extraction.prose,
+            sources: extraction.sources,
             locked: false,
             affirmed_at: None,
             version: 1,
@@ -103,6 +108,7 @@ impl Profile {
             enneagram_type: self.enneagram_type,
             triad: self.triad(),
             prose: self.prose.clone(),
+            sources: self.sources.clone(),
         }
     }
 
@@ -126,17 +132,24 @@ impl Profile {
         }
         Ok(match event {
             ProfileEvent::ManualEdit(edit) => {
+                let sources = self.sources_after(&edit, &Sources::default());
                 let prose = self.prose.with(&edit);
-                self.with_prose(prose, RevisionOrigin::ManualEdit, None, now)
+                self.with_prose(prose, sources, RevisionOrigin::ManualEdit, None, now)
             }
-            ProfileEvent::Reflection { edit, note } => {
+            ProfileEvent::Reflection {
+                edit,
+                note,
+                sources,
+            } => {
+                let sources = self.sources_after(&edit, &sources);
                 let prose = self.prose.with(&edit);
-                self.with_prose(prose, RevisionOrigin::Reflection, note, now)
+                self.with_prose(prose, sources, RevisionOrigin::Reflection, note, now)
             }
             ProfileEvent::Reextraction(extraction) => {
                 let mut next = self;
                 next.enneagram_type = extraction.enneagram_type;
                 next.prose = extraction.prose;
+                next.sources = extraction.sources;
                 next.bump(now);
                 let revision = next.revision(RevisionOrigin::Extraction, None, now);
                 Transition {
@@ -157,10 +170,21 @@ impl Profile {
         })
     }
 
-    /// An edit that changes nothing leaves the profile (and its version) as it was.
+    /// The sources once `edit` is applied: each field it changes rests on `given`'s quotes for
+    /// that field (none for a manual edit); the others keep theirs.
+    fn sources_after(&self, edit: &ProfileEdit, given: &Sources) -> Sources {
+        let mut sources = self.sources.clone();
+        for (field, _) in edit.changes() {
+            sources.set(field, given.get(field).to_vec());
+        }
+        sources
+    }
+
+    /// An edit that changes no text leaves the profile (and its version) as it was.
     fn with_prose(
         self,
         prose: ProseFields,
+        sources: Sources,
         origin: RevisionOrigin,
         note: Option<Note>,
         now: OffsetDateTime,
@@ -173,6 +197,7 @@ impl Profile {
         }
         let mut next = self;
         next.prose = prose;
+        next.sources = sources;
         next.bump(now);
         let revision = next.revision(origin, note, now);
         Transition {
@@ -229,6 +254,7 @@ mod tests {
                 near_term_goal_summary: Some(prose("run a marathon")),
                 long_term_goal_summary: None,
             },
+            sources: Sources::default(),
         }
     }
 
@@ -277,6 +303,7 @@ mod tests {
                 ProfileEvent::Reflection {
                     edit: edit(EditableField::OverlapNarrative, "y"),
                     note: None,
+                    sources: Sources::default(),
                 },
                 Ok((Some(RevisionOrigin::Reflection), false, 2)),
             ),
@@ -304,6 +331,7 @@ mod tests {
                 ProfileEvent::Reflection {
                     edit: edit(EditableField::LoveSummary, "x"),
                     note: None,
+                    sources: Sources::default(),
                 },
                 Err(TransitionError::ProfileLocked),
             ),
@@ -349,6 +377,7 @@ mod tests {
                 ProfileEvent::Reflection {
                     edit: all_fields,
                     note: None,
+                    sources: Sources::default(),
                 },
                 T1,
             )
@@ -410,10 +439,67 @@ mod tests {
                 ProfileEvent::Reflection {
                     edit: edit(EditableField::MissionSummary, "teaching"),
                     note: Some(note.clone()),
+                    sources: Sources::default(),
                 },
                 T1,
             )
             .unwrap();
         assert_eq!(t.revision.unwrap().note, Some(note));
+    }
+
+    #[test]
+    fn sources_follow_the_text_they_rest_on() {
+        use crate::discovery::Step;
+        use crate::profile::{Source, SourceOrigin};
+        let quote = |step: i64, q: &str| Source {
+            origin: SourceOrigin::Step(Step::new(step).unwrap()),
+            quote: q.into(),
+        };
+        let mut first = extraction(5, "love");
+        first
+            .sources
+            .set(EditableField::LoveSummary, vec![quote(1, "love")]);
+        first
+            .sources
+            .set(EditableField::MissionSummary, vec![quote(3, "mission")]);
+        let profile = Profile::extracted(UserId::new(), first, T0).profile;
+
+        // A manual edit: the edited field is the person's own writing, the others keep theirs.
+        let edited = profile
+            .apply(
+                ProfileEvent::ManualEdit(edit(EditableField::LoveSummary, "my words")),
+                T1,
+            )
+            .unwrap();
+        let p = edited.profile;
+        assert!(p.sources.get(EditableField::LoveSummary).is_empty());
+        assert_eq!(p.sources.get(EditableField::MissionSummary).len(), 1);
+        assert_eq!(edited.revision.unwrap().snapshot.sources, p.sources);
+
+        // A reflection: the revised field rests on the quotes given for it.
+        let mut given = Sources::default();
+        given.set(EditableField::MissionSummary, vec![quote(2, "strength")]);
+        let reflected = p
+            .apply(
+                ProfileEvent::Reflection {
+                    edit: edit(EditableField::MissionSummary, "teaching"),
+                    note: None,
+                    sources: given.clone(),
+                },
+                T1,
+            )
+            .unwrap()
+            .profile;
+        assert_eq!(
+            reflected.sources.get(EditableField::MissionSummary),
+            given.get(EditableField::MissionSummary)
+        );
+
+        // A new extraction replaces them all.
+        let again = reflected
+            .apply(ProfileEvent::Reextraction(extraction(5, "love")), T1)
+            .unwrap()
+            .profile;
+        assert_eq!(again.sources.count(), 0);
     }
 }

@@ -2,9 +2,10 @@
 //! with re-use detection, sign-out, the session and API-key lists, and account deletion.
 //! Secrets arrive here already hashed; the edge that received them does the hashing.
 
-use time::Duration;
+use time::{Duration, OffsetDateTime};
 
-use crate::account::api_key::ApiKeyName;
+use crate::account::api_key::{ApiKeyName, KeyLifetime};
+use crate::account::scope::KeyScopes;
 use crate::account::{
     AccountData, ApiKey, LoginIdentity, RefreshToken, Session, TokenHash, User, UserStats,
 };
@@ -43,6 +44,15 @@ pub enum RevokeError {
     Repo(#[from] RepoError),
 }
 
+/// What the person asks for when making a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewApiKey {
+    pub name: ApiKeyName,
+    pub scopes: KeyScopes,
+    /// `None`: until revoked.
+    pub lifetime: Option<KeyLifetime>,
+}
+
 /// The account use cases.
 #[derive(Debug, Clone)]
 pub struct AccountService<U, S, A, K> {
@@ -51,6 +61,10 @@ pub struct AccountService<U, S, A, K> {
     keys: A,
     clock: K,
     refresh_ttl: Duration,
+    /// How long after a rotation the old refresh token still refreshes (two tabs).
+    reuse_grace: Duration,
+    /// How long a session may go unused and still refresh.
+    idle_timeout: Duration,
 }
 
 impl<U, S, A, K> AccountService<U, S, A, K>
@@ -60,6 +74,11 @@ where
     A: ApiKeyRepository,
     K: Clock,
 {
+    /// The default grace window of a rotated refresh token.
+    pub const REUSE_GRACE: Duration = Duration::seconds(30);
+    /// The default idle timeout of a session.
+    pub const IDLE_TIMEOUT: Duration = Duration::days(7);
+
     pub fn new(users: U, sessions: S, keys: A, clock: K, refresh_ttl: Duration) -> Self {
         Self {
             users,
@@ -67,7 +86,17 @@ where
             keys,
             clock,
             refresh_ttl,
+            reuse_grace: Self::REUSE_GRACE,
+            idle_timeout: Self::IDLE_TIMEOUT,
         }
+    }
+
+    /// With these refresh grace window and idle timeout instead of the defaults.
+    #[must_use]
+    pub fn with_session_limits(mut self, reuse_grace: Duration, idle_timeout: Duration) -> Self {
+        self.reuse_grace = reuse_grace;
+        self.idle_timeout = idle_timeout;
+        self
     }
 
     /// Upserts the user and opens a session whose first refresh token has `refresh_hash`.
@@ -106,7 +135,9 @@ where
     }
 
     /// Rotates a refresh token: the presented one is revoked and `next_hash` takes its place.
-    /// Presenting a token that was already rotated revokes the whole session.
+    /// Presenting a token that was already rotated revokes the whole session, unless it was
+    /// rotated within the grace window (two tabs refreshing at once): then the session gets one
+    /// more token. A session unused for the idle timeout can no longer refresh.
     ///
     /// # Errors
     /// See [`RefreshError`].
@@ -121,15 +152,7 @@ where
             .find_refresh(presented)
             .await?
             .ok_or(RefreshError::Unknown)?;
-        if token.revoked_at.is_some() {
-            self.sessions
-                .revoke(session.user_id, session.id, now)
-                .await?;
-            return Err(RefreshError::Reused);
-        }
-        if !session.is_active(now) || token.expires_at <= now {
-            return Err(RefreshError::Expired);
-        }
+        let idle = session.last_used_at + self.idle_timeout <= now;
         let next = RefreshToken {
             id: RefreshTokenId::new(),
             session_id: session.id,
@@ -138,17 +161,43 @@ where
             expires_at: session.expires_at,
             revoked_at: None,
         };
+        if let Some(rotated_at) = token.revoked_at {
+            if now - rotated_at <= self.reuse_grace && session.is_active(now) && !idle {
+                return self.refresh_again(session, &next, now).await;
+            }
+            self.sessions
+                .revoke(session.user_id, session.id, now)
+                .await?;
+            return Err(RefreshError::Reused);
+        }
+        if !session.is_active(now) || token.expires_at <= now || idle {
+            return Err(RefreshError::Expired);
+        }
         match self.sessions.rotate(token.id, &next, now).await {
             Ok(()) => {}
-            // Two requests raced with the same token: one of them is a copy.
-            Err(RepoError::Conflict) => {
-                self.sessions
-                    .revoke(session.user_id, session.id, now)
-                    .await?;
-                return Err(RefreshError::Reused);
-            }
+            // Two requests raced with the same token, and the other rotated it just now: within
+            // the grace window, by definition.
+            Err(RepoError::Conflict) => return self.refresh_again(session, &next, now).await,
             Err(e) => return Err(e.into()),
         }
+        self.signed_in(session).await
+    }
+
+    /// The grace: one more token for a session whose token was rotated a moment ago.
+    async fn refresh_again(
+        &self,
+        session: Session,
+        next: &RefreshToken,
+        now: OffsetDateTime,
+    ) -> Result<(User, Session), RefreshError> {
+        match self.sessions.add_refresh(next, now).await {
+            Ok(()) => self.signed_in(session).await,
+            Err(RepoError::NotFound) => Err(RefreshError::Expired),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn signed_in(&self, session: Session) -> Result<(User, Session), RefreshError> {
         let user = self
             .users
             .get(session.user_id)
@@ -224,17 +273,20 @@ where
     pub async fn create_api_key(
         &self,
         user: UserId,
-        name: ApiKeyName,
+        new: NewApiKey,
         prefix: String,
         key_hash: TokenHash,
     ) -> Result<ApiKey, RepoError> {
+        let now = self.clock.now();
         let key = ApiKey {
             id: ApiKeyId::new(),
             user_id: user,
-            name: name.into_string(),
+            name: new.name.into_string(),
             prefix,
             key_hash,
-            created_at: self.clock.now(),
+            scopes: new.scopes,
+            expires_at: new.lifetime.map(|l| l.expiry(now)),
+            created_at: now,
             last_used_at: None,
         };
         self.keys.create(&key).await?;
@@ -257,7 +309,8 @@ where
         }
     }
 
-    /// The key with this hash and its owner, recording its use.
+    /// The key with this hash and its owner, recording its use; `None` for an unknown, revoked
+    /// or expired key.
     ///
     /// # Errors
     /// Storage failures.
@@ -265,9 +318,13 @@ where
         &self,
         hash: &TokenHash,
     ) -> Result<Option<(ApiKey, User)>, RepoError> {
-        let Some(key) = self.keys.authenticate(hash, self.clock.now()).await? else {
+        let now = self.clock.now();
+        let Some(key) = self.keys.authenticate(hash, now).await? else {
             return Ok(None);
         };
+        if !key.is_live(now) {
+            return Ok(None);
+        }
         Ok(self.users.get(key.user_id).await?.map(|user| (key, user)))
     }
 
@@ -323,6 +380,7 @@ mod tests {
         User {
             id: UserId::new(),
             email: Email::new("ada@example.org").unwrap(),
+            issuer: "https://id.example.org".into(),
             name: None,
             created_at: NOW,
             last_login_at: Some(NOW),
@@ -420,16 +478,18 @@ mod tests {
     }
 
     #[test]
-    fn a_rotated_token_presented_again_revokes_the_whole_session() {
+    fn a_rotated_token_presented_again_after_the_grace_window_revokes_the_whole_session() {
         let u = user();
         let s = session(u.id);
         let (sid, uid) = (s.id, u.id);
-        let t = token(&s, true);
+        let mut t = token(&s, true);
+        t.revoked_at = Some(NOW - Duration::seconds(31));
         let mut sessions = MockSessionRepository::new();
         sessions
             .expect_find_refresh()
             .returning(move |_| Ok(Some((t.clone(), s.clone()))));
         sessions.expect_rotate().never();
+        sessions.expect_add_refresh().never();
         sessions
             .expect_revoke()
             .withf(move |user, id, _| *user == uid && *id == sid)
@@ -441,26 +501,58 @@ mod tests {
         assert!(matches!(err, RefreshError::Reused));
     }
 
+    /// Two tabs: one refresh rotated the token a moment ago (or is rotating it right now), and
+    /// the other presents the same token. Both keep the one session.
     #[test]
-    fn two_refreshes_racing_with_one_token_revoke_the_session() {
+    fn a_token_rotated_within_the_grace_window_refreshes_again_into_the_same_session() {
+        for racing in [false, true] {
+            let u = user();
+            let s = session(u.id);
+            let sid = s.id;
+            let mut t = token(&s, !racing);
+            if !racing {
+                t.revoked_at = Some(NOW - Duration::seconds(30));
+            }
+            let mut sessions = MockSessionRepository::new();
+            sessions
+                .expect_find_refresh()
+                .returning(move |_| Ok(Some((t.clone(), s.clone()))));
+            sessions
+                .expect_rotate()
+                .times(usize::from(racing))
+                .returning(|_, _, _| Err(RepoError::Conflict));
+            sessions
+                .expect_add_refresh()
+                .withf(move |next, _| next.session_id == sid && next.token_hash == hash('c'))
+                .times(1)
+                .returning(|_, _| Ok(()));
+            sessions.expect_revoke().never();
+            let mut users = MockUserRepository::new();
+            let returned = u.clone();
+            users
+                .expect_get()
+                .returning(move |_| Ok(Some(returned.clone())));
+            let (_, session) =
+                block_on(service(users, sessions).refresh(&hash('a'), hash('c'))).unwrap();
+            assert_eq!(session.id, sid, "racing: {racing}");
+        }
+    }
+
+    #[test]
+    fn a_session_unused_for_the_idle_timeout_cannot_refresh() {
         let u = user();
-        let s = session(u.id);
+        let mut s = session(u.id);
+        s.last_used_at = NOW - Duration::days(7);
         let t = token(&s, false);
         let mut sessions = MockSessionRepository::new();
         sessions
             .expect_find_refresh()
             .returning(move |_| Ok(Some((t.clone(), s.clone()))));
-        sessions
-            .expect_rotate()
-            .returning(|_, _, _| Err(RepoError::Conflict));
-        sessions
-            .expect_revoke()
-            .times(1)
-            .returning(|_, _, _| Ok(true));
+        sessions.expect_rotate().never();
         let err =
             block_on(service(MockUserRepository::new(), sessions).refresh(&hash('a'), hash('c')))
                 .unwrap_err();
-        assert!(matches!(err, RefreshError::Reused));
+        assert!(matches!(err, RefreshError::Expired));
     }
 
     #[test]

@@ -198,7 +198,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discovery::ExtractionDraft;
+    use crate::discovery::{ClaimedSource, ExtractionDraft};
     use crate::ports::{
         MockConversationRepository, MockExtractor, MockProfileRepository, ModelError,
     };
@@ -239,7 +239,7 @@ mod tests {
     fn draft_json(type_: i64, triad: &str) -> String {
         serde_json::to_string(&ExtractionDraft {
             enneagram_type: type_,
-            triad: triad.into(),
+            triad: Some(triad.into()),
             love_summary: "Reading aloud.".into(),
             strength_summary: "Patience.".into(),
             mission_summary: "Literacy.".into(),
@@ -247,7 +247,15 @@ mod tests {
             overlap_narrative: "Teaching reading.".into(),
             near_term_goal_summary: Some("invented goal".into()),
             long_term_goal_summary: Some("Start a library.".into()),
-            sources: std::collections::BTreeMap::new(),
+            // The goal rests on three words of step 7 (every answer but step 6 is the same).
+            sources: [(
+                "long_term_goal_summary".to_owned(),
+                vec![ClaimedSource {
+                    step: Some(7),
+                    quote: "children to read".into(),
+                }],
+            )]
+            .into(),
         })
         .unwrap()
     }

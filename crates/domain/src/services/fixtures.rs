@@ -6,7 +6,7 @@ use time::macros::datetime;
 use crate::clock::FixedClock;
 use crate::discovery::Extraction;
 use crate::ids::UserId;
-use crate::profile::{EnneagramType, Profile, ProfileEvent, ProseFields};
+use crate::profile::{EnneagramType, Profile, ProfileEvent, ProseFields, Sources};
 use crate::text::Prose;
 
 pub const NOW: OffsetDateTime = datetime!(2026-11-22 10:00 UTC);
@@ -31,6 +31,7 @@ pub fn extraction(type_: i64) -> Extraction {
             near_term_goal_summary: Some(prose("Open the workshop on Saturdays.")),
             long_term_goal_summary: None,
         },
+        sources: Sources::default(),
     }
 }
 

@@ -9,7 +9,9 @@ use crate::ports::{
     ReflectionRepository,
 };
 use crate::profile::{Profile, ProfileEdit, ProfileEvent, Revision, Transition, TransitionError};
-use crate::reflection::{Author, CoachReply, CoachReplyDraft, ReflectionMessage, ReflectionTurn};
+use crate::reflection::{
+    Author, CoachReply, CoachReplyDraft, ReflectionMessage, ReflectionTurn, person_words,
+};
 use crate::services::model_retry::{ModelFailure, ask_with_one_retry};
 
 /// The profile use cases.
@@ -197,27 +199,34 @@ where
     ) -> Result<ReflectionOutcome, ReflectError> {
         let mut request = self.coach_request(user, turn.clone()).await?;
         let profile = request.profile.clone();
+        // The person's turn exists (with its id) before the coach answers, so that the quotes
+        // of the reply can be checked against it and name it.
+        let asked_at = self.clock.now();
+        let said = match &turn {
+            ReflectionTurn::Message(text) => Some(ReflectionMessage::new(
+                user,
+                Author::Person,
+                text.as_str().to_owned(),
+                asked_at,
+            )),
+            ReflectionTurn::Opener => None,
+        };
+        let dialogue = request.dialogue.clone();
+        let words = person_words(&dialogue, said.as_ref());
         let reply = ask_with_one_retry(
             |feedback| {
                 request.feedback = feedback;
                 let request = request.clone();
                 async move { self.coach.reply(&request).await }
             },
-            |raw| CoachReplyDraft::parse(raw).map(|d| d.guard(&turn)),
+            |raw| CoachReplyDraft::parse(raw).map(|d| d.guard(&turn, &words)),
         )
         .await
         .map_err(ReflectError::CoachUnavailable)?;
 
         let now = self.clock.now();
         let mut messages = Vec::with_capacity(2);
-        if let ReflectionTurn::Message(text) = &turn {
-            messages.push(ReflectionMessage::new(
-                user,
-                Author::Person,
-                text.as_str().to_owned(),
-                now,
-            ));
-        }
+        messages.extend(said.clone());
         messages.push(ReflectionMessage::new(
             user,
             Author::Coach,
@@ -232,6 +241,7 @@ where
                 ProfileEvent::Reflection {
                     edit: reply.edit.clone(),
                     note: reply.revision_note.clone(),
+                    sources: reply.sources.clone(),
                 },
                 now,
             )

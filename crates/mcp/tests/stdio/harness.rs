@@ -90,8 +90,9 @@ impl TestApp {
             .header("Authorization", format!("Bearer {jwt}"))
     }
 
-    /// Signs `email` in with dev login, discovers and affirms a profile, writes a check-in and
-    /// creates an API key, all over HTTP with the session's Bearer token.
+    /// Signs `email` in with dev login, discovers and affirms a profile and writes a check-in
+    /// over HTTP with the session's Bearer token, then creates an API key with the scopes the MCP
+    /// server needs from the browser session (keys are made only there).
     pub async fn person(&self, email: &str) -> Person {
         let response = self
             .http
@@ -147,8 +148,14 @@ impl TestApp {
             .unwrap();
         let checkin = json_of(checkin, 201).await;
         let key = self
-            .with_bearer(&jwt, Method::POST, "/api/me/api-keys")
-            .json(&json!({ "name": "mcp" }))
+            .http
+            .post(self.url("/api/me/api-keys"))
+            .header("Cookie", format!("ds_access={jwt}"))
+            .header("Origin", &self.address)
+            .json(&json!({
+                "name": "mcp",
+                "scopes": ["integration", "profile:read", "coaching"],
+            }))
             .send()
             .await
             .unwrap();

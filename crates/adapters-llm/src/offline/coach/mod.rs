@@ -8,6 +8,7 @@ pub mod voice;
 use std::cmp::Reverse;
 
 use domain::ports::CoachRequest;
+use domain::profile::provenance::QUOTE_MAX_CHARS;
 use domain::profile::{EditableField, Profile};
 use domain::reflection::{Author, CoachReplyDraft, CoachText, ProposedRevision, ReflectionTurn};
 use domain::text::{Note, Prose};
@@ -17,7 +18,7 @@ use self::voice::{Voice, part_heading, voice};
 use super::lexicon::LEXICON;
 use super::text::{
     capitalize_first, contains_phrase, content_words, cut, cut_words, find_phrase, join_sentences,
-    sentences,
+    sentences, verbatim_prefix,
 };
 
 /// How much of each summary the opener quotes (its first sentence, cut to this).
@@ -218,6 +219,8 @@ fn revise(
         revisions.push(ProposedRevision {
             field: correction.field.name().to_owned(),
             value,
+            // The person's sentence the change comes from: the words it rests on.
+            quotes: vec![verbatim_prefix(correction.sentence, QUOTE_MAX_CHARS)],
         });
         if !quoted.contains(&correction.sentence) {
             quoted.push(correction.sentence);

@@ -1,0 +1,540 @@
+//! The JSON Schemas of the two replies (the extractor's profile, the coach's reply), sent where
+//! the endpoint can enforce them (structured outputs, see [`super::body::Rung`]). They are written
+//! so that a reply the domain would refuse as inconsistent cannot be expressed at all: a type out
+//! of 1-9, a triad (it follows from the type), a missing key, an unknown field, a source that is
+//! not a `{step, quote}`, and, built per request, a goal summary for a goal the person left empty.
+//!
+//! Every object lists all its properties as required and forbids others, as OpenAI's strict mode
+//! demands. The domain's parser and guards still decide: a schema only narrows what a model can
+//! write, on endpoints that enforce it.
+
+use domain::discovery::ExtractionInput;
+use domain::profile::EditableField;
+use domain::profile::provenance::QUOTE_MAX_CHARS;
+use serde_json::{Map, Value, json};
+
+/// A reply's schema and the name it is sent under (`json_schema.name`: `[a-zA-Z0-9_-]{1,64}`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplySchema {
+    pub name: &'static str,
+    pub schema: Value,
+}
+
+/// The extractor's reply for `input`: `enneagram_type` 1-9, the five summaries, the two goal
+/// summaries and `sources` for each of the seven fields. A goal the person did not state can
+/// only be `null`, and a goal's sources can only name its own step (6 or 7).
+#[must_use]
+pub fn extraction(input: &ExtractionInput) -> ReplySchema {
+    let stated = |answer: &Option<String>| answer.as_deref().is_some_and(|a| !a.trim().is_empty());
+    let mut properties = Map::new();
+    properties.insert(
+        "enneagram_type".to_owned(),
+        json!({ "type": "integer", "enum": [1, 2, 3, 4, 5, 6, 7, 8, 9] }),
+    );
+    let mut sources = Map::new();
+    for field in EditableField::ALL {
+        let (prose, steps) = match field {
+            EditableField::NearTermGoalSummary => (goal(stated(&input.near_term_goal)), 6..=6),
+            EditableField::LongTermGoalSummary => (goal(stated(&input.long_term_goal)), 7..=7),
+            _ => (json!({ "type": "string" }), 1..=7),
+        };
+        properties.insert(field.name().to_owned(), prose);
+        sources.insert(
+            field.name().to_owned(),
+            json!({ "type": "array", "items": step_quote(steps) }),
+        );
+    }
+    properties.insert("sources".to_owned(), object(sources));
+    ReplySchema {
+        name: "discovery_profile",
+        schema: object(properties),
+    }
+}
+
+/// The coach's reply: `message`, `revisions` of the seven editable fields only, each with the
+/// person's own words it rests on, and `revision_note`.
+#[must_use]
+pub fn coach() -> ReplySchema {
+    let fields: Vec<&str> = EditableField::ALL.iter().map(|f| f.name()).collect();
+    let mut revision = Map::new();
+    revision.insert(
+        "field".to_owned(),
+        json!({ "type": "string", "enum": fields }),
+    );
+    revision.insert("value".to_owned(), json!({ "type": "string" }));
+    revision.insert(
+        "quotes".to_owned(),
+        json!({ "type": "array", "items": quote() }),
+    );
+    let mut properties = Map::new();
+    properties.insert("message".to_owned(), json!({ "type": "string" }));
+    properties.insert(
+        "revisions".to_owned(),
+        json!({ "type": "array", "items": object(revision) }),
+    );
+    properties.insert(
+        "revision_note".to_owned(),
+        json!({ "type": ["string", "null"] }),
+    );
+    ReplySchema {
+        name: "reflection_reply",
+        schema: object(properties),
+    }
+}
+
+/// `schema` within OpenAI's strict subset, which refuses length limits (`maxLength`): the same
+/// shape without them. The domain caps and checks every length anyway.
+#[must_use]
+pub fn strict_subset(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| key.as_str() != "maxLength")
+                .map(|(key, value)| (key.clone(), strict_subset(value)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(strict_subset).collect()),
+        other => other.clone(),
+    }
+}
+
+/// An object with exactly `properties`, all of them required.
+fn object(properties: Map<String, Value>) -> Value {
+    let required: Vec<String> = properties.keys().cloned().collect();
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+/// A goal summary: text or `null` when the person stated the goal, only `null` when not.
+fn goal(stated: bool) -> Value {
+    if stated {
+        json!({ "type": ["string", "null"] })
+    } else {
+        json!({ "type": "null" })
+    }
+}
+
+/// A quote of the person's words, at most the domain's length.
+fn quote() -> Value {
+    json!({ "type": "string", "maxLength": QUOTE_MAX_CHARS })
+}
+
+/// `{"step", "quote"}`, the step one of `steps`.
+fn step_quote(steps: std::ops::RangeInclusive<u8>) -> Value {
+    let steps: Vec<u8> = steps.collect();
+    let mut properties = Map::new();
+    properties.insert(
+        "step".to_owned(),
+        json!({ "type": "integer", "enum": steps }),
+    );
+    properties.insert("quote".to_owned(), quote());
+    object(properties)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::openai::prompts;
+
+    /// A validator for the keywords these schemas use (`type`, `enum`, `properties`,
+    /// `required`, `additionalProperties`, `items`, `maxLength`), so the tests can say what a
+    /// schema admits. It panics on any other keyword: a new one needs a check here first.
+    fn admits(schema: &Value, value: &Value) -> bool {
+        let schema = schema.as_object().unwrap();
+        for key in schema.keys() {
+            assert!(
+                [
+                    "type",
+                    "enum",
+                    "properties",
+                    "required",
+                    "additionalProperties",
+                    "items",
+                    "maxLength"
+                ]
+                .contains(&key.as_str()),
+                "unchecked keyword {key}"
+            );
+        }
+        let type_ok = |t: &Value| match t.as_str().unwrap() {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "string" => value.is_string(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "null" => value.is_null(),
+            other => panic!("unchecked type {other}"),
+        };
+        let types_ok = match &schema["type"] {
+            Value::Array(types) => types.iter().any(type_ok),
+            single => type_ok(single),
+        };
+        if !types_ok {
+            return false;
+        }
+        if let Some(allowed) = schema.get("enum")
+            && !allowed.as_array().unwrap().contains(value)
+        {
+            return false;
+        }
+        if let (Some(max), Some(text)) = (schema.get("maxLength"), value.as_str())
+            && text.chars().count() > usize::try_from(max.as_u64().unwrap()).unwrap()
+        {
+            return false;
+        }
+        if let (Some(items), Some(list)) = (schema.get("items"), value.as_array())
+            && !list.iter().all(|item| admits(items, item))
+        {
+            return false;
+        }
+        if let (Some(properties), Some(map)) = (schema.get("properties"), value.as_object()) {
+            let properties = properties.as_object().unwrap();
+            let required = schema["required"].as_array().unwrap();
+            if required
+                .iter()
+                .any(|k| !map.contains_key(k.as_str().unwrap()))
+            {
+                return false;
+            }
+            if schema["additionalProperties"] == json!(false)
+                && map.keys().any(|k| !properties.contains_key(k))
+            {
+                return false;
+            }
+            return map
+                .iter()
+                .all(|(k, v)| properties.get(k).is_none_or(|s| admits(s, v)));
+        }
+        true
+    }
+
+    /// Every object of a schema, wherever it is nested.
+    fn objects(schema: &Value, found: &mut Vec<Map<String, Value>>) {
+        match schema {
+            Value::Object(map) => {
+                if map.get("type") == Some(&json!("object")) {
+                    found.push(map.clone());
+                }
+                map.values().for_each(|v| objects(v, found));
+            }
+            Value::Array(items) => items.iter().for_each(|v| objects(v, found)),
+            _ => {}
+        }
+    }
+
+    fn input(near: Option<&str>, long: Option<&str>) -> ExtractionInput {
+        ExtractionInput {
+            love: "I bake bread for my neighbours.".into(),
+            strength: "I stay calm when things go wrong.".into(),
+            mission: "Nobody should eat alone.".into(),
+            vocation: "I run a small café.".into(),
+            drives: "I need harmony. Under pressure I go quiet.".into(),
+            near_term_goal: near.map(Into::into),
+            long_term_goal: long.map(Into::into),
+        }
+    }
+
+    fn profile() -> Value {
+        let no_sources: Map<String, Value> = EditableField::ALL
+            .iter()
+            .map(|f| (f.name().to_owned(), json!([])))
+            .collect();
+        json!({
+            "enneagram_type": 9,
+            "love_summary": "You bake bread for your neighbours.",
+            "strength_summary": "You stay calm.",
+            "mission_summary": "Nobody should eat alone.",
+            "vocation_summary": "You run a café.",
+            "overlap_narrative": "Food and calm bring people together.",
+            "near_term_goal_summary": "Open a second café next year.",
+            "long_term_goal_summary": null,
+            "sources": no_sources,
+        })
+    }
+
+    #[test]
+    fn a_consistent_profile_is_admitted() {
+        let schema = extraction(&input(Some("Open a second café next year."), None)).schema;
+        let mut reply = profile();
+        reply["sources"]["love_summary"] = json!([{"step": 1, "quote": "bake bread"}]);
+        reply["sources"]["near_term_goal_summary"] =
+            json!([{"step": 6, "quote": "Open a second café"}]);
+        assert!(admits(&schema, &reply));
+        reply["near_term_goal_summary"] = Value::Null;
+        assert!(admits(&schema, &reply), "a stated goal may still be null");
+    }
+
+    #[test]
+    fn an_inconsistent_profile_cannot_be_expressed() {
+        let schema = extraction(&input(Some("Open a second café next year."), None)).schema;
+        type Breaks = Box<dyn Fn(&mut Value)>;
+        let broken: Vec<(&str, Breaks)> = vec![
+            ("type 0", Box::new(|r| r["enneagram_type"] = json!(0))),
+            ("type 10", Box::new(|r| r["enneagram_type"] = json!(10))),
+            (
+                "type as text",
+                Box::new(|r| r["enneagram_type"] = json!("9")),
+            ),
+            ("a triad", Box::new(|r| r["triad"] = json!("gut"))),
+            (
+                "no summary",
+                Box::new(|r| {
+                    r.as_object_mut().unwrap().remove("love_summary");
+                }),
+            ),
+            (
+                "a null summary",
+                Box::new(|r| r["love_summary"] = Value::Null),
+            ),
+            (
+                "no sources",
+                Box::new(|r| {
+                    r.as_object_mut().unwrap().remove("sources");
+                }),
+            ),
+            (
+                "a goal the person did not state",
+                Box::new(|r| r["long_term_goal_summary"] = json!("Open a school.")),
+            ),
+            (
+                "sources of an unknown field",
+                Box::new(|r| r["sources"]["triad"] = json!([])),
+            ),
+            (
+                "a field without its sources",
+                Box::new(|r| {
+                    r["sources"]
+                        .as_object_mut()
+                        .unwrap()
+                        .remove("mission_summary");
+                }),
+            ),
+            (
+                "step numbers as sources (extractor.v1)",
+                Box::new(|r| r["sources"]["love_summary"] = json!([1])),
+            ),
+            (
+                "step 8",
+                Box::new(|r| r["sources"]["love_summary"] = json!([{"step": 8, "quote": "x"}])),
+            ),
+            (
+                "a source without its step",
+                Box::new(|r| r["sources"]["love_summary"] = json!([{"quote": "bake"}])),
+            ),
+            (
+                "a goal sourced from another step",
+                Box::new(|r| {
+                    r["sources"]["near_term_goal_summary"] =
+                        json!([{"step": 3, "quote": "Nobody should eat alone"}]);
+                }),
+            ),
+            (
+                "a quote too long",
+                Box::new(|r| {
+                    r["sources"]["love_summary"] =
+                        json!([{"step": 1, "quote": "b".repeat(QUOTE_MAX_CHARS + 1)}]);
+                }),
+            ),
+            (
+                "a source with more",
+                Box::new(|r| {
+                    r["sources"]["love_summary"] =
+                        json!([{"step": 1, "quote": "bake", "note": "x"}]);
+                }),
+            ),
+        ];
+        for (what, breaks) in broken {
+            let mut reply = profile();
+            breaks(&mut reply);
+            assert!(!admits(&schema, &reply), "{what} was admitted");
+        }
+    }
+
+    #[test]
+    fn a_goal_left_empty_or_blank_can_only_be_null() {
+        for (near, long) in [(None, None), (Some(""), Some("  \n"))] {
+            let schema = extraction(&input(near, long)).schema;
+            for field in ["near_term_goal_summary", "long_term_goal_summary"] {
+                assert_eq!(
+                    schema["properties"][field],
+                    json!({"type": "null"}),
+                    "{field}"
+                );
+            }
+        }
+        let stated = extraction(&input(Some("a"), Some("b"))).schema;
+        assert_eq!(
+            stated["properties"]["long_term_goal_summary"],
+            json!({"type": ["string", "null"]})
+        );
+        assert_eq!(
+            stated["properties"]["sources"]["properties"]["long_term_goal_summary"]["items"]["properties"]
+                ["step"],
+            json!({"type": "integer", "enum": [7]})
+        );
+    }
+
+    #[test]
+    fn a_coach_reply_revises_only_editable_fields_with_quotes() {
+        let schema = coach().schema;
+        let good = json!({
+            "message": "You teach now.",
+            "revisions": [{"field": "vocation_summary", "value": "You teach.", "quotes": ["I teach"]}],
+            "revision_note": "You said: \"I teach\".",
+        });
+        assert!(admits(&schema, &good));
+        assert!(admits(
+            &schema,
+            &json!({"message": "Hello.", "revisions": [], "revision_note": null})
+        ));
+        for bad in [
+            json!({"message": "Hi.", "revisions": []}),
+            json!({"message": "Hi.", "revisions": [], "revision_note": null, "profile": {}}),
+            json!({"message": "Hi.", "revisions": [{"field": "triad", "value": "head", "quotes": []}], "revision_note": null}),
+            json!({"message": "Hi.", "revisions": [{"field": "enneagram_type", "value": "5", "quotes": []}], "revision_note": null}),
+            json!({"message": "Hi.", "revisions": [{"field": "love_summary", "value": "x"}], "revision_note": null}),
+            json!({"message": "Hi.", "revisions": [{"field": "love_summary", "value": null, "quotes": []}], "revision_note": null}),
+            json!({"message": null, "revisions": [], "revision_note": null}),
+        ] {
+            assert!(!admits(&schema, &bad), "{bad} was admitted");
+        }
+    }
+
+    #[test]
+    fn every_object_is_closed_and_requires_all_its_properties_as_strict_mode_demands() {
+        let mut found = Vec::new();
+        objects(&extraction(&input(Some("a"), None)).schema, &mut found);
+        objects(&coach().schema, &mut found);
+        // The profile, its sources, the seven fields' {step, quote}; the reply and a revision.
+        assert_eq!(found.len(), 11);
+        for object in found {
+            assert_eq!(object["additionalProperties"], json!(false));
+            let mut properties: Vec<&str> = object["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            let mut required: Vec<&str> = object["required"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| k.as_str().unwrap())
+                .collect();
+            properties.sort_unstable();
+            required.sort_unstable();
+            assert_eq!(properties, required);
+        }
+    }
+
+    #[test]
+    fn the_strict_subset_drops_length_limits_only() {
+        let full = coach().schema;
+        let subset = strict_subset(&full);
+        assert!(full.to_string().contains("maxLength"));
+        assert!(!subset.to_string().contains("maxLength"));
+        let mut restored = subset.clone();
+        restored["properties"]["revisions"]["items"]["properties"]["quotes"]["items"]["maxLength"] =
+            json!(QUOTE_MAX_CHARS);
+        assert_eq!(restored, full);
+    }
+
+    #[test]
+    fn the_names_are_valid_schema_names() {
+        for name in [extraction(&input(None, None)).name, coach().name] {
+            assert!(!name.is_empty() && name.len() <= 64);
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            );
+        }
+    }
+
+    /// Every property name of `schema`, at any depth.
+    fn property_names(schema: &Value, names: &mut Vec<String>) {
+        match schema {
+            Value::Object(map) => {
+                if let Some(Value::Object(properties)) = map.get("properties") {
+                    names.extend(properties.keys().cloned());
+                }
+                map.values().for_each(|v| property_names(v, names));
+            }
+            Value::Array(items) => items.iter().for_each(|v| property_names(v, names)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn the_prompts_name_every_key_of_their_schema() {
+        for (prompt, schema) in [
+            (
+                prompts::EXTRACTOR,
+                extraction(&input(Some("a"), Some("b"))).schema,
+            ),
+            (prompts::COACH, coach().schema),
+        ] {
+            let mut names = Vec::new();
+            property_names(&schema, &mut names);
+            for name in names {
+                assert!(prompt.contains(&format!("\"{name}\"")), "{name}");
+            }
+        }
+    }
+
+    /// The fenced blocks of a prompt, in order.
+    fn fenced(prompt: &str) -> Vec<String> {
+        prompt
+            .split("```")
+            .skip(1)
+            .step_by(2)
+            .map(|block| block.trim_start_matches("json").trim().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn the_extractor_example_fits_the_schema_and_passes_the_domain_s_guards() {
+        let blocks = fenced(prompts::EXTRACTOR);
+        let answers: Value = serde_json::from_str(&blocks[0]).unwrap();
+        let answer = |step: usize| {
+            answers["answers"][step - 1]["answer"]
+                .as_str()
+                .map(str::to_owned)
+        };
+        let example_input = ExtractionInput {
+            love: answer(1).unwrap(),
+            strength: answer(2).unwrap(),
+            mission: answer(3).unwrap(),
+            vocation: answer(4).unwrap(),
+            drives: answer(5).unwrap(),
+            near_term_goal: answer(6),
+            long_term_goal: answer(7),
+        };
+        let reply: Value = serde_json::from_str(&blocks[1]).unwrap();
+        assert!(
+            admits(&extraction(&example_input).schema, &reply),
+            "{reply}"
+        );
+        let draft = domain::discovery::ExtractionDraft::parse(&blocks[1]).unwrap();
+        let offered = draft.quotes_offered();
+        let extraction = draft.guard(&example_input).unwrap();
+        assert_eq!(
+            extraction.sources.count(),
+            offered,
+            "every quote of the example verifies"
+        );
+        assert!(extraction.prose.near_term_goal_summary.is_some());
+        assert_eq!(extraction.prose.long_term_goal_summary, None);
+    }
+
+    #[test]
+    fn the_coach_example_fits_the_schema() {
+        let blocks = fenced(prompts::COACH);
+        let reply: Value = serde_json::from_str(blocks.last().unwrap()).unwrap();
+        assert!(admits(&coach().schema, &reply), "{reply}");
+        assert_eq!(reply["revisions"].as_array().unwrap().len(), 1);
+        domain::reflection::CoachReplyDraft::parse(blocks.last().unwrap()).unwrap();
+    }
+}

@@ -1,0 +1,1 @@
+ALTER TABLE discovery_profile DROP COLUMN sources;

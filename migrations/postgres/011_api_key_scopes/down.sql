@@ -1,0 +1,2 @@
+ALTER TABLE api_keys DROP COLUMN expires_at;
+ALTER TABLE api_keys DROP COLUMN scopes;
