@@ -762,16 +762,17 @@ async fn an_endpoint_that_enforces_json_schema_is_asked_with_it_every_time() {
 #[tokio::test]
 async fn llama_cpp_python_refuses_json_schema_and_is_asked_with_a_json_object_schema_from_then_on()
 {
-    // llama-cpp-python's server (FastAPI) validates `response_format.type` against its two types.
+    // llama-cpp-python 0.3.36's server validates `response_format.type` against its two types
+    // and answers a 500 (as recorded in tests/llm-real/recorded/response_format.txt).
     let server = endpoint(
         |f| format_type(f) == Some("json_schema"),
-        422,
-        json!({"detail": [{
-            "type": "literal_error",
-            "loc": ["body", "response_format", "type"],
-            "msg": "Input should be 'text' or 'json_object'",
-            "input": "json_schema"
-        }]}),
+        500,
+        json!({"error": {
+            "message": "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n  File \"/venv/llama_cpp/server/app.py\", line 376, in create_chat_completion\n    POST /v1/chat/completions",
+            "type": "internal_server_error",
+            "param": null,
+            "code": null
+        }}),
     )
     .await;
     let client = client(&server);

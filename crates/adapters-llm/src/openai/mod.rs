@@ -234,11 +234,18 @@ impl OpenAiClient {
                     _ => return Err(ChatError::RateLimited),
                 }
             }
-            // Only a refusal of the request's shape moves down the ladder: never a 5xx, a
-            // timeout or a 400 about anything else (a context too long...).
-            if matches!(status.as_u16(), 400 | 422)
+            // Only a refusal of the request's shape moves down the ladder: never a timeout, a
+            // 400 about anything else (a context too long...) or a 5xx, but for the 500 that
+            // llama-cpp-python 0.3 answers a `json_schema` with (a request-validation error
+            // naming `response_format`; recorded in tests/llm-real).
+            let refusal_status = match status.as_u16() {
+                400 | 422 => Some(false),
+                500 => Some(true),
+                _ => None,
+            };
+            if let Some(strict) = refusal_status
                 && let Some(next) = rung.next()
-                && refuses_response_format(response, self.config.timeout).await
+                && refuses_response_format(response, self.config.timeout, strict).await
             {
                 tracing::info!(
                     status = status.as_u16(),
@@ -352,11 +359,18 @@ fn without_reasoning(content: &str) -> &str {
 }
 
 /// Whether an error answer is about the reply's shape: it names `response_format`,
-/// `json_schema`, a `schema` or a `format` (so the endpoint cannot take this rung).
-async fn refuses_response_format(response: Response, timeout: Duration) -> bool {
-    read_bounded(response, timeout)
-        .await
-        .is_ok_and(|bytes| names_response_format(&String::from_utf8_lossy(&bytes)))
+/// `json_schema`, a `schema` or a `format` (so the endpoint cannot take this rung); when
+/// `strict` (a 500), only a request-validation error that names `response_format` itself.
+async fn refuses_response_format(response: Response, timeout: Duration, strict: bool) -> bool {
+    read_bounded(response, timeout).await.is_ok_and(|bytes| {
+        let body = String::from_utf8_lossy(&bytes);
+        if strict {
+            let body = body.to_ascii_lowercase();
+            body.contains("validation error") && body.contains("response_format")
+        } else {
+            names_response_format(&body)
+        }
+    })
 }
 
 fn names_response_format(body: &str) -> bool {

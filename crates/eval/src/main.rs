@@ -1,0 +1,103 @@
+//! `discovery-eval`: reads the fixtures and the LLM settings, runs the evaluation and prints the
+//! report; exits 1 when a fixture failed or a goal was invented, 2 on unusable input.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use eval::{engine, evaluate_with_progress, fixture, report};
+
+/// Scores the extractor chosen by LLM_PROVIDER / LLM_* on a fixture set of answer sets.
+#[derive(Debug, Parser)]
+#[command(name = "discovery-eval", version, about)]
+struct Cli {
+    /// The directory of `*.toml` fixtures.
+    #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures"))]
+    fixtures: PathBuf,
+    /// Run only the fixture of this name (its file name without `.toml`).
+    #[arg(long, value_name = "NAME")]
+    only: Option<String>,
+    /// Print one JSON document instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Also write the JSON document to this file (the table still goes to stdout).
+    #[arg(long, value_name = "FILE")]
+    json_file: Option<PathBuf>,
+    /// Add a line per fixture to the table.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let _ = dotenvy::dotenv();
+    let engine = match engine::from_lookup(|name| std::env::var(name).ok()) {
+        Ok(engine) => engine,
+        Err(e) => {
+            eprintln!("discovery-eval: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut fixtures = match fixture::load_dir(&cli.fixtures) {
+        Ok(fixtures) => fixtures,
+        Err(e) => {
+            eprintln!("discovery-eval: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(only) = &cli.only {
+        fixtures.retain(|f| &f.name == only);
+        if fixtures.is_empty() {
+            eprintln!(
+                "discovery-eval: no fixture named {only:?} in {}",
+                cli.fixtures.display()
+            );
+            return ExitCode::from(2);
+        }
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("discovery-eval: the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let total = fixtures.len();
+    let mut done = 0;
+    let (results, summary) =
+        runtime.block_on(evaluate_with_progress(&engine.model, &fixtures, |r| {
+            done += 1;
+            let result = if r.verdict.passed() { "pass" } else { "FAIL" };
+            eprintln!(
+                "[{done}/{total}] {}: {result} ({} ms)",
+                r.fixture.name,
+                r.observation.latency.as_millis()
+            );
+        }));
+    let source = cli.fixtures.display().to_string();
+    if cli.json {
+        println!(
+            "{:#}",
+            report::json(&engine.description, &source, &results, &summary)
+        );
+    } else {
+        println!(
+            "{}",
+            report::text(
+                &engine.description,
+                &source,
+                &results,
+                &summary,
+                cli.verbose
+            )
+        );
+    }
+    if summary.is_failure() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
