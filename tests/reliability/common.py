@@ -399,9 +399,24 @@ def bearer(token: str, ids: list | None = None, tag: str = "req") -> dict:
     return h
 
 
+def browser(base: str, token: str, ids: list | None = None, tag: str = "req") -> dict:
+    """The session cookie and the service's own Origin, as its pages send them: what managing
+    keys needs (a Bearer token or a key gets 403 session_required)."""
+    h = {"Cookie": f"ds_access={token}", "Origin": base}
+    if ids is not None:
+        rid = request_id(tag)
+        ids.append(rid)
+        h["X-Request-Id"] = rid
+    return h
+
+
+# Every scope: the suites read profiles and check-ins with the key, besides logging time.
+KEY_SCOPES = ["integration", "profile:read", "coaching"]
+
+
 def create_key(base: str, person: Person, ids: list | None = None) -> str:
-    r = request(base, "POST", "/api/me/api-keys", {"name": "reliability"},
-                bearer(person.access, ids, "key"))
+    r = request(base, "POST", "/api/me/api-keys", {"name": "reliability", "scopes": KEY_SCOPES},
+                browser(base, person.access, ids, "key"))
     if r.status != 201:
         raise CheckFailed(f"creating an API key answered {r.status}")
     person.key = r.json()["key"]

@@ -28,8 +28,8 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ left in the tree
 from common import (  # noqa: E402
-    ANSWERS, Checks, Person, Service, SharedDatabase, binaries, dev_login, env_int, iso, log,
-    main_wrapper, psql, request, run_batch,
+    ANSWERS, KEY_SCOPES, Checks, Person, Service, SharedDatabase, binaries, browser, dev_login,
+    env_int, iso, log, main_wrapper, psql, request, run_batch,
 )
 
 
@@ -44,9 +44,12 @@ def main() -> int:
     db = SharedDatabase("scale")
     services: list[Service] = []
     try:
-        a = Service(api, db.url, "api-a")
+        # No refresh grace: the run re-uses rotated tokens on purpose, right away, and counts on
+        # each re-use revoking the session (the grace window itself is tested in the API suite).
+        no_grace = {"REFRESH_REUSE_GRACE_SECONDS": "0"}
+        a = Service(api, db.url, "api-a", extra=no_grace)
         services.append(a)
-        b = Service(api, db.url, "api-b", workdir=a.workdir)
+        b = Service(api, db.url, "api-b", extra=no_grace, workdir=a.workdir)
         services.append(b)
         insts = [a.base, b.base]
         log(f"A {a.base}, B {b.base}, database {db.name}")
@@ -81,7 +84,8 @@ def main() -> int:
                 call(alt[0], "POST", "/discovery/conversation/me/complete", None, h, (201,), "complete")
             if i < affirmed_n:
                 call(alt[1], "POST", "/discovery/profile/me/affirm", None, h, what="affirm")
-            k = call(alt[1], "POST", "/api/me/api-keys", {"name": "scale"}, h, (201,), "api key")
+            k = call(alt[1], "POST", "/api/me/api-keys", {"name": "scale", "scopes": KEY_SCOPES},
+                     browser(alt[1], p.access), (201,), "api key")
             p.key = k.json()["key"] if k.status == 201 else ""
             return p
 

@@ -715,3 +715,32 @@ async fn the_scope_matrix_matches_the_contract_and_the_golden_file() {
         );
     }
 }
+
+/// Published over https, every answer tells browsers to use nothing else (HSTS); over plain
+/// http (a dev machine) it would be meaningless, so it is not sent.
+#[tokio::test]
+async fn https_deployments_send_strict_transport_security_and_others_do_not() {
+    let https =
+        crate::helpers::spawn_app_with(&[("PUBLIC_BASE_URL", "https://discovery.example.org")])
+            .await;
+    let plain = crate::helpers::spawn_app().await;
+    for path in ["/healthz", "/api/me", "/login"] {
+        let response = crate::helpers::send(https.api.get(https.url(path))).await;
+        assert_eq!(
+            response
+                .headers()
+                .get("strict-transport-security")
+                .and_then(|v| v.to_str().ok()),
+            Some("max-age=31536000"),
+            "{path}"
+        );
+        let response = crate::helpers::send(plain.api.get(plain.url(path))).await;
+        assert!(
+            response
+                .headers()
+                .get("strict-transport-security")
+                .is_none(),
+            "{path}"
+        );
+    }
+}
