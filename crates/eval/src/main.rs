@@ -78,11 +78,15 @@ fn main() -> ExitCode {
             );
         }));
     let source = cli.fixtures.display().to_string();
+    let document = report::json(&engine.description, &source, &results, &summary);
+    if let Some(path) = &cli.json_file
+        && let Err(e) = std::fs::write(path, format!("{document:#}\n"))
+    {
+        eprintln!("discovery-eval: writing {}: {e}", path.display());
+        return ExitCode::FAILURE;
+    }
     if cli.json {
-        println!(
-            "{:#}",
-            report::json(&engine.description, &source, &results, &summary)
-        );
+        println!("{document:#}");
     } else {
         println!(
             "{}",
