@@ -171,7 +171,7 @@ impl Database {
         F: Fn(&mut DbConnection, &[K]) -> StoreResult<Vec<(K, V)>> + Send + 'static,
     {
         let (reply, answer) = tokio::sync::oneshot::channel();
-        if let Some(leader) = group.enqueue(key, reply) {
+        if let Some(leader) = group.enqueue(read_group::Waiting { key, reply }) {
             let (pool, reachability) = (self.pool.clone(), self.reachability.clone());
             // Detached: the leader answers every read it runs through its own channel.
             drop(tokio::task::spawn_blocking(move || {

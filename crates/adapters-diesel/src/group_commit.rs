@@ -11,8 +11,6 @@
 //! [`run_group`]).
 
 use std::any::Any;
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::oneshot;
 
@@ -20,6 +18,7 @@ use diesel::connection::{Connection, TransactionManager};
 
 use crate::connection::DbConnection;
 use crate::error::{StoreError, StoreResult};
+use crate::leader_queue::{Leader, LeaderQueue};
 use crate::tx::write_tx;
 
 /// A queued write. `Fn`, not `FnOnce`: after a failed group each write runs again alone.
@@ -38,70 +37,15 @@ pub(crate) struct Waiting {
     pub reply: oneshot::Sender<Answer>,
 }
 
-#[derive(Default)]
-struct Queue {
-    waiting: VecDeque<Waiting>,
-    /// Leaders running (or about to run). Below the most allowed, a new write starts one.
-    leaders: usize,
-}
+/// The queue of one `Database`'s (database.rs) single-statement writes: at most as many groups
+/// commit at once as it has leaders (1 for SQLite, which admits one writer at a time anyway).
+pub(crate) type GroupCommit = LeaderQueue<Waiting>;
 
-/// The queue of one `Database`'s (database.rs) single-statement writes.
-pub(crate) struct GroupCommit {
-    queue: Mutex<Queue>,
-    max_leaders: usize,
-}
-
-impl GroupCommit {
-    /// `max_leaders` groups may run at once, each on its own connection (1 for SQLite, which
-    /// admits one writer at a time anyway).
-    pub(crate) fn new(max_leaders: usize) -> Self {
-        Self {
-            queue: Mutex::default(),
-            max_leaders: max_leaders.max(1),
-        }
-    }
-
-    /// Queues a write. Returns a [`Leader`] to run on the blocking pool when there was room
-    /// for one more; otherwise a running leader will take the write.
-    pub(crate) fn enqueue(self: &Arc<Self>, waiting: Waiting) -> Option<Leader> {
-        let mut queue = self.lock();
-        queue.waiting.push_back(waiting);
-        (queue.leaders < self.max_leaders).then(|| {
-            queue.leaders += 1;
-            Leader {
-                group: Arc::clone(self),
-                done: false,
-            }
-        })
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Queue> {
-        // The queue is consistent at every unlock, so a panic elsewhere spoils nothing.
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// The right to run groups; it ends when the queue is empty.
-pub(crate) struct Leader {
-    group: Arc<GroupCommit>,
-    done: bool,
-}
-
-impl Leader {
+impl Leader<Waiting> {
     /// Runs groups until none is waiting (blocking: call it on the blocking pool). `run` takes a
     /// connection (and SQLite's writer turn) and calls [`run_group`]; one answer per step.
     pub(crate) fn run(mut self, run: impl Fn(&[Step]) -> Vec<Answer>) {
-        loop {
-            let group: Vec<Waiting> = {
-                let mut queue = self.group.lock();
-                if queue.waiting.is_empty() {
-                    queue.leaders -= 1;
-                    self.done = true;
-                    return;
-                }
-                let size = queue.waiting.len().min(MAX_GROUP);
-                queue.waiting.drain(..size).collect()
-            };
+        while let Some(group) = self.next_group(MAX_GROUP) {
             let (steps, replies): (Vec<Step>, Vec<oneshot::Sender<Answer>>) =
                 group.into_iter().map(|w| (w.step, w.reply)).unzip();
             let answers = run(&steps);
@@ -115,25 +59,9 @@ impl Leader {
                 let _ = reply.send(answer);
             }
             if unusable {
-                let queued: Vec<Waiting> = self.group.lock().waiting.drain(..).collect();
-                for waiting in queued {
+                for waiting in self.take_all() {
                     let _ = waiting.reply.send(Err(unavailable()));
                 }
-            }
-        }
-    }
-}
-
-impl Drop for Leader {
-    /// A leader that panicked, or never ran because the runtime was shutting down, gives up its
-    /// place; if no other leader is left to take them, the writes still queued are failed
-    /// (their callers get an error, not a hang).
-    fn drop(&mut self) {
-        if !self.done {
-            let mut queue = self.group.lock();
-            queue.leaders -= 1;
-            if queue.leaders == 0 {
-                queue.waiting.clear();
             }
         }
     }
@@ -209,6 +137,7 @@ pub(crate) fn unbox<T: 'static>(answer: Answer) -> StoreResult<T> {
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
     use diesel::connection::SimpleConnection;
@@ -266,10 +195,10 @@ mod tests {
     /// The leaders left once the last answers are out (a leader answers before it leaves).
     fn leaders_once_idle(group: &GroupCommit) -> usize {
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while group.lock().leaders > 0 && std::time::Instant::now() < deadline {
+        while group.leaders() > 0 && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(1));
         }
-        group.lock().leaders
+        group.leaders()
     }
 
     fn on(conn: &Arc<Mutex<DbConnection>>) -> impl Fn(&[Step]) -> Vec<Answer> + Send + 'static {
@@ -450,7 +379,7 @@ mod tests {
             let answer = answer.blocking_recv().unwrap();
             assert!(answer.is_err_and(|e| e.is_connection_failure()));
         }
-        assert_eq!(group.lock().leaders, 0);
+        assert_eq!(group.leaders(), 0);
     }
 
     #[test]
@@ -472,7 +401,7 @@ mod tests {
         for (n, answer) in (0..).zip(answers) {
             assert_eq!(unbox::<i64>(answer.blocking_recv().unwrap()).unwrap(), n);
         }
-        assert_eq!(group.lock().leaders, 0);
+        assert_eq!(group.leaders(), 0);
     }
 
     #[test]
@@ -493,7 +422,7 @@ mod tests {
             answer.blocking_recv().is_err(),
             "the caller hears its write was dropped"
         );
-        assert_eq!(group.lock().leaders, 0, "the place was given up");
+        assert_eq!(group.leaders(), 0, "the place was given up");
         let answer = submit(&group, insert("q".into(), 2), on(&conn));
         assert_eq!(unbox::<i64>(answer.blocking_recv().unwrap()).unwrap(), 2);
     }
@@ -508,6 +437,6 @@ mod tests {
         });
         drop(leader);
         assert!(answer.blocking_recv().is_err());
-        assert_eq!(group.lock().leaders, 0);
+        assert_eq!(group.leaders(), 0);
     }
 }

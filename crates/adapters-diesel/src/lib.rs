@@ -16,6 +16,7 @@ pub mod database;
 pub mod error;
 mod expressions;
 mod group_commit;
+mod leader_queue;
 pub mod migrations;
 mod models;
 mod reachability;

@@ -16,13 +16,13 @@
 //! sorted as a lone read's would be; when the database cannot be used at all, the reads queued
 //! meanwhile get it at once instead of a group at a time.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::oneshot;
 
 use crate::error::{StoreError, StoreResult};
+use crate::leader_queue::{Leader, LeaderQueue};
 
 /// At most this many reads share a statement, which bounds its parameters and its answer.
 const MAX_GROUP: usize = 64;
@@ -31,91 +31,20 @@ const MAX_GROUP: usize = 64;
 pub(crate) type Answer<V> = StoreResult<Option<V>>;
 
 /// A read waiting for a leader, and where its answer goes.
-struct Waiting<K, V> {
-    key: K,
-    reply: oneshot::Sender<Answer<V>>,
-}
-
-struct Queue<K, V> {
-    waiting: VecDeque<Waiting<K, V>>,
-    /// Leaders running (or about to run). Below the most allowed, a new read starts one.
-    leaders: usize,
+pub(crate) struct Waiting<K, V> {
+    pub key: K,
+    pub reply: oneshot::Sender<Answer<V>>,
 }
 
 /// The queue of one kind of read by key (say, a profile by its user).
-pub(crate) struct ReadGroup<K, V> {
-    queue: Mutex<Queue<K, V>>,
-    max_leaders: usize,
-}
+pub(crate) type ReadGroup<K, V> = LeaderQueue<Waiting<K, V>>;
 
-impl<K, V> std::fmt::Debug for ReadGroup<K, V> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ReadGroup")
-            .field("max_leaders", &self.max_leaders)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<K: Clone + Eq + Hash, V: Clone> ReadGroup<K, V> {
-    /// `max_leaders` groups may be read at once, each on its own connection.
-    pub(crate) fn new(max_leaders: usize) -> Self {
-        Self {
-            queue: Mutex::new(Queue {
-                waiting: VecDeque::new(),
-                leaders: 0,
-            }),
-            max_leaders: max_leaders.max(1),
-        }
-    }
-
-    /// Queues a read of `key`. Returns a [`Leader`] to run on the blocking pool when there was
-    /// room for one more; otherwise a running leader will take the read.
-    pub(crate) fn enqueue(
-        self: &Arc<Self>,
-        key: K,
-        reply: oneshot::Sender<Answer<V>>,
-    ) -> Option<Leader<K, V>> {
-        let mut queue = self.lock();
-        queue.waiting.push_back(Waiting { key, reply });
-        (queue.leaders < self.max_leaders).then(|| {
-            queue.leaders += 1;
-            Leader {
-                group: Arc::clone(self),
-                done: false,
-            }
-        })
-    }
-}
-
-impl<K, V> ReadGroup<K, V> {
-    fn lock(&self) -> MutexGuard<'_, Queue<K, V>> {
-        // The queue is consistent at every unlock, so a panic elsewhere spoils nothing.
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// The right to read groups; it ends when the queue is empty.
-pub(crate) struct Leader<K, V> {
-    group: Arc<ReadGroup<K, V>>,
-    done: bool,
-}
-
-impl<K: Clone + Eq + Hash, V: Clone> Leader<K, V> {
+impl<K: Clone + Eq + Hash, V: Clone> Leader<Waiting<K, V>> {
     /// Reads groups until none is waiting (blocking: call it on the blocking pool). `load`
     /// takes a connection and returns, in one statement, the rows of the distinct keys it is
     /// given, each with its key.
     pub(crate) fn run(mut self, load: impl Fn(&[K]) -> StoreResult<Vec<(K, V)>>) {
-        loop {
-            let group: Vec<Waiting<K, V>> = {
-                let mut queue = self.group.lock();
-                if queue.waiting.is_empty() {
-                    queue.leaders -= 1;
-                    self.done = true;
-                    return;
-                }
-                let size = queue.waiting.len().min(MAX_GROUP);
-                queue.waiting.drain(..size).collect()
-            };
+        while let Some(group) = self.next_group(MAX_GROUP) {
             let mut keys: Vec<K> = Vec::with_capacity(group.len());
             for waiting in &group {
                 if !keys.contains(&waiting.key) {
@@ -136,28 +65,11 @@ impl<K: Clone + Eq + Hash, V: Clone> Leader<K, V> {
                     }
                     // The reads queued meanwhile would only wait for the same failure.
                     if e.is_connection_failure() {
-                        let queued: Vec<Waiting<K, V>> =
-                            self.group.lock().waiting.drain(..).collect();
-                        for waiting in queued {
+                        for waiting in self.take_all() {
                             let _ = waiting.reply.send(Err(unavailable()));
                         }
                     }
                 }
-            }
-        }
-    }
-}
-
-impl<K, V> Drop for Leader<K, V> {
-    /// A leader that panicked, or never ran because the runtime was shutting down, gives up its
-    /// place; if no other leader is left to take them, the reads still queued are failed
-    /// (their callers get an error, not a hang).
-    fn drop(&mut self) {
-        if !self.done {
-            let mut queue = self.group.lock();
-            queue.leaders -= 1;
-            if queue.leaders == 0 {
-                queue.waiting.clear();
             }
         }
     }
@@ -174,6 +86,7 @@ pub(crate) fn unavailable() -> StoreError {
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
     use super::*;
@@ -199,7 +112,10 @@ mod tests {
         load: impl Fn(&[String]) -> StoreResult<Vec<(String, i64)>> + Send + 'static,
     ) -> oneshot::Receiver<Answer<i64>> {
         let (reply, answer) = oneshot::channel();
-        if let Some(leader) = group.enqueue(key.to_owned(), reply) {
+        if let Some(leader) = group.enqueue(Waiting {
+            key: key.to_owned(),
+            reply,
+        }) {
             std::thread::spawn(move || leader.run(load));
         }
         answer
@@ -208,10 +124,10 @@ mod tests {
     /// The leaders left once the last answers are out (a leader answers before it leaves).
     fn leaders_once_idle(group: &Group) -> usize {
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while group.lock().leaders > 0 && std::time::Instant::now() < deadline {
+        while group.leaders() > 0 && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(1));
         }
-        group.lock().leaders
+        group.leaders()
     }
 
     #[test]
@@ -307,9 +223,21 @@ mod tests {
     fn a_failed_statement_fails_each_read_of_its_group_as_it_would_fail_alone() {
         let group: Group = Arc::new(ReadGroup::new(1));
         let (reply, first) = oneshot::channel();
-        let leader = group.enqueue("k1".into(), reply).unwrap();
+        let leader = group
+            .enqueue(Waiting {
+                key: "k1".into(),
+                reply,
+            })
+            .unwrap();
         let (reply, second) = oneshot::channel();
-        assert!(group.enqueue("k2".into(), reply).is_none());
+        assert!(
+            group
+                .enqueue(Waiting {
+                    key: "k2".into(),
+                    reply
+                })
+                .is_none()
+        );
         let calls = AtomicUsize::new(0);
         leader.run(|keys: &[String]| {
             if calls.fetch_add(1, Ordering::SeqCst) == 0 {
@@ -326,7 +254,7 @@ mod tests {
             assert!(matches!(e, StoreError::Data(_)), "{e:?}");
         }
         assert_eq!(calls.load(Ordering::SeqCst), 1);
-        assert_eq!(group.lock().leaders, 0);
+        assert_eq!(group.leaders(), 0);
         let answer = submit(&group, "k3", stored);
         assert_eq!(
             answer.blocking_recv().unwrap().unwrap(),
@@ -339,14 +267,26 @@ mod tests {
     fn reads_queued_behind_an_unusable_database_fail_at_once() {
         let group: Group = Arc::new(ReadGroup::new(1));
         let (reply, first) = oneshot::channel();
-        let leader = group.enqueue("k1".into(), reply).unwrap();
+        let leader = group
+            .enqueue(Waiting {
+                key: "k1".into(),
+                reply,
+            })
+            .unwrap();
         let (statements, later) = (AtomicUsize::new(0), Mutex::new(Vec::new()));
         leader.run(|_keys: &[String]| {
             statements.fetch_add(1, Ordering::SeqCst);
             // Three more reads arrive while this group waits for a connection in vain.
             for n in 0..3 {
                 let (reply, answer) = oneshot::channel();
-                assert!(group.enqueue(format!("k{n}"), reply).is_none());
+                assert!(
+                    group
+                        .enqueue(Waiting {
+                            key: format!("k{n}"),
+                            reply
+                        })
+                        .is_none()
+                );
                 later.lock().unwrap().push(answer);
             }
             Err(StoreError::Unavailable(anyhow::anyhow!("no connection")))
@@ -362,7 +302,7 @@ mod tests {
             let answer = answer.blocking_recv().unwrap();
             assert!(answer.is_err_and(|e| e.is_connection_failure()));
         }
-        assert_eq!(group.lock().leaders, 0);
+        assert_eq!(group.leaders(), 0);
     }
 
     #[test]
@@ -372,7 +312,10 @@ mod tests {
         let mut leaders = Vec::new();
         for n in 0..3 {
             let (reply, answer) = oneshot::channel();
-            leaders.extend(group.enqueue(format!("k{n}"), reply));
+            leaders.extend(group.enqueue(Waiting {
+                key: format!("k{n}"),
+                reply,
+            }));
             answers.push(answer);
         }
         assert_eq!(leaders.len(), 2, "two places, the third read waits");
@@ -381,14 +324,19 @@ mod tests {
         for (n, answer) in (0..).zip(answers) {
             assert_eq!(answer.blocking_recv().unwrap().unwrap(), Some(n));
         }
-        assert_eq!(group.lock().leaders, 0);
+        assert_eq!(group.leaders(), 0);
     }
 
     #[test]
     fn a_leader_that_panics_fails_its_reads_and_the_next_read_gets_a_new_leader() {
         let group: Group = Arc::new(ReadGroup::new(1));
         let (reply, answer) = oneshot::channel();
-        let leader = group.enqueue("k1".into(), reply).unwrap();
+        let leader = group
+            .enqueue(Waiting {
+                key: "k1".into(),
+                reply,
+            })
+            .unwrap();
         let crashed = std::thread::spawn(move || {
             leader.run(|_keys: &[String]| -> StoreResult<Vec<(String, i64)>> {
                 panic!("the connection code panicked")
@@ -399,7 +347,7 @@ mod tests {
             answer.blocking_recv().is_err(),
             "the caller hears its read was dropped"
         );
-        assert_eq!(group.lock().leaders, 0, "the place was given up");
+        assert_eq!(group.leaders(), 0, "the place was given up");
         let answer = submit(&group, "k2", stored);
         assert_eq!(answer.blocking_recv().unwrap().unwrap(), Some(2));
     }
