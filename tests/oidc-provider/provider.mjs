@@ -10,6 +10,8 @@
 //                                  as a strictly conforming provider does
 //   ID_TOKEN_ALG=HS256             sign the client's ID tokens with this algorithm (HS256 uses the
 //                                  client secret: a provider an attacker configured, for tests)
+//   PUBLIC_CLIENT=true             register the client as public (no secret, PKCE only:
+//                                  token_endpoint_auth_method none)
 //   EXIT_ON_STDIN_EOF=1            exit when stdin closes, so a test's provider dies with the test
 //
 // Prints one line `READY <issuer-url>` on stdout once it accepts connections.
@@ -25,6 +27,7 @@ const clientSecret = process.env.CLIENT_SECRET || 'discovery-local-secret';
 const redirectUri = process.env.REDIRECT_URI || 'http://127.0.0.1:8011/api/auth/callback';
 const conformIdTokenClaims = process.env.CONFORM_ID_TOKEN_CLAIMS === 'true';
 const idTokenAlg = process.env.ID_TOKEN_ALG || '';
+const publicClient = process.env.PUBLIC_CLIENT === 'true';
 
 // A fresh signing key per start (instead of the library's fixed development keys), so a restart
 // looks like a key rotation to clients.
@@ -62,7 +65,11 @@ const configuration = {
   clients: [
     {
       client_id: clientId,
-      client_secret: clientSecret,
+      // A public client authenticates with nothing but PKCE; the provider then refuses a token
+      // request that carries a secret, so a client that sends one anyway is caught.
+      ...(publicClient
+        ? { token_endpoint_auth_method: 'none' }
+        : { client_secret: clientSecret }),
       redirect_uris: [redirectUri],
       grant_types: ['authorization_code'],
       response_types: ['code'],

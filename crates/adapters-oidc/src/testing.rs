@@ -86,6 +86,9 @@ pub struct IdpOptions {
     /// Sign the client's ID tokens with this algorithm (`None`: the provider's RS256). `HS256`
     /// signs with the client secret, as a provider an attacker set up might.
     pub id_token_alg: Option<String>,
+    /// Register [`CLIENT_ID`] as a public client: no secret, PKCE only (the adapter's
+    /// configuration is then [`TestIdp::public_config`]).
+    pub public_client: bool,
 }
 
 /// A running test provider; killed when dropped.
@@ -128,6 +131,7 @@ impl TestIdp {
                 options.conform_id_token_claims.to_string(),
             )
             .env("ID_TOKEN_ALG", options.id_token_alg.unwrap_or_default())
+            .env("PUBLIC_CLIENT", options.public_client.to_string())
             .env("EXIT_ON_STDIN_EOF", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -194,6 +198,16 @@ impl TestIdp {
     #[must_use]
     pub fn config(&self) -> OidcConfig {
         config_with_redirect(&self.issuer, &self.redirect_uri)
+    }
+
+    /// The adapter's configuration for a public test client: an empty secret, as an unset
+    /// `OIDC_CLIENT_SECRET` gives.
+    #[must_use]
+    pub fn public_config(&self) -> OidcConfig {
+        OidcConfig {
+            client_secret: ClientSecret::new(String::new()),
+            ..self.config()
+        }
     }
 }
 

@@ -1,10 +1,10 @@
 //! A sign-in that goes through, from the authorization URL to the verified person.
 
-use adapters_oidc::OidcProvider;
+use adapters_oidc::{OidcError, OidcProvider};
 use domain::ports::IdentityProvider;
 use openidconnect::url::Url;
 
-use crate::helpers::{IdpOptions, TestIdp, sign_in};
+use crate::helpers::{IdpOptions, TestIdp, sign_in, signed_in_at_provider};
 
 #[tokio::test]
 async fn a_full_sign_in_returns_the_verified_identity() {
@@ -118,4 +118,59 @@ async fn claims_kept_at_the_user_info_endpoint_are_read_from_there() {
     assert_eq!(identity.email, "grace@navy.mil");
     assert!(identity.email_verified);
     assert_eq!(identity.name.as_deref(), Some("Grace"));
+}
+
+/// A provider with [`CLIENT_ID`](adapters_oidc::testing::CLIENT_ID) registered as a public
+/// client; `None` when these tests are skipped.
+async fn public_client_idp() -> Option<TestIdp> {
+    TestIdp::start_with(IdpOptions {
+        public_client: true,
+        ..IdpOptions::default()
+    })
+    .await
+}
+
+/// An empty client secret (an unset `OIDC_CLIENT_SECRET`) is a public client: the code is
+/// redeemed with PKCE alone. The provider refuses a token request from this client that carries
+/// any secret, so the sign-in going through shows that not even `""` was sent.
+#[tokio::test]
+async fn an_empty_client_secret_signs_in_as_a_public_client() {
+    let Some(idp) = public_client_idp().await else {
+        return;
+    };
+    let (provider, request, callback) =
+        signed_in_at_provider(idp.public_config(), "ada.lovelace").await;
+
+    let identity = provider
+        .finish(
+            &callback.code,
+            &request.pkce_verifier,
+            &request.nonce,
+            callback.iss.clone(),
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(identity.subject, "ada.lovelace");
+    assert!(identity.email_verified);
+}
+
+/// The converse, so the test above cannot pass by accident: the same public client configured
+/// with a secret is refused by the provider at the token endpoint.
+#[tokio::test]
+async fn a_public_client_that_sends_a_secret_is_refused_by_the_provider() {
+    let Some(idp) = public_client_idp().await else {
+        return;
+    };
+    let (provider, request, callback) = signed_in_at_provider(idp.config(), "ada.lovelace").await;
+
+    let refused = provider
+        .redeem(&callback.code, &request.pkce_verifier, &request.nonce)
+        .await
+        .unwrap_err();
+
+    assert!(
+        matches!(refused, OidcError::ClientRejected(ref code) if code == "invalid_client"),
+        "{refused:?}"
+    );
 }

@@ -29,12 +29,17 @@ struct SignIn {
 /// Starts the provider (which must know our callback up front) and then the service on the
 /// port the callback names; `None` when these tests are skipped.
 async fn start(vars: &[(&str, &str)]) -> Option<SignIn> {
+    start_with(IdpOptions::default(), vars).await
+}
+
+/// [`start`] with a provider started as `options` say (its redirect URI is ours).
+async fn start_with(options: IdpOptions, vars: &[(&str, &str)]) -> Option<SignIn> {
     let port = free_port();
     let address = format!("http://127.0.0.1:{port}");
     let redirect_uri = format!("{address}/api/auth/callback");
     let idp = TestIdp::start_with(IdpOptions {
         redirect_uri: Some(redirect_uri.clone()),
-        ..IdpOptions::default()
+        ..options
     })
     .await?;
     let bind = format!("127.0.0.1:{port}");
@@ -269,6 +274,28 @@ async fn a_full_sign_in_creates_the_person_sets_the_session_cookies_and_returns_
     let login = items.iter().find(|i| i["action"] == "auth.login").unwrap();
     assert_eq!(login["status"], 302, "{login}");
     assert_eq!(login["source"], "web", "{login}");
+}
+
+/// With `OIDC_CLIENT_SECRET` empty the service is a public client (PKCE only). The provider
+/// registered it with no secret and refuses a token request that carries one, even `""`.
+#[tokio::test]
+async fn an_empty_client_secret_signs_in_as_a_public_client() {
+    let public = IdpOptions {
+        public_client: true,
+        ..IdpOptions::default()
+    };
+    let Some(s) = start_with(public, &[("OIDC_CLIENT_SECRET", "")]).await else {
+        return;
+    };
+
+    let response = s.sign_in("ada.lovelace", Some("/profile.html")).await;
+
+    let (to, cookies) = assert_redirect_not_json(response).await;
+    assert_eq!(to, "/profile.html");
+    assert!(!cookie_named(&cookies, "ds_access").value.is_empty());
+    assert_eq!(s.users_with("ada.lovelace"), 1);
+    let me = send(s.browser.get(s.app.url("/api/me"))).await;
+    assert_eq!(me.status(), StatusCode::OK);
 }
 
 #[tokio::test]
