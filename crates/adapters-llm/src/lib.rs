@@ -16,4 +16,4 @@ pub mod openai;
 
 pub use engine::{LanguageModel, RequestPreview};
 pub use offline::OfflineEngine;
-pub use openai::{ApiKey, InvalidSetting, OpenAiClient, OpenAiConfig};
+pub use openai::{ApiKey, DEFAULT_MAX_TOKENS, InvalidSetting, OpenAiClient, OpenAiConfig};

@@ -173,7 +173,7 @@ fn set<'a>(items: &[&'a str]) -> BTreeSet<&'a str> {
 }
 
 // The fields docs/llm.md ("What leaves the server") lists, and no others.
-const BODY_FIELDS: &[&str] = &["model", "messages", "response_format"];
+const BODY_FIELDS: &[&str] = &["model", "messages", "max_tokens", "response_format"];
 const MESSAGE_FIELDS: &[&str] = &["role", "content"];
 const EXTRACTION_ANSWER_FIELDS: &[&str] = &["step", "key", "title", "prompt", "horizon", "answer"];
 const COACH_DOCUMENT_FIELDS: &[&str] = &[
@@ -215,6 +215,7 @@ async fn an_extraction_sends_the_model_the_messages_and_the_schema_and_returns_t
     let body = body_of(&requests[0]);
     assert_eq!(keys(&body), set(BODY_FIELDS));
     assert_eq!(body["model"], MODEL);
+    assert_eq!(body["max_tokens"], adapters_llm::DEFAULT_MAX_TOKENS);
     let sent_schema = schema::extraction(&input()).schema;
     assert_eq!(
         body["response_format"],
@@ -249,6 +250,31 @@ async fn an_extraction_sends_the_model_the_messages_and_the_schema_and_returns_t
         requests[0].headers.get("authorization").is_none(),
         "no key, no Authorization header"
     );
+}
+
+/// `LLM_MAX_TOKENS=0`: the field is left out, for endpoints that refuse it.
+#[tokio::test]
+async fn a_budget_of_zero_sends_no_max_tokens() {
+    let server = MockServer::start().await;
+    chat_route()
+        .respond_with(completion(&extraction_reply()))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let config = OpenAiConfig::new(
+        &format!("{}/v1", server.uri()),
+        MODEL,
+        None,
+        Duration::from_secs(5),
+    )
+    .and_then(|c| c.with_max_tokens(0))
+    .unwrap();
+    let client = OpenAiClient::new(config).unwrap();
+    client.extract(&input(), None).await.unwrap();
+
+    let body = body_of(&server.received_requests().await.unwrap()[0]);
+    assert!(body.get("max_tokens").is_none(), "{body}");
+    assert!(body.get("response_format").is_some());
 }
 
 #[tokio::test]

@@ -60,7 +60,8 @@ pub enum LlmProvider {
     #[default]
     Offline,
     /// An OpenAI-compatible chat-completions endpoint (`LLM_PROVIDER=openai`): `LLM_BASE_URL`,
-    /// `LLM_MODEL`, `LLM_API_KEY` (optional; redacted in `Debug`), `LLM_TIMEOUT_SECONDS` (30).
+    /// `LLM_MODEL`, `LLM_API_KEY` (optional; redacted in `Debug`), `LLM_TIMEOUT_SECONDS` (30),
+    /// `LLM_MAX_TOKENS` (2048; 0 sends none).
     OpenAi(OpenAiConfig),
 }
 
@@ -365,12 +366,17 @@ impl Settings {
                 let base_url = required("LLM_BASE_URL", "http://127.0.0.1:11434/v1 (Ollama)")?;
                 let model = required("LLM_MODEL", "llama3.1:8b")?;
                 let timeout = number("LLM_TIMEOUT_SECONDS", 30, 1)?;
+                let max_tokens =
+                    number("LLM_MAX_TOKENS", adapters_llm::DEFAULT_MAX_TOKENS.into(), 0)?;
                 OpenAiConfig::new(
                     &base_url,
                     &model,
                     var("LLM_API_KEY"),
                     std::time::Duration::from_secs(timeout.unsigned_abs()),
                 )
+                .and_then(|config| {
+                    config.with_max_tokens(u32::try_from(max_tokens).unwrap_or(u32::MAX))
+                })
                 .map(LlmProvider::OpenAi)
                 .map_err(|e| invalid(e.setting, e.reason))?
             }
@@ -544,13 +550,16 @@ mod tests {
         let debug = format!("{s:?}");
         assert!(!debug.contains("never-printed"), "{debug}");
 
-        let cases: [(&str, Option<&str>); 6] = [
+        let cases: [(&str, Option<&str>); 9] = [
             ("LLM_BASE_URL", None),
             ("LLM_BASE_URL", Some("localhost:11434")),
             ("LLM_MODEL", None),
             ("LLM_TIMEOUT_SECONDS", Some("0")),
             ("LLM_TIMEOUT_SECONDS", Some("soon")),
             ("LLM_TIMEOUT_SECONDS", Some("86400")),
+            ("LLM_MAX_TOKENS", Some("-1")),
+            ("LLM_MAX_TOKENS", Some("100")),
+            ("LLM_MAX_TOKENS", Some("many")),
         ];
         for (name, value) in cases {
             let vars: Vec<(&str, &str)> = base

@@ -1,10 +1,10 @@
 //! The extractor to evaluate, chosen from `LLM_PROVIDER` and `LLM_*` as the service chooses it
 //! (api-actix `config.rs`: blank counts as unset; `openai` needs `LLM_BASE_URL` and `LLM_MODEL`;
-//! `LLM_TIMEOUT_SECONDS` defaults to 30), checked by adapters-llm's `OpenAiConfig`.
+//! `LLM_TIMEOUT_SECONDS` defaults to 30, `LLM_MAX_TOKENS` to 2048), checked by adapters-llm's `OpenAiConfig`.
 
 use std::time::Duration;
 
-use adapters_llm::{LanguageModel, OfflineEngine, OpenAiClient, OpenAiConfig};
+use adapters_llm::{DEFAULT_MAX_TOKENS, LanguageModel, OfflineEngine, OpenAiClient, OpenAiConfig};
 
 /// The engine and a one-line description of it for the report.
 #[derive(Debug)]
@@ -47,17 +47,27 @@ pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<Engine, Strin
                     )
                 })?,
             };
+            let max_tokens = match var("LLM_MAX_TOKENS") {
+                None => DEFAULT_MAX_TOKENS,
+                Some(v) => v.parse::<u32>().map_err(|_| {
+                    format!("LLM_MAX_TOKENS is not valid: expected a whole number, got {v:?}")
+                })?,
+            };
             let config = OpenAiConfig::new(
                 &base_url,
                 &model,
                 var("LLM_API_KEY"),
                 Duration::from_secs(timeout),
             )
+            .and_then(|config| config.with_max_tokens(max_tokens))
             .map_err(|e| e.to_string())?;
             let description = format!(
-                "openai model {:?} at {} (timeout {timeout} s)",
+                "openai model {:?} at {} (timeout {timeout} s, max_tokens {})",
                 config.model,
-                config.endpoint()
+                config.endpoint(),
+                config
+                    .max_tokens
+                    .map_or_else(|| "not sent".to_owned(), |n| n.to_string())
             );
             let client =
                 OpenAiClient::new(config).map_err(|e| format!("the language-model client: {e}"))?;
@@ -107,7 +117,8 @@ mod tests {
         .unwrap();
         assert!(matches!(ok.model, LanguageModel::OpenAi(_)));
         assert!(
-            ok.description.contains("/v1/chat/completions"),
+            ok.description.contains("/v1/chat/completions")
+                && ok.description.contains("max_tokens 2048"),
             "{}",
             ok.description
         );
@@ -125,6 +136,15 @@ mod tests {
                     ("LLM_TIMEOUT_SECONDS", "0"),
                 ][..],
                 "LLM_TIMEOUT_SECONDS",
+            ),
+            (
+                &[
+                    ("LLM_PROVIDER", "openai"),
+                    ("LLM_BASE_URL", "http://h/v1"),
+                    ("LLM_MODEL", "m"),
+                    ("LLM_MAX_TOKENS", "12"),
+                ][..],
+                "LLM_MAX_TOKENS",
             ),
             (&[("LLM_PROVIDER", "gpt")][..], "LLM_PROVIDER"),
         ] {

@@ -99,12 +99,22 @@ impl Rung {
     }
 }
 
-/// `{"model", "messages", "response_format"?}`: the only top-level fields ever sent.
+/// `{"model", "messages", "max_tokens"?, "response_format"?}`: the only top-level fields ever
+/// sent.
 #[must_use]
-pub fn chat(model: &str, messages: Vec<Value>, rung: Rung, reply: &ReplySchema) -> Value {
+pub fn chat(
+    model: &str,
+    messages: Vec<Value>,
+    max_tokens: Option<u32>,
+    rung: Rung,
+    reply: &ReplySchema,
+) -> Value {
     let mut body = Map::new();
     body.insert("model".to_owned(), Value::String(model.to_owned()));
     body.insert("messages".to_owned(), Value::Array(messages));
+    if let Some(max_tokens) = max_tokens {
+        body.insert("max_tokens".to_owned(), Value::from(max_tokens));
+    }
     if let Some(format) = rung.response_format(reply) {
         body.insert("response_format".to_owned(), format);
     }
@@ -118,6 +128,7 @@ const KEY_ORDER: &[&str] = &[
     "messages",
     "role",
     "content",
+    "max_tokens",
     "response_format",
     "type",
     "json_schema",
@@ -128,6 +139,7 @@ const KEY_ORDER: &[&str] = &[
     "items",
     "enum",
     "maxLength",
+    "maxItems",
     "required",
     "additionalProperties",
     // The documents of the user message.
@@ -319,20 +331,28 @@ mod tests {
     }
 
     #[test]
-    fn a_body_has_the_model_the_messages_and_the_rung_s_response_format_only() {
+    fn a_body_has_the_model_the_messages_the_budget_and_the_rung_s_response_format_only() {
         let messages = vec![json!({"role": "user", "content": "x"})];
-        let body = chat("m", messages.clone(), Rung::JsonSchema, &reply());
+        let body = chat(
+            "m",
+            messages.clone(),
+            Some(2_048),
+            Rung::JsonSchema,
+            &reply(),
+        );
         let keys: Vec<&str> = body
             .as_object()
             .unwrap()
             .keys()
             .map(String::as_str)
             .collect();
-        assert_eq!(keys, ["messages", "model", "response_format"]);
+        assert_eq!(keys, ["max_tokens", "messages", "model", "response_format"]);
         assert_eq!(body["model"], "m");
+        assert_eq!(body["max_tokens"], 2_048);
         assert_eq!(body["messages"], Value::Array(messages));
-        let plain = chat("m", Vec::new(), Rung::Text, &reply());
+        let plain = chat("m", Vec::new(), None, Rung::Text, &reply());
         assert!(plain.get("response_format").is_none());
+        assert!(plain.get("max_tokens").is_none());
     }
 
     #[test]
@@ -386,6 +406,7 @@ mod tests {
         let body = chat(
             "m",
             extraction_messages(&input(), None),
+            Some(2_048),
             Rung::JsonSchema,
             &schema::extraction(&input()),
         );

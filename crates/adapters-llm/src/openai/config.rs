@@ -1,5 +1,5 @@
 //! The settings of the OpenAI-compatible client (`LLM_BASE_URL`, `LLM_MODEL`, `LLM_API_KEY`,
-//! `LLM_TIMEOUT_SECONDS`), checked once when they are read. The binary reads the environment;
+//! `LLM_TIMEOUT_SECONDS`, `LLM_MAX_TOKENS`), checked once when they are read. The binary reads the environment;
 //! this crate never does.
 
 use std::fmt;
@@ -9,6 +9,11 @@ use url::{Host, Url};
 
 /// The longest `LLM_TIMEOUT_SECONDS` accepted: an hour is already far beyond any reply.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(3_600);
+
+/// The reply budget sent as `max_tokens` unless `LLM_MAX_TOKENS` says otherwise. A whole profile
+/// with its sources takes about 1,000 tokens; without a budget, a small model that never closes a
+/// string writes until its context is full and the call ends in the timeout instead.
+pub const DEFAULT_MAX_TOKENS: u32 = 2_048;
 
 /// A bearer token for the endpoint. It has no `Display`, and its `Debug` never shows it.
 #[derive(Clone, PartialEq, Eq)]
@@ -44,6 +49,9 @@ pub struct OpenAiConfig {
     /// The bound on one model call, from the first byte sent to the last byte read, including
     /// a `Retry-After` wait and the steps down the structured-output ladder.
     pub timeout: Duration,
+    /// Sent as `max_tokens`, the most a reply may take; `None` leaves the endpoint's default
+    /// (for endpoints that refuse the field). [`DEFAULT_MAX_TOKENS`] unless set otherwise.
+    pub max_tokens: Option<u32>,
 }
 
 /// A setting that cannot be used, named with its variable.
@@ -124,7 +132,27 @@ impl OpenAiConfig {
             model: model.to_owned(),
             api_key,
             timeout,
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
         })
+    }
+
+    /// The reply budget from `LLM_MAX_TOKENS`: `0` sends no `max_tokens` at all, otherwise
+    /// 256 to 131,072 (below 256 not even a short reply fits).
+    ///
+    /// # Errors
+    /// [`InvalidSetting`] for `LLM_MAX_TOKENS` out of range.
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Result<Self, InvalidSetting> {
+        self.max_tokens = match max_tokens {
+            0 => None,
+            256..=131_072 => Some(max_tokens),
+            _ => {
+                return Err(InvalidSetting {
+                    setting: "LLM_MAX_TOKENS",
+                    reason: "must be 0 (not sent) or between 256 and 131072".to_owned(),
+                });
+            }
+        };
+        Ok(self)
     }
 
     /// `<base_url>/chat/completions`.
@@ -158,6 +186,7 @@ impl fmt::Debug for OpenAiConfig {
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
             .field("timeout", &self.timeout)
+            .field("max_tokens", &self.max_tokens)
             .finish()
     }
 }
@@ -264,5 +293,22 @@ mod tests {
                 .unwrap()
                 .sends_in_clear_text()
         );
+    }
+
+    #[test]
+    fn the_reply_budget_defaults_to_2048_and_0_leaves_it_out() {
+        let default = config("http://127.0.0.1/v1").unwrap();
+        assert_eq!(default.max_tokens, Some(DEFAULT_MAX_TOKENS));
+        assert_eq!(default.clone().with_max_tokens(0).unwrap().max_tokens, None);
+        for fine in [256, 1_024, 131_072] {
+            assert_eq!(
+                default.clone().with_max_tokens(fine).unwrap().max_tokens,
+                Some(fine)
+            );
+        }
+        for bad in [1, 255, 131_073] {
+            let err = default.clone().with_max_tokens(bad).unwrap_err();
+            assert_eq!(err.setting, "LLM_MAX_TOKENS");
+        }
     }
 }

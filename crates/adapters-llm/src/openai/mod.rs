@@ -27,7 +27,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 pub use body::Rung;
-pub use config::{ApiKey, InvalidSetting, OpenAiConfig};
+pub use config::{ApiKey, DEFAULT_MAX_TOKENS, InvalidSetting, OpenAiConfig};
 pub use schema::ReplySchema;
 
 /// The largest reply read from the endpoint; a chat completion is a few kilobytes.
@@ -160,6 +160,7 @@ impl OpenAiClient {
         body::chat(
             &self.config.model,
             body::extraction_messages(input, feedback),
+            self.config.max_tokens,
             self.rung(),
             &schema::extraction(input),
         )
@@ -171,6 +172,7 @@ impl OpenAiClient {
         body::chat(
             &self.config.model,
             body::coach_messages(request),
+            self.config.max_tokens,
             self.rung(),
             &schema::coach(),
         )
@@ -202,7 +204,13 @@ impl OpenAiClient {
         let mut rung = self.rung();
         let mut waits = 0;
         loop {
-            let body = body::chat(&self.config.model, messages.clone(), rung, reply);
+            let body = body::chat(
+                &self.config.model,
+                messages.clone(),
+                self.config.max_tokens,
+                rung,
+                reply,
+            );
             let started = Instant::now();
             let response = self.send(&body).await?;
             let status = response.status();

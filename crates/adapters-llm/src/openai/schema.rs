@@ -10,7 +10,7 @@
 
 use domain::discovery::ExtractionInput;
 use domain::profile::EditableField;
-use domain::profile::provenance::QUOTE_MAX_CHARS;
+use domain::profile::provenance::{QUOTE_MAX_CHARS, SOURCES_PER_FIELD};
 use serde_json::{Map, Value, json};
 
 /// A reply's schema and the name it is sent under (`json_schema.name`: `[a-zA-Z0-9_-]{1,64}`).
@@ -41,7 +41,7 @@ pub fn extraction(input: &ExtractionInput) -> ReplySchema {
         properties.insert(field.name().to_owned(), prose);
         sources.insert(
             field.name().to_owned(),
-            json!({ "type": "array", "items": step_quote(steps) }),
+            json!({ "type": "array", "items": step_quote(steps), "maxItems": SOURCES_PER_FIELD }),
         );
     }
     properties.insert("sources".to_owned(), object(sources));
@@ -51,8 +51,8 @@ pub fn extraction(input: &ExtractionInput) -> ReplySchema {
     }
 }
 
-/// The coach's reply: `message`, `revisions` of the seven editable fields only, each with the
-/// person's own words it rests on, and `revision_note`.
+/// The coach's reply: `message`, `revisions` of the seven editable fields only (at most one
+/// each), each with the person's own words it rests on, and `revision_note`.
 #[must_use]
 pub fn coach() -> ReplySchema {
     let fields: Vec<&str> = EditableField::ALL.iter().map(|f| f.name()).collect();
@@ -64,13 +64,14 @@ pub fn coach() -> ReplySchema {
     revision.insert("value".to_owned(), json!({ "type": "string" }));
     revision.insert(
         "quotes".to_owned(),
-        json!({ "type": "array", "items": quote() }),
+        json!({ "type": "array", "items": quote(), "maxItems": SOURCES_PER_FIELD }),
     );
     let mut properties = Map::new();
     properties.insert("message".to_owned(), json!({ "type": "string" }));
     properties.insert(
         "revisions".to_owned(),
-        json!({ "type": "array", "items": object(revision) }),
+        // One revision per field at most: a model cannot run on writing revisions.
+        json!({ "type": "array", "items": object(revision), "maxItems": fields.len() }),
     );
     properties.insert(
         "revision_note".to_owned(),
@@ -82,8 +83,8 @@ pub fn coach() -> ReplySchema {
     }
 }
 
-/// `schema` within OpenAI's strict subset, which refuses length limits (`maxLength`): the same
-/// shape without them. The domain caps and checks every length anyway.
+/// `schema` within OpenAI's strict subset, which refuses string length limits (`maxLength`) but
+/// takes `maxItems`: the same shape without them. The domain caps and checks every length anyway.
 #[must_use]
 pub fn strict_subset(schema: &Value) -> Value {
     match schema {
@@ -141,7 +142,7 @@ mod tests {
     use crate::openai::prompts;
 
     /// A validator for the keywords these schemas use (`type`, `enum`, `properties`,
-    /// `required`, `additionalProperties`, `items`, `maxLength`), so the tests can say what a
+    /// `required`, `additionalProperties`, `items`, `maxLength`, `maxItems`), so the tests can say what a
     /// schema admits. It panics on any other keyword: a new one needs a check here first.
     fn admits(schema: &Value, value: &Value) -> bool {
         let schema = schema.as_object().unwrap();
@@ -154,7 +155,8 @@ mod tests {
                     "required",
                     "additionalProperties",
                     "items",
-                    "maxLength"
+                    "maxLength",
+                    "maxItems"
                 ]
                 .contains(&key.as_str()),
                 "unchecked keyword {key}"
@@ -182,6 +184,11 @@ mod tests {
         }
         if let (Some(max), Some(text)) = (schema.get("maxLength"), value.as_str())
             && text.chars().count() > usize::try_from(max.as_u64().unwrap()).unwrap()
+        {
+            return false;
+        }
+        if let (Some(max), Some(list)) = (schema.get("maxItems"), value.as_array())
+            && list.len() > usize::try_from(max.as_u64().unwrap()).unwrap()
         {
             return false;
         }
@@ -339,6 +346,15 @@ mod tests {
                 }),
             ),
             (
+                "more sources than the domain keeps",
+                Box::new(|r| {
+                    r["sources"]["love_summary"] = json!(vec![
+                        json!({"step": 1, "quote": "bake"});
+                        SOURCES_PER_FIELD + 1
+                    ]);
+                }),
+            ),
+            (
                 "a source with more",
                 Box::new(|r| {
                     r["sources"]["love_summary"] =
@@ -398,6 +414,8 @@ mod tests {
             json!({"message": "Hi.", "revisions": [{"field": "love_summary", "value": "x"}], "revision_note": null}),
             json!({"message": "Hi.", "revisions": [{"field": "love_summary", "value": null, "quotes": []}], "revision_note": null}),
             json!({"message": null, "revisions": [], "revision_note": null}),
+            json!({"message": "Hi.", "revisions": vec![json!({"field": "love_summary", "value": "x", "quotes": []}); 8], "revision_note": null}),
+            json!({"message": "Hi.", "revisions": [{"field": "love_summary", "value": "x", "quotes": vec!["I bake"; SOURCES_PER_FIELD + 1]}], "revision_note": null}),
         ] {
             assert!(!admits(&schema, &bad), "{bad} was admitted");
         }
@@ -436,6 +454,7 @@ mod tests {
         let subset = strict_subset(&full);
         assert!(full.to_string().contains("maxLength"));
         assert!(!subset.to_string().contains("maxLength"));
+        assert!(subset.to_string().contains("maxItems"));
         let mut restored = subset.clone();
         restored["properties"]["revisions"]["items"]["properties"]["quotes"]["items"]["maxLength"] =
             json!(QUOTE_MAX_CHARS);
