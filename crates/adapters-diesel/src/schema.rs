@@ -69,6 +69,24 @@ diesel::table! {
 }
 
 diesel::table! {
+    deliveries (id) {
+        id -> Text,
+        event_id -> Text,
+        user_id -> Text,
+        channel -> Text,
+        webhook_id -> Nullable<Text>,
+        status -> Text,
+        attempt -> Integer,
+        response_status -> Nullable<Integer>,
+        error -> Nullable<Text>,
+        created_at -> Timestamp,
+        last_attempt_at -> Nullable<Timestamp>,
+        next_attempt_at -> Nullable<Timestamp>,
+        lease_until -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
     discovery_answer (conversation_id, step) {
         conversation_id -> Text,
         step -> Integer,
@@ -106,6 +124,24 @@ diesel::table! {
         near_term_goal_summary -> Nullable<Text>,
         long_term_goal_summary -> Nullable<Text>,
         sources -> Text,
+    }
+}
+
+diesel::table! {
+    notification_settings (user_id) {
+        user_id -> Text,
+        email_checkins -> Bool,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    outbox_events (id) {
+        id -> Text,
+        user_id -> Text,
+        event_type -> Text,
+        payload -> Text,
+        created_at -> Timestamp,
     }
 }
 
@@ -181,31 +217,54 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    webhooks (id) {
+        id -> Text,
+        user_id -> Text,
+        url -> Text,
+        events -> Text,
+        secret -> Text,
+        created_at -> Timestamp,
+        disabled_at -> Nullable<Timestamp>,
+        failures_in_a_row -> Integer,
+    }
+}
+
 diesel::joinable!(activity_log -> users (user_id));
 diesel::joinable!(api_keys -> users (user_id));
 diesel::joinable!(coaching_checkin -> users (user_id));
 diesel::joinable!(coaching_preferences -> users (user_id));
+diesel::joinable!(deliveries -> outbox_events (event_id));
+diesel::joinable!(deliveries -> users (user_id));
+diesel::joinable!(deliveries -> webhooks (webhook_id));
 diesel::joinable!(discovery_answer -> discovery_conversation (conversation_id));
 diesel::joinable!(discovery_conversation -> users (user_id));
 diesel::joinable!(discovery_profile -> users (user_id));
+diesel::joinable!(notification_settings -> users (user_id));
+diesel::joinable!(outbox_events -> users (user_id));
 diesel::joinable!(profile_revision -> discovery_profile (profile_id));
 diesel::joinable!(reflection_message -> users (user_id));
 diesel::joinable!(refresh_tokens -> sessions (session_id));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(task_mapping -> users (user_id));
+diesel::joinable!(webhooks -> users (user_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     activity_log,
     api_keys,
     coaching_checkin,
     coaching_preferences,
+    deliveries,
     discovery_answer,
     discovery_conversation,
     discovery_profile,
+    notification_settings,
+    outbox_events,
     profile_revision,
     reflection_message,
     refresh_tokens,
     sessions,
     task_mapping,
     users,
+    webhooks,
 );

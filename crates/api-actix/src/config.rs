@@ -30,6 +30,45 @@ pub struct Settings {
     pub activity_retention_days: u32,
     pub llm_provider: LlmProvider,
     pub rate_limits: RateLimitSettings,
+    pub delivery: DeliverySettings,
+}
+
+/// How notifications leave the service (API.md, "Notifications and webhooks").
+#[derive(Clone, PartialEq, Eq)]
+pub struct DeliverySettings {
+    /// `SMTP_URL` (`smtp://` with `?tls=required` for STARTTLS, `smtps://` for implicit TLS,
+    /// credentials in the URL) and `SMTP_FROM`; `None`: no e-mail is sent.
+    pub smtp: Option<SmtpSettings>,
+    /// `WEBHOOK_ALLOW_PRIVATE`: plain `http` and private, loopback or link-local destinations.
+    pub webhook_allow_private: bool,
+    /// `DELIVERY_WORKER` (true): a worker in this process delivers what is due.
+    pub worker: bool,
+}
+
+/// Where e-mail goes out. The URL may hold a password: it never reaches `Debug` output.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SmtpSettings {
+    pub url: String,
+    pub from: String,
+}
+
+impl std::fmt::Debug for SmtpSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SmtpSettings")
+            .field("url", &"[REDACTED]")
+            .field("from", &self.from)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for DeliverySettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeliverySettings")
+            .field("smtp_from", &self.smtp.as_ref().map(|s| s.from.as_str()))
+            .field("webhook_allow_private", &self.webhook_allow_private)
+            .field("worker", &self.worker)
+            .finish_non_exhaustive()
+    }
 }
 
 /// How many sign-in attempts and coach calls a caller may make (`RATE_LIMIT_*`).
@@ -406,6 +445,21 @@ impl Settings {
             window: std::time::Duration::from_secs(60),
             trust_forwarded_for: flag("RATE_LIMIT_TRUST_FORWARDED_FOR", false)?,
         };
+        let smtp = match (var("SMTP_URL"), var("SMTP_FROM")) {
+            (None, _) => None,
+            (Some(_), None) => {
+                return Err(invalid(
+                    "SMTP_FROM",
+                    "must be set with SMTP_URL, e.g. Discovery <discovery@example.org>",
+                ));
+            }
+            (Some(url), Some(from)) => Some(SmtpSettings { url, from }),
+        };
+        let delivery = DeliverySettings {
+            smtp,
+            webhook_allow_private: flag("WEBHOOK_ALLOW_PRIVATE", false)?,
+            worker: flag("DELIVERY_WORKER", true)?,
+        };
         Ok(Self {
             dev,
             bind_addr,
@@ -416,6 +470,7 @@ impl Settings {
             activity_retention_days,
             llm_provider,
             rate_limits,
+            delivery,
         })
     }
 

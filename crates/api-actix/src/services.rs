@@ -1,13 +1,16 @@
 //! The use-case services of the domain over the concrete adapters, as this binary wires them.
 
+use adapters_delivery::WebhookClient;
 use adapters_diesel::{
     DieselApiKeyRepository, DieselCheckInRepository, DieselConversationRepository,
-    DieselPreferencesRepository, DieselProfileRepository, DieselReflectionRepository,
-    DieselSessionRepository, DieselTaskMappingRepository, DieselUserRepository,
+    DieselNotificationRepository, DieselPreferencesRepository, DieselProfileRepository,
+    DieselReflectionRepository, DieselSessionRepository, DieselTaskMappingRepository,
+    DieselUserRepository,
 };
 use domain::clock::SystemClock;
 use domain::services::{
-    AccountService, CoachingService, DiscoveryService, IntegrationService, ProfileService,
+    AccountService, CoachingService, DiscoveryService, IntegrationService, NotificationService,
+    ProfileService,
 };
 
 use crate::metrics::model::MeteredModel;
@@ -43,3 +46,6 @@ pub type Coaching = CoachingService<
 >;
 
 pub type Integration = IntegrationService<DieselTaskMappingRepository, SystemClock>;
+
+pub type Notifications =
+    NotificationService<DieselNotificationRepository, WebhookClient, SystemClock>;

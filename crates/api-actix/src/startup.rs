@@ -9,11 +9,12 @@ use actix_web::dev::Server;
 use actix_web::http::header;
 use actix_web::middleware::{Compat, DefaultHeaders, from_fn};
 use actix_web::{App, HttpServer, web};
+use adapters_delivery::WebhookClient;
 use adapters_diesel::{
     Database, DieselActivityRepository, DieselApiKeyRepository, DieselCheckInRepository,
-    DieselConversationRepository, DieselPreferencesRepository, DieselProfileRepository,
-    DieselReflectionRepository, DieselSessionRepository, DieselTaskMappingRepository,
-    DieselUserRepository,
+    DieselConversationRepository, DieselNotificationRepository, DieselPreferencesRepository,
+    DieselProfileRepository, DieselReflectionRepository, DieselSessionRepository,
+    DieselTaskMappingRepository, DieselUserRepository,
 };
 use adapters_llm::{LanguageModel, OfflineEngine, OpenAiClient};
 use adapters_oidc::{ClientSecret, OidcConfig, OidcProvider};
@@ -22,7 +23,8 @@ use domain::account::{Email, LoginIdentity};
 use domain::clock::SystemClock;
 use domain::ports::IdentityProvider;
 use domain::services::{
-    AccountService, CoachingService, DiscoveryService, IntegrationService, ProfileService,
+    AccountService, CoachingService, DiscoveryService, IntegrationService, NotificationService,
+    ProfileService,
 };
 use tracing_actix_web::TracingLogger;
 
@@ -119,6 +121,18 @@ impl Application {
         );
         let integration =
             IntegrationService::new(DieselTaskMappingRepository::new(db.clone()), SystemClock);
+        let allow_private = settings.delivery.webhook_allow_private;
+        if allow_private {
+            tracing::warn!(
+                "WEBHOOK_ALLOW_PRIVATE is on: webhooks may go to plain http and private addresses"
+            );
+        }
+        let notifications = NotificationService::new(
+            DieselNotificationRepository::new(db.clone()),
+            WebhookClient::new(allow_private).context("the webhook client")?,
+            SystemClock,
+            allow_private,
+        );
         // Taken out of the settings: only its digest stays in memory.
         let operator = match settings.auth.api_key.take() {
             None => None,
@@ -169,6 +183,7 @@ impl Application {
             profiles,
             coaching,
             integration,
+            notifications,
             language_model,
             identity,
             dev_login,

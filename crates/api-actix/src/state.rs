@@ -11,7 +11,7 @@ use crate::auth::authenticator::Authenticator;
 use crate::auth::cookies::CookieJar;
 use crate::config::Settings;
 use crate::metrics::Metrics;
-use crate::services::{Accounts, Coaching, Discovery, Integration, Profiles};
+use crate::services::{Accounts, Coaching, Discovery, Integration, Notifications, Profiles};
 
 /// Everything a handler may need.
 pub struct AppState {
@@ -22,6 +22,7 @@ pub struct AppState {
     pub profiles: Profiles,
     pub coaching: Coaching,
     pub integration: Integration,
+    pub notifications: Notifications,
     /// The extractor and coach the services use (`LLM_PROVIDER`), for the request preview.
     pub language_model: LanguageModel,
     pub activity: DieselActivityRepository,
@@ -41,5 +42,13 @@ impl std::fmt::Debug for AppState {
         f.debug_struct("AppState")
             .field("settings", &self.settings)
             .finish_non_exhaustive()
+    }
+}
+
+impl AppState {
+    /// Whether this server sends e-mail (`SMTP_URL` is set).
+    #[must_use]
+    pub fn email_available(&self) -> bool {
+        self.settings.delivery.smtp.is_some()
     }
 }

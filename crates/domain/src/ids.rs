@@ -75,4 +75,10 @@ id_type!(
     TaskMappingId,
     /// One activity-log row.
     ActivityId,
+    /// One event of the outbox (`checkin.created`, ...): the `webhook-id` of every attempt.
+    EventId,
+    /// A person's webhook endpoint.
+    WebhookId,
+    /// The delivery of one event over one channel (a webhook or e-mail).
+    DeliveryId,
 );

@@ -13,6 +13,7 @@ pub mod foundation;
 pub mod ids;
 pub mod integration;
 pub mod model_output;
+pub mod notifications;
 pub mod number;
 pub mod pagination;
 pub mod ports;

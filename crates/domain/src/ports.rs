@@ -15,10 +15,15 @@ use crate::coaching::{CheckIn, CoachingPreferences, CoachingStyle};
 use crate::discovery::{Answer, Conversation, ExtractionInput};
 use crate::error::RepoError;
 use crate::ids::{
-    ApiKeyId, CheckInId, ConversationId, ProfileId, RefreshTokenId, SessionId, UserId,
+    ApiKeyId, CheckInId, ConversationId, EventId, ProfileId, RefreshTokenId, SessionId, UserId,
+    WebhookId,
 };
 use crate::integration::{
     DailyMinutes, TaskMapping, TaskMappingInput, TaskMappingQuery, UpsertOutcome, Window,
+};
+use crate::notifications::{
+    Delivery, DeliveryOutcome, NotificationSettings, OutboxEvent, Webhook, WebhookSecret,
+    WebhookUrl, WebhookUrlError,
 };
 use crate::pagination::{Cursor, Page, PageLimit};
 use crate::profile::{NewRevision, Profile, Revision};
@@ -137,6 +142,8 @@ pub struct ProfileWrite {
     pub reflection: Vec<ReflectionMessage>,
     /// Completes this conversation in the same transaction (extraction).
     pub completes: Option<(ConversationId, OffsetDateTime)>,
+    /// Written to the outbox in the same transaction ([`crate::notifications::profile_events`]).
+    pub events: Vec<OutboxEvent>,
 }
 
 /// Profiles and their revisions.
@@ -392,4 +399,87 @@ pub trait IdentityProvider: Send + Sync {
         nonce: &str,
         iss: Option<String>,
     ) -> Result<VerifiedIdentity, IdentityError>;
+}
+
+/// The e-mail setting, webhook endpoints and their delivery log.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait NotificationRepository: Send + Sync {
+    /// The person's setting; e-mail is off when they never set it.
+    async fn settings(&self, user: UserId) -> Result<NotificationSettings, RepoError>;
+    async fn put_settings(
+        &self,
+        settings: NotificationSettings,
+        at: OffsetDateTime,
+    ) -> Result<(), RepoError>;
+    /// Registers `webhook` unless its person already has
+    /// [`MAX_WEBHOOKS_PER_USER`](crate::notifications::MAX_WEBHOOKS_PER_USER) (then `false`),
+    /// counted in the same transaction.
+    async fn create_webhook(&self, webhook: &Webhook) -> Result<bool, RepoError>;
+    /// The person's endpoints, newest first.
+    async fn webhooks(&self, user: UserId) -> Result<Vec<Webhook>, RepoError>;
+    /// Deletes the endpoint and its delivery log; `false` when the person has no such endpoint.
+    async fn delete_webhook(&self, user: UserId, id: WebhookId) -> Result<bool, RepoError>;
+    /// Queues `ping` for that endpoint alone; `false` when the person has no such endpoint.
+    async fn ping(
+        &self,
+        user: UserId,
+        id: WebhookId,
+        ping: &OutboxEvent,
+    ) -> Result<bool, RepoError>;
+    /// The endpoint's deliveries, newest first; `None` when the person has no such endpoint.
+    async fn deliveries(
+        &self,
+        user: UserId,
+        id: WebhookId,
+        limit: PageLimit,
+        before: Option<Cursor>,
+    ) -> Result<Option<Page<Delivery>>, RepoError>;
+}
+
+/// One signed webhook request to make: the event's payload, byte for byte, to `url`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookRequest {
+    pub url: WebhookUrl,
+    pub secret: WebhookSecret,
+    /// The `webhook-id`: the same on every attempt of the event.
+    pub event_id: EventId,
+    /// The `webhook-timestamp` of this attempt.
+    pub timestamp: OffsetDateTime,
+    pub payload: String,
+}
+
+/// Sends webhooks (Standard Webhooks signatures), refusing private destinations unless allowed.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait WebhookSender: Send + Sync {
+    /// Whether `url` may be registered now: its host resolves, and only to addresses a request
+    /// may go to. Sending checks every connection again.
+    async fn check_destination(&self, url: &WebhookUrl) -> Result<(), WebhookUrlError>;
+    /// One attempt: delivered on a 2xx answer within the time limit, failed otherwise.
+    async fn send(&self, request: &WebhookRequest) -> DeliveryOutcome;
+}
+
+/// A check-in by e-mail: what it says, where to answer it and how to stop these mails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckInMail {
+    /// The account's e-mail address.
+    pub to: String,
+    /// The check-in's question.
+    pub message: String,
+    /// The person's goals, verbatim.
+    pub quoted_goals: Vec<String>,
+    pub observation: Option<String>,
+    /// The coaching page, at this check-in.
+    pub answer_url: String,
+    /// The RFC 8058 one-click URL (`POST`), signed for this person and this setting.
+    pub unsubscribe_url: String,
+}
+
+/// Sends e-mail.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait Mailer: Send + Sync {
+    /// One attempt: delivered once the mail server accepted the message.
+    async fn send_checkin(&self, mail: &CheckInMail) -> DeliveryOutcome;
 }

@@ -10,6 +10,7 @@ use diesel::sql_types::{Array, Integer};
 use domain::RepoError;
 use domain::coaching::{CheckIn, CoachingPreferences};
 use domain::ids::{CheckInId, UserId};
+use domain::notifications::OutboxEvent;
 use domain::pagination::{Cursor, Page, PageLimit};
 use domain::ports::{CheckInCandidate, CheckInRepository, GuardedCheckIn};
 use domain::profile::Profile;
@@ -17,6 +18,7 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 use uuid::Uuid;
 
 use super::keyset::{cursor_key, overfetch};
+use super::outbox;
 use crate::connection::DbConnection;
 use crate::convert::{from_db, to_db};
 use crate::error::{StoreError, StoreResult};
@@ -90,12 +92,13 @@ impl CheckInRepository for DieselCheckInRepository {
 
     async fn insert(&self, checkin: &CheckIn) -> Result<(), RepoError> {
         let row = CheckInRow::new(checkin).map_err(RepoError::Unexpected)?;
+        let event = OutboxEvent::checkin_created(checkin);
         self.db
             .write("storing a check-in", move |conn| {
                 diesel::insert_into(coaching_checkin::table)
                     .values(&row)
                     .execute(conn)?;
-                Ok(())
+                outbox::record(conn, std::slice::from_ref(&event))
             })
             .await
     }
@@ -105,10 +108,11 @@ impl CheckInRepository for DieselCheckInRepository {
         checkin: &CheckIn,
         since: OffsetDateTime,
     ) -> Result<bool, RepoError> {
-        let rows = vec![(
-            CheckInRow::new(checkin).map_err(RepoError::Unexpected)?,
-            to_db(since),
-        )];
+        let rows = vec![Guarded {
+            row: CheckInRow::new(checkin).map_err(RepoError::Unexpected)?,
+            since: to_db(since),
+            event: OutboxEvent::checkin_created(checkin),
+        }];
         self.db
             .write("storing a due check-in", move |conn| {
                 Ok(insert_unless_recent(conn, rows)? == 1)
@@ -122,7 +126,13 @@ impl CheckInRepository for DieselCheckInRepository {
         }
         let rows = batch
             .iter()
-            .map(|g| Ok((CheckInRow::new(&g.checkin)?, to_db(g.since))))
+            .map(|g| {
+                Ok(Guarded {
+                    row: CheckInRow::new(&g.checkin)?,
+                    since: to_db(g.since),
+                    event: OutboxEvent::checkin_created(&g.checkin),
+                })
+            })
             .collect::<anyhow::Result<Vec<_>>>()
             .map_err(RepoError::Unexpected)?;
         self.db
@@ -228,7 +238,8 @@ fn candidates(
 
 /// The guarded insert behind both `insert_unless_recent` methods, inside the caller's write
 /// transaction: inserts each row unless its person has a check-in created after the row's
-/// `since` (or an earlier row of the same call is theirs); returns how many it inserted.
+/// `since` (or an earlier row of the same call is theirs), with its `checkin.created` event;
+/// returns how many it inserted.
 ///
 /// SQLite: the transaction began `IMMEDIATE`, so writers already run one at a time. PostgreSQL:
 /// two READ COMMITTED transactions would both see "no recent check-in", so the transaction
@@ -236,23 +247,20 @@ fn candidates(
 /// ascending key order (two runs over overlapping pages then queue instead of deadlocking), and
 /// only then re-reads the latest check-ins. A competing writer that held a lock has committed
 /// when we get it, and READ COMMITTED shows its rows to every later statement.
-fn insert_unless_recent(
-    conn: &mut DbConnection,
-    rows: Vec<(CheckInRow, PrimitiveDateTime)>,
-) -> StoreResult<u64> {
+fn insert_unless_recent(conn: &mut DbConnection, rows: Vec<Guarded>) -> StoreResult<u64> {
     use coaching_checkin as cc;
     let mut seen = HashSet::new();
-    let rows: Vec<(CheckInRow, PrimitiveDateTime)> = rows
+    let rows: Vec<Guarded> = rows
         .into_iter()
-        .filter(|(row, _)| seen.insert(row.user_id.clone()))
+        .filter(|g| seen.insert(g.row.user_id.clone()))
         .collect();
-    let Some(oldest_since) = rows.iter().map(|(_, since)| *since).min() else {
+    let Some(oldest_since) = rows.iter().map(|g| g.since).min() else {
         return Ok(0);
     };
     if let DbConnection::Postgresql(pg) = conn {
         let mut keys = rows
             .iter()
-            .map(|(row, _)| Ok(lock_key(Uuid::parse_str(&row.user_id)?)))
+            .map(|g| Ok(lock_key(Uuid::parse_str(&g.row.user_id)?)))
             .collect::<Result<Vec<i32>, uuid::Error>>()
             .map_err(anyhow::Error::from)?;
         keys.sort_unstable();
@@ -267,7 +275,7 @@ fn insert_unless_recent(
         .bind::<Array<Integer>, _>(keys)
         .execute(pg)?;
     }
-    let ids: Vec<&str> = rows.iter().map(|(row, _)| row.user_id.as_str()).collect();
+    let ids: Vec<&str> = rows.iter().map(|g| g.row.user_id.as_str()).collect();
     // A person deleted since the caller read them is skipped instead of failing the whole
     // batch on the foreign key; on PostgreSQL the share lock keeps the rest from vanishing
     // before the INSERT (SQLite's write lock already does).
@@ -288,25 +296,33 @@ fn insert_unless_recent(
         .load::<(String, Option<PrimitiveDateTime>)>(conn)?
         .into_iter()
         .collect();
-    let fresh: Vec<CheckInRow> = rows
+    let (fresh, events): (Vec<CheckInRow>, Vec<OutboxEvent>) = rows
         .into_iter()
-        .filter(|(row, since)| {
-            present.contains(&row.user_id)
+        .filter(|g| {
+            present.contains(&g.row.user_id)
                 && latest
-                    .get(&row.user_id)
+                    .get(&g.row.user_id)
                     .copied()
                     .flatten()
-                    .is_none_or(|at| at <= *since)
+                    .is_none_or(|at| at <= g.since)
         })
-        .map(|(row, _)| row)
-        .collect();
+        .map(|g| (g.row, g.event))
+        .unzip();
     let mut inserted = 0;
     for chunk in fresh.chunks(INSERT_CHUNK) {
         inserted += on_backend!(conn, c => diesel::insert_into(cc::table)
             .values(chunk)
             .execute(c))?;
     }
+    outbox::record(conn, &events)?;
     Ok(u64::try_from(inserted).unwrap_or(u64::MAX))
+}
+
+/// A check-in to insert unless its person has one created after `since`, with its event.
+struct Guarded {
+    row: CheckInRow,
+    since: PrimitiveDateTime,
+    event: OutboxEvent,
 }
 
 /// Rows per multi-row INSERT: 10 parameters each, well inside both backends' limits.

@@ -14,6 +14,8 @@ use domain::ports::{ProfileRepository, ProfileWrite};
 use domain::profile::{NewRevision, Profile, Revision};
 use time::PrimitiveDateTime;
 
+use super::outbox;
+
 use crate::connection::DbConnection;
 use crate::convert::{parse, to_db};
 use crate::database::Database;
@@ -111,6 +113,7 @@ impl ProfileRepository for DieselProfileRepository {
                 if let Some((conversation, at)) = write.completes {
                     complete_conversation(conn, &conversation.to_string(), &user_id, to_db(at))?;
                 }
+                outbox::record(conn, &write.events)?;
                 Ok(revision)
             })
             .await

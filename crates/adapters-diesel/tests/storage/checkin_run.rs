@@ -43,6 +43,7 @@ async fn person(db: &Database, email: &str, locked: bool) -> Profile {
         revision: t.revision,
         reflection: vec![],
         completes: None,
+        events: vec![],
     })
     .await
     .unwrap();

@@ -20,6 +20,7 @@ mod checkins;
 mod connect;
 mod conversations;
 mod errors;
+mod notifications;
 mod preferences;
 mod profiles;
 mod reflection;

@@ -7,6 +7,7 @@ use adapters_diesel::{
 use domain::RepoError;
 use domain::discovery::{Conversation, ConversationStatus, Extraction, Step};
 use domain::ids::{ReflectionMessageId, UserId};
+use domain::notifications::profile_events;
 use domain::pagination::PageLimit;
 use domain::ports::{
     ConversationRepository, ProfileRepository, ProfileWrite, ReflectionRepository,
@@ -70,12 +71,14 @@ fn sources() -> Sources {
 /// The first write of a new profile, as extraction makes it.
 pub fn first_write(user: UserId, at: OffsetDateTime) -> ProfileWrite {
     let t = Profile::extracted(user, extraction(), at);
+    let events = profile_events(false, &t.profile, t.revision.as_ref(), at);
     ProfileWrite {
         profile: t.profile,
         expected_version: None,
         revision: t.revision,
         reflection: vec![],
         completes: None,
+        events,
     }
 }
 
@@ -87,12 +90,14 @@ pub fn edit(
 ) -> ProfileWrite {
     let event = ProfileEvent::ManualEdit(ProfileEdit::new([(field, value.map(prose))]).unwrap());
     let t = profile.clone().apply(event, at).unwrap();
+    let events = profile_events(profile.locked, &t.profile, t.revision.as_ref(), at);
     ProfileWrite {
         profile: t.profile,
         expected_version: Some(profile.version),
         revision: t.revision,
         reflection: vec![],
         completes: None,
+        events,
     }
 }
 
@@ -160,6 +165,7 @@ dual_test!(
             revision: reflection.revision,
             reflection: vec![],
             completes: None,
+            events: vec![],
         };
         let r3 = repo.write(w3).await.unwrap().unwrap();
         assert_eq!((r3.number, r3.origin), (3, RevisionOrigin::Reflection));
@@ -326,6 +332,7 @@ dual_test!(
                     revision: t.revision,
                     reflection: vec![],
                     completes: None,
+                    events: vec![],
                 };
                 repo.write(affirm).await.unwrap();
                 locked.push(u.id);

@@ -87,6 +87,7 @@ macro_rules! column_list {
     };
 }
 column_list!(A, B);
+column_list!(A, B, C);
 column_list!(A, B, C, D);
 column_list!(A, B, C, D, E);
 column_list!(A, B, C, D, E, F);
@@ -95,6 +96,7 @@ column_list!(A, B, C, D, E, F, G, H);
 column_list!(A, B, C, D, E, F, G, H, I);
 column_list!(A, B, C, D, E, F, G, H, I, J);
 column_list!(A, B, C, D, E, F, G, H, I, J, K, L);
+column_list!(A, B, C, D, E, F, G, H, I, J, K, L, M);
 column_list!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
 column_list!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P);
 
@@ -128,15 +130,19 @@ fn schema_rs() -> Vec<Column> {
         api_keys,
         coaching_checkin,
         coaching_preferences,
+        deliveries,
         discovery_answer,
         discovery_conversation,
         discovery_profile,
+        notification_settings,
+        outbox_events,
         profile_revision,
         reflection_message,
         refresh_tokens,
         sessions,
         task_mapping,
         users,
+        webhooks,
     )
 }
 
@@ -194,12 +200,12 @@ dual_test!(migrations_are_idempotent_and_revert_cleanly, |db, url| {
     })
     .await
     .unwrap();
-    assert_eq!(reverted.len(), 11);
+    assert_eq!(reverted.len(), 12);
     assert!(
         left.is_empty(),
         "down migrations leave no table behind: {left:?}"
     );
-    assert_eq!(reapplied.len(), 11);
+    assert_eq!(reapplied.len(), 12);
     assert_eq!(after, before);
 });
 
@@ -230,7 +236,7 @@ dual_test!(
             let conn: &mut DbConnection = &mut conn;
             let sqlite = matches!(conn, DbConnection::Sqlite(_));
             // Back to before 008 (the later ones first), where people were keyed by e-mail.
-            for version in ["011", "010", "009", "008"] {
+            for version in ["012", "011", "010", "009", "008"] {
                 let chain = if sqlite { SQLITE } else { POSTGRES };
                 let reverted = conn.revert_last_migration(chain).unwrap();
                 assert_eq!(reverted.to_string(), version);
@@ -257,7 +263,10 @@ dual_test!(
                 hash = "ab".repeat(32),
             ))
             .unwrap();
-            assert_eq!(run_migrations(conn).unwrap(), ["008", "009", "010", "011"]);
+            assert_eq!(
+                run_migrations(conn).unwrap(),
+                ["008", "009", "010", "011", "012"]
+            );
             if let DbConnection::Sqlite(_) = conn {
                 assert_eq!(
                     scalar(conn, "SELECT foreign_keys AS n FROM pragma_foreign_keys"),

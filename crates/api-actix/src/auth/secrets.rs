@@ -1,5 +1,6 @@
 //! Secrets: random tokens from the OS, their SHA-256 (the only form ever stored), personal API
-//! keys (`dsk_` + 64 hex digits) and a constant-time comparison for the operator key.
+//! keys (`dsk_` + 64 hex digits), webhook signing secrets (`whsec_`) and a constant-time
+//! comparison for the operator key.
 
 use domain::account::TokenHash;
 use sha2::{Digest, Sha256};
@@ -57,6 +58,22 @@ pub fn new_api_key() -> Result<(String, String), getrandom::Error> {
     let key = format!("{API_KEY_PREFIX}{}", random_token()?);
     let shown = key[..SHOWN_PREFIX_LEN].to_owned();
     Ok((key, shown))
+}
+
+/// A new webhook signing secret as Standard Webhooks spells it: `whsec_` and the base64 of 32
+/// random bytes.
+///
+/// # Errors
+/// When the OS has no randomness to give.
+pub fn new_webhook_secret() -> Result<String, getrandom::Error> {
+    use base64::Engine as _;
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)?;
+    Ok(format!(
+        "{}{}",
+        domain::notifications::WebhookSecret::PREFIX,
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    ))
 }
 
 /// Compares a presented secret with the configured one in time independent of where they differ.

@@ -68,6 +68,13 @@ use common_errors::CommonErrors;
         routes::api_keys::create,
         routes::api_keys::list,
         routes::api_keys::revoke,
+        routes::notifications::settings,
+        routes::notifications::put_settings,
+        routes::notifications::create,
+        routes::notifications::list,
+        routes::notifications::delete,
+        routes::notifications::test,
+        routes::notifications::deliveries,
         routes::activity::list,
         routes::activity::summary,
         routes::activity::admin_list,
@@ -81,6 +88,7 @@ use common_errors::CommonErrors;
         (name = "coaching", description = "Coaching preferences and check-ins."),
         (name = "integration", description = "Time trackers: task mappings and work patterns."),
         (name = "account", description = "The signed-in person: sessions, API keys, export, deletion."),
+        (name = "notifications", description = "Check-ins by e-mail and signed webhooks."),
         (name = "activity", description = "The activity log."),
     )
 )]

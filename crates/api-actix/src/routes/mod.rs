@@ -11,6 +11,7 @@ pub mod health;
 pub mod integration;
 pub mod me;
 pub mod metrics;
+pub mod notifications;
 pub mod profile;
 pub mod reflect_preview;
 pub mod sessions;
@@ -40,7 +41,8 @@ pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
             actix::scope("/api/me")
                 .configure(me::configure)
                 .configure(sessions::configure)
-                .configure(api_keys::configure),
+                .configure(api_keys::configure)
+                .configure(notifications::configure),
         )
         .configure(activity::configure);
 }

@@ -55,6 +55,8 @@ keyed!(CheckInOrigin = domain::coaching::CheckInOrigin, key);
 keyed!(FoundationKey = domain::foundation::Foundation, key);
 keyed!(ActivitySource = domain::account::Source, key);
 keyed!(KeyScope = domain::account::KeyScope, key);
+keyed!(EventType = domain::notifications::EventType, key);
+keyed!(DeliveryStatus = domain::notifications::DeliveryStatus, key);
 
 #[cfg(test)]
 mod tests {

@@ -29,8 +29,11 @@ const NO_JSON_SUCCESS: &[&str] = &[
     "DELETE /api/me",
     "DELETE /api/me/api-keys/{id}",
     "DELETE /api/me/sessions/{id}",
+    "DELETE /api/me/webhooks/{id}",
     "DELETE /integration/task-mappings/{external_task_id}",
     "DELETE /integration/task-mappings/batch",
+    // 202 Accepted: the ping is queued.
+    "POST /api/me/webhooks/{id}/test",
     // The Prometheus text format.
     "GET /metrics",
 ];
@@ -982,6 +985,93 @@ async fn every_operation_answers_as_the_document_says() {
             Method::GET,
             &format!("/api/admin/activity?user_id={}", ada.user_id),
         ),
+    )
+    .await;
+
+    // Notifications: the e-mail setting (this server has no SMTP) and a webhook's life.
+    c.expect(
+        "GET /api/me/notifications",
+        200,
+        bearer(Method::GET, "/api/me/notifications"),
+    )
+    .await;
+    c.expect(
+        "PUT /api/me/notifications",
+        200,
+        bearer(Method::PUT, "/api/me/notifications").json(&json!({"email_checkins": false})),
+    )
+    .await;
+    c.expect(
+        "PUT /api/me/notifications",
+        409,
+        bearer(Method::PUT, "/api/me/notifications").json(&json!({"email_checkins": true})),
+    )
+    .await;
+    let webhooks = "POST /api/me/webhooks";
+    let hook = c
+        .expect(
+            webhooks,
+            201,
+            ada_browser(Method::POST, "/api/me/webhooks").json(&json!({
+                "url": "https://93.184.215.14/hook", "events": ["checkin.created", "ping"]
+            })),
+        )
+        .await;
+    c.expect(
+        webhooks,
+        422,
+        ada_browser(Method::POST, "/api/me/webhooks")
+            .json(&json!({"url": "https://127.0.0.1/", "events": ["ping"]})),
+    )
+    .await;
+    c.expect(
+        webhooks,
+        403,
+        bearer(Method::POST, "/api/me/webhooks")
+            .json(&json!({"url": "https://93.184.215.14/hook", "events": ["ping"]})),
+    )
+    .await;
+    c.expect(
+        "GET /api/me/webhooks",
+        200,
+        ada_browser(Method::GET, "/api/me/webhooks"),
+    )
+    .await;
+    let hook_path = format!("/api/me/webhooks/{}", hook["id"].as_str().unwrap());
+    c.expect(
+        "POST /api/me/webhooks/{id}/test",
+        202,
+        ada_browser(Method::POST, &format!("{hook_path}/test")),
+    )
+    .await;
+    c.expect(
+        "POST /api/me/webhooks/{id}/test",
+        404,
+        ada_browser(Method::POST, "/api/me/webhooks/nope/test"),
+    )
+    .await;
+    c.expect(
+        "GET /api/me/webhooks/{id}/deliveries",
+        200,
+        ada_browser(Method::GET, &format!("{hook_path}/deliveries?limit=5")),
+    )
+    .await;
+    c.expect(
+        "GET /api/me/webhooks/{id}/deliveries",
+        404,
+        ada_browser(Method::GET, "/api/me/webhooks/nope/deliveries"),
+    )
+    .await;
+    c.expect(
+        "DELETE /api/me/webhooks/{id}",
+        204,
+        ada_browser(Method::DELETE, &hook_path),
+    )
+    .await;
+    c.expect(
+        "DELETE /api/me/webhooks/{id}",
+        404,
+        ada_browser(Method::DELETE, &hook_path),
     )
     .await;
 

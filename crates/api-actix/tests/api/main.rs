@@ -26,6 +26,7 @@ mod journey;
 mod least_privilege;
 mod llm;
 mod metrics;
+mod notifications;
 mod openapi;
 mod profile;
 mod rate_limits;

@@ -25,6 +25,13 @@ const CONTRACT: &[&str] = &[
     "POST /api/me/api-keys",
     "GET /api/me/api-keys",
     "DELETE /api/me/api-keys/{id}",
+    "GET /api/me/notifications",
+    "PUT /api/me/notifications",
+    "POST /api/me/webhooks",
+    "GET /api/me/webhooks",
+    "DELETE /api/me/webhooks/{id}",
+    "POST /api/me/webhooks/{id}/test",
+    "GET /api/me/webhooks/{id}/deliveries",
     "GET /api/activity",
     "GET /api/activity/summary",
     "GET /api/admin/activity",
@@ -136,7 +143,8 @@ async fn every_error_response_has_the_error_schema_and_signed_in_routes_name_the
                     ("delete", "/api/me"),
                     ("get", "/api/me/export"),
                 ]
-                .contains(&(method.as_str(), path.as_str()));
+                .contains(&(method.as_str(), path.as_str()))
+                    || path.starts_with("/api/me/webhooks");
                 let expected: &[&str] = if session_only {
                     &["cookie"]
                 } else {

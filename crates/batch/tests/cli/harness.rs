@@ -160,6 +160,7 @@ pub async fn person(db: &Database, n: usize, locked: bool) -> UserId {
             revision: t.revision,
             reflection: vec![],
             completes: None,
+            events: vec![],
         })
         .await
         .unwrap();
@@ -172,6 +173,7 @@ pub async fn person(db: &Database, n: usize, locked: bool) -> UserId {
                 revision: affirmed.revision,
                 reflection: vec![],
                 completes: None,
+                events: vec![],
             })
             .await
             .unwrap();

@@ -4,6 +4,7 @@ use crate::clock::Clock;
 use crate::discovery::{Conversation, ConversationError, ExtractionDraft, Step};
 use crate::error::RepoError;
 use crate::ids::UserId;
+use crate::notifications;
 use crate::ports::{ConversationRepository, Extractor, ProfileRepository, ProfileWrite};
 use crate::profile::{Profile, ProfileEvent, TransitionError};
 use crate::services::model_retry::{ModelFailure, ask_with_one_retry};
@@ -172,6 +173,7 @@ where
         .map_err(CompleteError::ExtractorUnavailable)?;
 
         let now = self.clock.now();
+        let was_locked = existing.as_ref().is_some_and(|p| p.locked);
         let (transition, expected_version) = match existing {
             None => (Profile::extracted(user, extraction, now), None),
             Some(profile) => {
@@ -182,6 +184,12 @@ where
                 (t, Some(version))
             }
         };
+        let events = notifications::profile_events(
+            was_locked,
+            &transition.profile,
+            transition.revision.as_ref(),
+            now,
+        );
         self.profiles
             .write(ProfileWrite {
                 profile: transition.profile.clone(),
@@ -189,6 +197,7 @@ where
                 revision: transition.revision,
                 reflection: Vec::new(),
                 completes: Some((conversation.id, now)),
+                events,
             })
             .await?;
         Ok(transition.profile)
@@ -199,6 +208,7 @@ where
 mod tests {
     use super::*;
     use crate::discovery::{ClaimedSource, ExtractionDraft};
+    use crate::notifications::EventType;
     use crate::ports::{
         MockConversationRepository, MockExtractor, MockProfileRepository, ModelError,
     };
@@ -380,6 +390,8 @@ mod tests {
                         .long_term_goal_summary
                         .as_ref()
                         .is_some_and(|g| g.as_str() == "Start a library.")
+                    && w.events.len() == 1
+                    && w.events[0].event_type == EventType::ProfileRevised
             })
             .times(1)
             .returning(|_| Ok(None));

@@ -6,6 +6,7 @@ pub mod coaching;
 pub mod discovery;
 pub mod integration;
 mod model_retry;
+pub mod notifications;
 pub mod profile;
 
 pub use account::AccountService;
@@ -13,6 +14,7 @@ pub use coaching::CoachingService;
 pub use discovery::DiscoveryService;
 pub use integration::IntegrationService;
 pub use model_retry::ModelFailure;
+pub use notifications::NotificationService;
 pub use profile::ProfileService;
 
 #[cfg(test)]

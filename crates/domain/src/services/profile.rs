@@ -4,6 +4,7 @@ use crate::clock::Clock;
 use crate::coaching::derive_preferences;
 use crate::error::RepoError;
 use crate::ids::UserId;
+use crate::notifications;
 use crate::ports::{
     Coach, CoachRequest, PreferencesRepository, ProfileRepository, ProfileWrite,
     ReflectionRepository,
@@ -165,16 +166,24 @@ where
         if !transition.changed(&before) {
             return Ok(before);
         }
-        self.write(transition.clone(), version, Vec::new()).await?;
+        self.write(transition.clone(), before.locked, version, Vec::new())
+            .await?;
         Ok(transition.profile)
     }
 
     async fn write(
         &self,
         t: Transition,
+        was_locked: bool,
         expected_version: i64,
         reflection: Vec<ReflectionMessage>,
     ) -> Result<Option<Revision>, RepoError> {
+        let events = notifications::profile_events(
+            was_locked,
+            &t.profile,
+            t.revision.as_ref(),
+            self.clock.now(),
+        );
         self.profiles
             .write(ProfileWrite {
                 profile: t.profile,
@@ -182,6 +191,7 @@ where
                 revision: t.revision,
                 reflection,
                 completes: None,
+                events,
             })
             .await
     }
@@ -258,7 +268,11 @@ where
             });
         }
         let profile = transition.profile.clone();
-        let revision = self.write(transition, version, messages).await?;
+        // Reflection never locks or unlocks: the lock is what it was.
+        let was_locked = transition.profile.locked;
+        let revision = self
+            .write(transition, was_locked, version, messages)
+            .await?;
         Ok(ReflectionOutcome {
             reply,
             profile,
@@ -327,6 +341,7 @@ mod tests {
     use super::*;
     use crate::clock::FixedClock;
     use crate::coaching::{CoachingPreferences, CoachingStyle, PreferenceSource};
+    use crate::notifications::EventType;
     use crate::ports::{
         MockCoach, MockPreferencesRepository, MockProfileRepository, MockReflectionRepository,
         ModelError,
@@ -402,6 +417,9 @@ mod tests {
                     && w.revision
                         .as_ref()
                         .is_some_and(|r| r.origin == RevisionOrigin::ManualEdit)
+                    && w.events.len() == 1
+                    && w.events[0].event_type == EventType::ProfileRevised
+                    && w.events[0].payload.contains("\"origin\":\"manual_edit\"")
             })
             .times(1)
             .returning(|_| Ok(None));
@@ -467,7 +485,12 @@ mod tests {
         m.profiles
             .expect_write()
             .withf(|w| {
-                w.profile.locked && w.profile.affirmed_at == Some(NOW) && w.revision.is_none()
+                w.profile.locked
+                    && w.profile.affirmed_at == Some(NOW)
+                    && w.revision.is_none()
+                    && w.events.len() == 1
+                    && w.events[0].event_type == EventType::ProfileAffirmed
+                    && w.events[0].user_id == w.profile.user_id
             })
             .times(1)
             .returning(|_| Ok(None));

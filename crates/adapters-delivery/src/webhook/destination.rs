@@ -1,0 +1,165 @@
+//! Where a webhook may go: the resolver behind every connection, which keeps only public
+//! addresses, the same rule for URLs whose host is a literal IP (reqwest does not resolve those),
+//! and the check made when an endpoint is registered. The rule itself is the domain's
+//! [`is_public`].
+
+use std::error::Error;
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+
+use domain::notifications::WebhookUrlError;
+use domain::notifications::webhook::is_public;
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use url::{Host, Url};
+
+use super::TIMEOUT;
+
+/// A connection was refused because its host resolves only to addresses a request may not go to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the destination is not allowed: it resolves only to non-public addresses")]
+pub struct DestinationRefused;
+
+/// reqwest's DNS resolver for the webhook client: the system's resolution (tokio's
+/// `lookup_host`), less every address that is not public unless private ones are allowed. The
+/// connection is made only to what this returns, so a name that resolves to a private address
+/// at send time is refused even if it was public when the endpoint was registered.
+#[derive(Debug, Clone, Copy)]
+pub struct PublicResolver {
+    allow_private: bool,
+}
+
+impl PublicResolver {
+    #[must_use]
+    pub fn new(allow_private: bool) -> Self {
+        Self { allow_private }
+    }
+}
+
+impl Resolve for PublicResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let allow_private = self.allow_private;
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let resolved = lookup(&host).await?;
+            if resolved.is_empty() {
+                return Err(io::Error::new(io::ErrorKind::NotFound, "no address").into());
+            }
+            let allowed: Vec<SocketAddr> = resolved
+                .into_iter()
+                .filter(|ip| allow_private || is_public(*ip))
+                // Port 0: reqwest puts the URL's port (or the scheme's) in its place.
+                .map(|ip| SocketAddr::new(ip, 0))
+                .collect();
+            if allowed.is_empty() {
+                return Err(Box::new(DestinationRefused) as Box<dyn Error + Send + Sync>);
+            }
+            Ok(Box::new(allowed.into_iter()) as Addrs)
+        })
+    }
+}
+
+/// The addresses `host` resolves to, as the system resolver gives them.
+async fn lookup(host: &str) -> io::Result<Vec<IpAddr>> {
+    Ok(tokio::net::lookup_host((host, 0))
+        .await?
+        .map(|address| address.ip())
+        .collect())
+}
+
+/// Whether `url`'s host is a literal IP address a request may not go to (private ones not
+/// allowed). Names are left to the resolver.
+#[must_use]
+pub fn is_refused_literal(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Ipv4(ip)) => !is_public(IpAddr::V4(ip)),
+        Some(Host::Ipv6(ip)) => !is_public(IpAddr::V6(ip)),
+        Some(Host::Domain(_)) | None => false,
+    }
+}
+
+/// Whether `url` may be registered now: a literal IP is checked as it is, a name must resolve
+/// (within the attempt's time limit) and every address it resolves to must be public, unless
+/// `allow_private`. Every address, not just one: the connection may go to any of them.
+///
+/// # Errors
+/// [`WebhookUrlError::Unresolvable`] when the name does not resolve, [`WebhookUrlError::PrivateAddress`]
+/// when an address is not public.
+pub async fn check(url: &Url, allow_private: bool) -> Result<(), WebhookUrlError> {
+    let addresses = match url.host() {
+        Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
+        Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
+        Some(Host::Domain(name)) => tokio::time::timeout(TIMEOUT, lookup(name))
+            .await
+            .map_err(|_| WebhookUrlError::Unresolvable)?
+            .map_err(|_| WebhookUrlError::Unresolvable)?,
+        None => return Err(WebhookUrlError::NotAUrl),
+    };
+    if addresses.is_empty() {
+        return Err(WebhookUrlError::Unresolvable);
+    }
+    if !allow_private && !addresses.into_iter().all(is_public) {
+        return Err(WebhookUrlError::PrivateAddress);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(raw: &str) -> Url {
+        Url::parse(raw).unwrap()
+    }
+
+    #[test]
+    fn literal_private_addresses_are_refused_and_names_left_to_the_resolver() {
+        for refused in [
+            "http://127.0.0.1:8080/",
+            "https://10.1.2.3/",
+            "https://[::1]/",
+            "https://[::ffff:192.168.0.1]/",
+            "https://169.254.169.254/latest/meta-data",
+        ] {
+            assert!(is_refused_literal(&url(refused)), "{refused}");
+        }
+        for passed in [
+            "https://93.184.215.14/",
+            "https://[2606:4700::6810:85e5]/",
+            "https://localhost/",
+            "https://hooks.example.com/",
+        ] {
+            assert!(!is_refused_literal(&url(passed)), "{passed}");
+        }
+    }
+
+    #[tokio::test]
+    async fn literal_addresses_are_checked_without_resolving() {
+        assert_eq!(
+            check(&url("https://10.0.0.1/"), false).await,
+            Err(WebhookUrlError::PrivateAddress)
+        );
+        assert_eq!(check(&url("https://10.0.0.1/"), true).await, Ok(()));
+        assert_eq!(check(&url("https://93.184.215.14/"), false).await, Ok(()));
+    }
+
+    #[tokio::test]
+    async fn the_resolver_drops_private_addresses_unless_allowed() {
+        let refused = PublicResolver::new(false)
+            .resolve("localhost".parse().unwrap())
+            .await
+            .err()
+            .expect("localhost is refused");
+        assert!(refused.downcast_ref::<DestinationRefused>().is_some());
+        let allowed: Vec<SocketAddr> = PublicResolver::new(true)
+            .resolve("localhost".parse().unwrap())
+            .await
+            .unwrap()
+            .collect();
+        assert!(!allowed.is_empty());
+        assert!(
+            allowed
+                .iter()
+                .all(|a| a.ip().is_loopback() && a.port() == 0)
+        );
+    }
+}

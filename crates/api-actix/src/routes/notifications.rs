@@ -1,0 +1,251 @@
+//! `/api/me/notifications` and `/api/me/webhooks`: the e-mail setting, and webhook endpoints —
+//! registered (the secret shown once), listed, deleted, tested, with their delivery log.
+
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use domain::ids::WebhookId;
+use domain::notifications::WebhookSecret;
+use domain::services::notifications::{RegisterWebhookError, SetEmailError};
+
+use crate::activity::Action;
+use crate::auth::{Caller, secrets};
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::ApiJson;
+use crate::requests::notifications::{NotificationSettingsRequest, WebhookRequest};
+use crate::requests::page::PageQuery;
+use crate::state::AppState;
+use crate::views::notifications::{
+    DeliveryPage, NotificationSettingsView, WebhookCreatedView, WebhookView,
+};
+
+/// Mounted under `/api/me` (see `routes::configure`).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/notifications", web::get().to(settings))
+        .route("/notifications", web::put().to(put_settings))
+        .route("/webhooks", web::post().to(create))
+        .route("/webhooks", web::get().to(list))
+        .route("/webhooks/{id}", web::delete().to(delete))
+        .route("/webhooks/{id}/test", web::post().to(test))
+        .route("/webhooks/{id}/deliveries", web::get().to(deliveries));
+}
+
+impl From<SetEmailError> for ApiError {
+    fn from(e: SetEmailError) -> Self {
+        match e {
+            SetEmailError::Unavailable => Self::Conflict {
+                code: "email_unavailable",
+                message: "This server sends no e-mail (SMTP_URL is not set).",
+            },
+            SetEmailError::Repo(e) => e.into(),
+        }
+    }
+}
+
+impl From<RegisterWebhookError> for ApiError {
+    fn from(e: RegisterWebhookError) -> Self {
+        match e {
+            RegisterWebhookError::Url(why) => Self::invalid("url", why),
+            RegisterWebhookError::TooMany => Self::Conflict {
+                code: "too_many_webhooks",
+                message: "A person has at most 10 webhooks; delete one first.",
+            },
+            RegisterWebhookError::Repo(e) => e.into(),
+        }
+    }
+}
+
+/// The account's e-mail address, for the setting's view.
+async fn email_of(state: &AppState, caller: &Caller) -> Result<String, ApiError> {
+    let user = state
+        .accounts
+        .user(caller.user_id)
+        .await?
+        .ok_or(ApiError::Unauthenticated)?;
+    Ok(user.email.as_str().to_owned())
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/me/notifications",
+    tag = "notifications",
+    summary = "Whether check-ins come by e-mail.",
+    responses(
+        (status = 200, description = "The setting.", body = NotificationSettingsView),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn settings(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let settings = state.notifications.settings(caller.user_id).await?;
+    let email = email_of(&state, &caller).await?;
+    Ok(HttpResponse::Ok().json(NotificationSettingsView::new(
+        &settings,
+        &email,
+        state.email_available(),
+    )))
+}
+
+#[utoipa::path(
+    put,
+    path = "/api/me/notifications",
+    tag = "notifications",
+    summary = "Turn check-ins by e-mail on or off.",
+    request_body = NotificationSettingsRequest,
+    responses(
+        (status = 200, description = "The setting.", body = NotificationSettingsView),
+        (status = 409, description = "`email_unavailable`: this server sends no e-mail.", body = ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn put_settings(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: ApiJson<NotificationSettingsRequest>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("notifications.update"));
+    let settings = state
+        .notifications
+        .set_email(caller.user_id, body.email_checkins, state.email_available())
+        .await?;
+    let email = email_of(&state, &caller).await?;
+    Ok(HttpResponse::Ok().json(NotificationSettingsView::new(
+        &settings,
+        &email,
+        state.email_available(),
+    )))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/me/webhooks",
+    tag = "notifications",
+    summary = "Register a webhook endpoint.",
+    request_body = WebhookRequest,
+    responses(
+        (status = 201, description = "The endpoint with its secret, shown this once.", body = WebhookCreatedView),
+        (status = 409, description = "`too_many_webhooks`: already 10.", body = ErrorBody),
+    ),
+    security(("cookie" = [])),
+)]
+pub(crate) async fn create(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: ApiJson<WebhookRequest>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("webhook.create"));
+    let registration = body.registration()?;
+    let secret = secrets::new_webhook_secret()
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
+    let webhook = state
+        .notifications
+        .register(caller.user_id, registration, WebhookSecret::new(secret))
+        .await?;
+    Ok(HttpResponse::Created().json(WebhookCreatedView::from(&webhook)))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/me/webhooks",
+    tag = "notifications",
+    summary = "The caller's webhook endpoints (never the secrets), newest first.",
+    responses(
+        (status = 200, description = "The endpoints.", body = [WebhookView]),
+    ),
+    security(("cookie" = [])),
+)]
+pub(crate) async fn list(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let webhooks = state.notifications.webhooks(caller.user_id).await?;
+    let items: Vec<WebhookView> = webhooks.iter().map(Into::into).collect();
+    Ok(HttpResponse::Ok().json(items))
+}
+
+/// The endpoint id of the path; any other value finds nothing.
+fn webhook_id(raw: &str) -> Result<WebhookId, ApiError> {
+    raw.parse().map_err(|_| ApiError::NotFound)
+}
+
+#[utoipa::path(
+    delete,
+    path = "/api/me/webhooks/{id}",
+    tag = "notifications",
+    summary = "Delete a webhook endpoint and its delivery log.",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    responses(
+        (status = 204, description = "Deleted."),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+    ),
+    security(("cookie" = [])),
+)]
+pub(crate) async fn delete(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("webhook.delete"));
+    let id = webhook_id(&id)?;
+    if !state.notifications.delete(caller.user_id, id).await? {
+        return Err(ApiError::NotFound);
+    }
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/me/webhooks/{id}/test",
+    tag = "notifications",
+    summary = "Queue a `ping` event to this endpoint.",
+    params(("id" = String, Path, description = "The endpoint's id.")),
+    responses(
+        (status = 202, description = "Queued; its delivery appears in the log."),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+    ),
+    security(("cookie" = [])),
+)]
+pub(crate) async fn test(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("webhook.test"));
+    let id = webhook_id(&id)?;
+    if !state.notifications.test(caller.user_id, id).await? {
+        return Err(ApiError::NotFound);
+    }
+    Ok(HttpResponse::Accepted().finish())
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/me/webhooks/{id}/deliveries",
+    tag = "notifications",
+    summary = "The endpoint's delivery log, newest first.",
+    params(("id" = String, Path, description = "The endpoint's id."), PageQuery),
+    responses(
+        (status = 200, description = "A page.", body = DeliveryPage),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+    ),
+    security(("cookie" = [])),
+)]
+pub(crate) async fn deliveries(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<String>,
+    params: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = webhook_id(&id)?;
+    let (limit, before) = params.parse()?;
+    let page = state
+        .notifications
+        .deliveries(caller.user_id, id, limit, before)
+        .await?
+        .ok_or(ApiError::NotFound)?;
+    Ok(HttpResponse::Ok().json(DeliveryPage::from(&page)))
+}

@@ -1,0 +1,15 @@
+//! Notifications: the events a change writes to the outbox in its own transaction, the person's
+//! webhook endpoints and e-mail setting, and the deliveries of each event with their retries.
+
+pub mod delivery;
+pub mod event;
+pub mod settings;
+pub mod webhook;
+
+pub use delivery::{Channel, Delivery, DeliveryOutcome, DeliveryStatus, RETRY_SCHEDULE};
+pub use event::{EventType, OutboxEvent, profile_events};
+pub use settings::NotificationSettings;
+pub use webhook::{
+    DISABLE_AFTER_FAILURES, MAX_WEBHOOKS_PER_USER, NewWebhook, Webhook, WebhookSecret, WebhookUrl,
+    WebhookUrlError,
+};

@@ -1,0 +1,255 @@
+//! A person's webhook endpoints: where events go, which events, and the secret that signs them.
+//! The address rules (https; no private, loopback, link-local or multicast address) are checked
+//! here on the URL as written; the delivery adapter checks every resolved address again on each
+//! connection, since a name may point anywhere later.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use time::OffsetDateTime;
+use url::{Host, Url};
+
+use super::EventType;
+use crate::ids::{UserId, WebhookId};
+
+/// At most this many endpoints per person.
+pub const MAX_WEBHOOKS_PER_USER: usize = 10;
+/// An endpoint whose last this many deliveries all failed is disabled.
+pub const DISABLE_AFTER_FAILURES: u32 = 20;
+/// The longest URL accepted.
+pub const URL_MAX_CHARS: usize = 2_000;
+
+/// An endpoint URL that passed the rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookUrl(Url);
+
+/// Why a URL is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WebhookUrlError {
+    #[error("is not a URL")]
+    NotAUrl,
+    #[error("must be at most {URL_MAX_CHARS} characters")]
+    TooLong,
+    #[error("must be an https:// URL")]
+    NotHttps,
+    #[error("must not contain credentials")]
+    Credentials,
+    #[error("must not point to a private, loopback, link-local or multicast address")]
+    PrivateAddress,
+    /// The host name does not resolve (checked when the endpoint is registered).
+    #[error("names a host that does not resolve")]
+    Unresolvable,
+}
+
+impl WebhookUrl {
+    /// Checks `raw`: an absolute `https` URL (also `http` when `allow_private`) without
+    /// credentials whose host, when it is an IP address, is public (any when `allow_private`).
+    /// The fragment is dropped.
+    ///
+    /// # Errors
+    /// [`WebhookUrlError`] naming the broken rule.
+    pub fn parse(raw: &str, allow_private: bool) -> Result<Self, WebhookUrlError> {
+        if raw.chars().count() > URL_MAX_CHARS {
+            return Err(WebhookUrlError::TooLong);
+        }
+        let mut url = Url::parse(raw.trim()).map_err(|_| WebhookUrlError::NotAUrl)?;
+        match url.scheme() {
+            "https" => {}
+            "http" if allow_private => {}
+            _ => return Err(WebhookUrlError::NotHttps),
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(WebhookUrlError::Credentials);
+        }
+        let public = match url.host() {
+            None => return Err(WebhookUrlError::NotAUrl),
+            Some(Host::Ipv4(ip)) => is_public(IpAddr::V4(ip)),
+            Some(Host::Ipv6(ip)) => is_public(IpAddr::V6(ip)),
+            Some(Host::Domain(name)) => !is_local_name(name),
+        };
+        if !public && !allow_private {
+            return Err(WebhookUrlError::PrivateAddress);
+        }
+        url.set_fragment(None);
+        Ok(Self(url))
+    }
+
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+
+    #[must_use]
+    pub fn url(&self) -> &Url {
+        &self.0
+    }
+}
+
+/// Whether a request may go to `ip` when private destinations are not allowed: not loopback,
+/// private (RFC 1918, unique-local), link-local, multicast, unspecified, shared (CGNAT),
+/// documentation or broadcast, nor an IPv4 address mapped or translated into IPv6.
+#[must_use]
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => is_public_v4(v4),
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public_v4(v4);
+            }
+            let first = v6.segments()[0];
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
+                || (first & 0xffc0) == 0xfe80 // link-local fe80::/10
+                || (first & 0xffc0) == 0xfec0 // site-local (deprecated) fec0::/10
+                || v6.segments()[..6] == [0x64, 0xff9b, 0, 0, 0, 0] // NAT64 64:ff9b::/96
+                || (first == 0x2001 && v6.segments()[1] == 0x0db8) // documentation
+                || v6 == Ipv6Addr::new(0, 0, 0, 0, 0, 0, 0, 0))
+        }
+    }
+}
+
+fn is_public_v4(ip: Ipv4Addr) -> bool {
+    let [a, b, ..] = ip.octets();
+    !(ip.is_loopback()
+        || ip.is_private()
+        || ip.is_link_local()
+        || ip.is_multicast()
+        || ip.is_broadcast()
+        || ip.is_unspecified()
+        || ip.is_documentation()
+        || a == 0
+        || (a == 100 && (64..128).contains(&b)) // shared address space (CGNAT)
+        || (a == 192 && b == 0 && ip.octets()[2] == 0) // IETF protocol assignments
+        || (a == 198 && (b == 18 || b == 19)) // benchmarking
+        || a >= 240) // reserved
+}
+
+/// Names that always mean this machine or its network, whatever a resolver says.
+fn is_local_name(name: &str) -> bool {
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name.ends_with(".local")
+        || name.ends_with(".internal")
+}
+
+/// The signing secret: `whsec_` and the base64 of 32 random bytes. Its `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct WebhookSecret(String);
+
+impl WebhookSecret {
+    pub const PREFIX: &'static str = "whsec_";
+
+    /// Wraps a secret made by the caller (`whsec_` + base64 of random bytes).
+    #[must_use]
+    pub fn new(secret: String) -> Self {
+        Self(secret)
+    }
+
+    #[must_use]
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for WebhookSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WebhookSecret([REDACTED])")
+    }
+}
+
+/// An endpoint as registered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Webhook {
+    pub id: WebhookId,
+    pub user_id: UserId,
+    pub url: WebhookUrl,
+    /// The events it receives (a `ping` always reaches it).
+    pub events: Vec<EventType>,
+    pub secret: WebhookSecret,
+    pub created_at: OffsetDateTime,
+    pub disabled_at: Option<OffsetDateTime>,
+    /// Deliveries that failed since the last success.
+    pub failures_in_a_row: u32,
+}
+
+/// What a person asks to register.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewWebhook {
+    pub url: WebhookUrl,
+    pub events: Vec<EventType>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn https_urls_to_public_hosts_are_accepted() {
+        for ok in [
+            "https://hooks.example.com/discovery",
+            "https://93.184.215.14/x",
+            "https://[2606:4700::6810:85e5]/x",
+            "https://example.com:8443/x?y=1#fragment",
+        ] {
+            let url = WebhookUrl::parse(ok, false).unwrap();
+            assert!(!url.as_str().contains('#'), "{url:?}");
+        }
+    }
+
+    #[test]
+    fn private_loopback_link_local_and_plain_http_are_refused_unless_allowed() {
+        for (bad, why) in [
+            ("http://hooks.example.com/", WebhookUrlError::NotHttps),
+            ("ftp://hooks.example.com/", WebhookUrlError::NotHttps),
+            ("https://127.0.0.1/", WebhookUrlError::PrivateAddress),
+            ("https://10.0.0.1/", WebhookUrlError::PrivateAddress),
+            ("https://172.16.5.4/", WebhookUrlError::PrivateAddress),
+            ("https://192.168.1.1/", WebhookUrlError::PrivateAddress),
+            ("https://169.254.169.254/", WebhookUrlError::PrivateAddress),
+            ("https://100.64.0.1/", WebhookUrlError::PrivateAddress),
+            ("https://0.0.0.0/", WebhookUrlError::PrivateAddress),
+            ("https://224.0.0.1/", WebhookUrlError::PrivateAddress),
+            ("https://[::1]/", WebhookUrlError::PrivateAddress),
+            ("https://[fe80::1]/", WebhookUrlError::PrivateAddress),
+            ("https://[fd00::1]/", WebhookUrlError::PrivateAddress),
+            (
+                "https://[::ffff:127.0.0.1]/",
+                WebhookUrlError::PrivateAddress,
+            ),
+            (
+                "https://[::ffff:10.1.2.3]/",
+                WebhookUrlError::PrivateAddress,
+            ),
+            ("https://localhost/", WebhookUrlError::PrivateAddress),
+            ("https://api.localhost./", WebhookUrlError::PrivateAddress),
+            // Decimal and short forms are IPv4 to the WHATWG parser.
+            ("https://2130706433/", WebhookUrlError::PrivateAddress),
+            ("https://127.1/", WebhookUrlError::PrivateAddress),
+            ("https://user:pw@example.com/", WebhookUrlError::Credentials),
+            ("not a url", WebhookUrlError::NotAUrl),
+            ("/relative", WebhookUrlError::NotAUrl),
+        ] {
+            assert_eq!(WebhookUrl::parse(bad, false), Err(why), "{bad}");
+        }
+        for allowed in [
+            "http://127.0.0.1:8080/hook",
+            "https://[::1]/",
+            "https://10.0.0.1/",
+        ] {
+            assert!(WebhookUrl::parse(allowed, true).is_ok(), "{allowed}");
+        }
+        let long = format!("https://example.com/{}", "a".repeat(URL_MAX_CHARS));
+        assert_eq!(
+            WebhookUrl::parse(&long, true),
+            Err(WebhookUrlError::TooLong)
+        );
+    }
+
+    #[test]
+    fn the_secret_never_reaches_debug_output() {
+        let secret = WebhookSecret::new("whsec_c2VjcmV0".to_owned());
+        assert!(!format!("{secret:?}").contains("c2VjcmV0"));
+    }
+}
