@@ -37,6 +37,10 @@ bench:
 bench-checkins users="100000":
     TEST_DATABASE_URL={{pg_url}} BENCH_USERS={{users}} cargo bench -p batch --bench checkins
 
+# The cost of check-in e-mails: checkins + deliver to a loopback SMTP server vs checkins alone.
+bench-deliveries users="10000":
+    TEST_DATABASE_URL={{pg_url}} BENCH_USERS={{users}} cargo bench -p batch --bench deliveries
+
 # HTTP benchmarks against raw-database baselines (wrk on loopback; PostgreSQL too).
 bench-http seconds="10":
     BENCH_SECONDS={{seconds}} TEST_DATABASE_URL={{pg_url}} cargo bench -p api-actix --bench http

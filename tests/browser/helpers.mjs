@@ -5,6 +5,8 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 
 export const BASE = process.env.BASE_URL || 'http://127.0.0.1:8011';
+/** A second service that has e-mail (SMTP_URL set) and no delivery worker; null when not started. */
+export const MAIL_BASE = process.env.MAIL_BASE_URL || null;
 export const SHOTS = process.env.SCREENSHOTS || null;
 export const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -52,12 +54,12 @@ export async function shot(p, name) {
   await p.screenshot({ path: path.join(SHOTS, `${name}-${width < 600 ? 'phone' : 'desktop'}.png`), fullPage: true });
 }
 
-/** Signs in on the sign-in page's dev login form and waits for the home page. */
-export async function devLogin(p, email) {
-  await p.goto(`${BASE}/login`);
+/** Signs in on the sign-in page's dev login form (of the service at `base`) and waits for the home page. */
+export async function devLogin(p, email, base = BASE) {
+  await p.goto(`${base}/login`);
   await p.locator('#dev').waitFor({ state: 'visible' });
   await p.fill('#dev-email', email);
-  await Promise.all([p.waitForURL(`${BASE}/`), p.click('#dev-form button[type="submit"]')]);
+  await Promise.all([p.waitForURL(`${base}/`), p.click('#dev-form button[type="submit"]')]);
 }
 
 export async function idle(p) {
@@ -66,13 +68,14 @@ export async function idle(p) {
 
 /**
  * The API as the person signed in to `context`: its cookies, and the Origin of the service (the
- * CSRF check wants it on unsafe requests). Each call resolves to `{status, body}`.
+ * CSRF check wants it on unsafe requests). Each call resolves to `{status, body}`. Cookies do not
+ * tell ports apart: a context talks to one service only.
  */
-export function apiAs(context) {
+export function apiAs(context, base = BASE) {
   const call = async (method, url, data) => {
-    const response = await context.request.fetch(`${BASE}${url}`, {
+    const response = await context.request.fetch(`${base}${url}`, {
       method,
-      headers: { Origin: BASE, Accept: 'application/json' },
+      headers: { Origin: base, Accept: 'application/json' },
       ...(data === undefined ? {} : { data }),
     });
     const text = await response.text();

@@ -5,7 +5,10 @@
 #   bash tests/browser/run.sh            # from anywhere; builds the service (debug) first
 #
 # Every *.test.mjs here runs, one file after another (each with its own people): the journey,
-# accessibility (a11y), the account's data flows and the profile's conflicts in two tabs.
+# accessibility (a11y), the account's data flows, the profile's conflicts in two tabs, and
+# notifications (the e-mail setting, webhooks, a check-in's link).
+# A second service runs beside the first (MAIL_BASE_URL) with e-mail configured (SMTP_URL; nothing
+# listens there and nothing is sent) and DELIVERY_WORKER=false, for what needs e-mail turned on.
 # Screenshots of every page (phone 390 px and desktop 1280 px) go to docs/screenshots/, or to
 # SCREENSHOTS=<dir> (CI points it elsewhere so a run leaves the tree clean).
 # Environment: CARGO_TARGET_DIR is honoured; DISCOVERY_API=<path> skips the build.
@@ -29,39 +32,58 @@ if [ -z "${DISCOVERY_API:-}" ]; then
 fi
 
 work="$(mktemp -d)"
-server_pid=""
+server_pids=()
 cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  for pid in "${server_pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+# Two free ports, held together so that they differ.
+read -r port mail_port < <(node -e 'const n=require("net");const a=n.createServer(),b=n.createServer();
+a.listen(0,"127.0.0.1",()=>b.listen(0,"127.0.0.1",()=>{console.log(a.address().port,b.address().port);a.close();b.close()}))')
 base="http://127.0.0.1:$port"
+mail_base="http://127.0.0.1:$mail_port"
 
-DATABASE_URL="sqlite://$work/browser.db" \
-BIND_ADDR="127.0.0.1:$port" \
-PUBLIC_BASE_URL="$base" \
-AUTH_DEV_LOGIN=true \
-LLM_PROVIDER=offline \
-WEB_DIR="$root/web" \
-RUST_LOG="${RUST_LOG:-warn}" \
-  "$DISCOVERY_API" --dev >"$work/server.log" 2>&1 &
-server_pid=$!
+# start <name> <port> [VAR=value...]: the service over its own SQLite database, log in $work/<name>.log.
+start() {
+  local name="$1" at="$2"
+  shift 2
+  env DATABASE_URL="sqlite://$work/$name.db" \
+    BIND_ADDR="127.0.0.1:$at" \
+    PUBLIC_BASE_URL="http://127.0.0.1:$at" \
+    AUTH_DEV_LOGIN=true \
+    LLM_PROVIDER=offline \
+    WEB_DIR="$root/web" \
+    RUST_LOG="${RUST_LOG:-warn}" \
+    "$@" "$DISCOVERY_API" --dev >"$work/$name.log" 2>&1 &
+  server_pids+=("$!")
+}
 
-for _ in $(seq 100); do
-  if curl -fsS "$base/readyz" >/dev/null 2>&1; then break; fi
-  if ! kill -0 "$server_pid" 2>/dev/null; then cat "$work/server.log"; exit 1; fi
-  sleep 0.2
-done
+# ready <name> <base> <pid>: waits for /readyz, or stops with the service's log.
+ready() {
+  for _ in $(seq 100); do
+    if curl -fsS "$2/readyz" >/dev/null 2>&1; then return 0; fi
+    if ! kill -0 "$3" 2>/dev/null; then cat "$work/$1.log"; exit 1; fi
+    sleep 0.2
+  done
+  echo "the $1 service did not become ready"; cat "$work/$1.log"; exit 1
+}
+
+start server "$port"
+start mail "$mail_port" SMTP_URL="smtp://127.0.0.1:2525" SMTP_FROM="Discovery <discovery@example.org>" DELIVERY_WORKER=false
+ready server "$base" "${server_pids[0]}"
+ready mail "$mail_base" "${server_pids[1]}"
 
 shots="${SCREENSHOTS:-$root/docs/screenshots}"
 mkdir -p "$shots"
 status=0
-BASE_URL="$base" SCREENSHOTS="$shots" \
+BASE_URL="$base" MAIL_BASE_URL="$mail_base" SCREENSHOTS="$shots" \
   node --test --test-concurrency=1 "$here"/*.test.mjs || status=$?
 if [ "$status" -ne 0 ]; then
-  echo "--- service log (tail) ---"
-  tail -n 50 "$work/server.log"
+  for name in server mail; do
+    echo "--- $name service log (tail) ---"
+    tail -n 50 "$work/$name.log"
+  done
 fi
 exit "$status"

@@ -1,5 +1,6 @@
 // The account: who you are, where you are signed in (revoke), personal API keys (shown once on
-// creation; revoke), the activity log, the export and deleting the account.
+// creation; revoke), check-ins by e-mail, webhook endpoints (the signing secret shown once on
+// creation; a test, the delivery log, delete), the activity log, the export and deleting the account.
 import { api, ApiError, signOut } from './api.js';
 import { el, fill, initPage, notice, explain, when } from './ui.js';
 
@@ -68,6 +69,245 @@ async function loadKeys() {
       revoke);
   }) : el('li', { class: 'muted', text: 'No keys yet.' }));
 }
+
+/**
+ * Runs `action` with `control` disabled meanwhile, and gives the focus back to it afterwards if
+ * it had it and nothing else took it (a focused control that is disabled loses the focus).
+ */
+async function holding(control, action) {
+  const focused = document.activeElement === control;
+  control.disabled = true;
+  try {
+    return await action();
+  } finally {
+    control.disabled = false;
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (focused && lost && control.isConnected) control.focus();
+  }
+}
+
+function renderNotifications(settings) {
+  const box = document.getElementById('email-checkins');
+  box.checked = settings.email_checkins;
+  box.disabled = !settings.email_available;
+  document.getElementById('email-checkins-hint').textContent = settings.email_available
+    ? `Sent to ${settings.email}, with a link to answer it here. Every e-mail has a one-click unsubscribe.`
+    : `This server does not send e-mail (its operator has not set it up), so this cannot be turned on. Check-ins would go to ${settings.email}.`;
+}
+
+async function loadNotifications() {
+  renderNotifications(await api.get('/api/me/notifications'));
+}
+
+document.getElementById('email-checkins').addEventListener('change', async (event) => {
+  const box = event.target;
+  const wanted = box.checked;
+  let settings = null;
+  let failure = null;
+  await holding(box, async () => {
+    try {
+      settings = await api.put('/api/me/notifications', { email_checkins: wanted });
+    } catch (error) {
+      failure = error;
+    }
+  });
+  if (settings) {
+    renderNotifications(settings);
+    notice(settings.email_checkins
+      ? `Each new check-in will be e-mailed to ${settings.email}.`
+      : 'Check-ins are no longer e-mailed to you.');
+    return;
+  }
+  box.checked = !wanted;
+  notice(explain(failure), 'error');
+  // The server stopped sending e-mail meanwhile: show the setting as it now is (disabled).
+  if (failure instanceof ApiError && failure.code === 'email_unavailable') await loadNotifications().catch(() => {});
+});
+
+const DELIVERY_STATUS = { pending: 'Pending', delivered: 'Delivered', failed: 'Failed' };
+const DELIVERY_LOG_SIZE = 10;
+
+/** "must be an https:// URL" → "Must be an https:// URL." */
+function sentence(text) {
+  const t = String(text || '').trim();
+  if (!t) return '';
+  return t[0].toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? '' : '.');
+}
+
+const WEBHOOK_FIELDS = {
+  url: { error: 'webhook-url-error', focus: () => document.getElementById('webhook-url') },
+  events: { error: 'webhook-events-error', focus: () => document.querySelector('#webhook-events input') },
+};
+
+/** Clears the webhook form's errors, or shows `fields` (`{url, events}`) and `general`. */
+function webhookErrors(fields = {}, general = '') {
+  for (const [name, spec] of Object.entries(WEBHOOK_FIELDS)) {
+    document.getElementById(spec.error).textContent = fields[name] || '';
+  }
+  const url = document.getElementById('webhook-url');
+  if (fields.url) url.setAttribute('aria-invalid', 'true'); else url.removeAttribute('aria-invalid');
+  document.getElementById('webhook-error').textContent = general;
+  const first = Object.keys(WEBHOOK_FIELDS).find((name) => fields[name]);
+  if (first) WEBHOOK_FIELDS[first].focus().focus();
+}
+
+function deliveryRow(delivery) {
+  let status = DELIVERY_STATUS[delivery.status] || delivery.status;
+  if (delivery.status === 'pending' && delivery.next_attempt_at && delivery.attempt > 0) {
+    status += ` · next try ${short(delivery.next_attempt_at)}`;
+  }
+  const answer = [delivery.response_status === null || delivery.response_status === undefined
+    ? null : `HTTP ${delivery.response_status}`, delivery.error].filter(Boolean).join(' · ');
+  return el('tr', { class: `delivery ${delivery.status}`, 'data-event': delivery.event_type },
+    el('td', { class: 'nowrap', text: short(delivery.last_attempt_at || delivery.created_at) }),
+    el('td', null, el('code', { text: delivery.event_type })),
+    el('td', { class: 'delivery-status', text: status }),
+    el('td', { class: 'num', text: String(delivery.attempt) }),
+    el('td', { class: 'delivery-answer', text: answer || '—' }));
+}
+
+function renderWebhook(webhook) {
+  const captionId = `deliveries-caption-${webhook.id}`;
+  const rows = el('tbody', { id: `deliveries-${webhook.id}` });
+  const more = el('p', { class: 'hint', hidden: true, text: `The newest ${DELIVERY_LOG_SIZE} are shown.` });
+  let loading = null;
+  const loadLog = async () => {
+    const sequence = (loading = Symbol('log'));
+    const page = await api.get(`/api/me/webhooks/${webhook.id}/deliveries?limit=${DELIVERY_LOG_SIZE}`);
+    if (sequence !== loading) return;
+    fill(rows, page.items.length ? page.items.map(deliveryRow)
+      : el('tr', null, el('td', { colspan: '5', class: 'muted', text: 'Nothing sent yet.' })));
+    more.hidden = !page.next_cursor;
+  };
+  const log = el('details', { class: 'delivery-log' },
+    el('summary', { text: 'Delivery log', 'aria-label': `Delivery log of ${webhook.url}` }),
+    el('div', { class: 'table-wrap', role: 'region', 'aria-labelledby': captionId },
+      el('table', null,
+        el('caption', { class: 'muted', id: captionId, text: `Deliveries to ${webhook.url}, newest first` }),
+        el('thead', null, el('tr', null,
+          el('th', { scope: 'col', text: 'When' }), el('th', { scope: 'col', text: 'Event' }),
+          el('th', { scope: 'col', text: 'Status' }), el('th', { scope: 'col', class: 'num', text: 'Attempts' }),
+          el('th', { scope: 'col', text: 'Answer' }))),
+        rows)),
+    more);
+  log.addEventListener('toggle', () => {
+    if (log.open) loadLog().catch((error) => notice(explain(error), 'error'));
+  });
+
+  const test = el('button', { type: 'button', class: 'secondary test-webhook', text: 'Send test',
+    'aria-label': `Send test to ${webhook.url}` });
+  test.addEventListener('click', () => holding(test, async () => {
+    try {
+      await api.post(`/api/me/webhooks/${webhook.id}/test`);
+      if (log.open) await loadLog(); else log.open = true; // opening it loads it
+      notice(`A test (ping) is on its way to ${webhook.url}; its delivery log shows how it went.`);
+    } catch (error) {
+      notice(explain(error), 'error');
+    }
+  }));
+
+  const remove = el('button', { type: 'button', class: 'secondary delete-webhook', text: 'Delete',
+    'aria-label': `Delete webhook ${webhook.url}` });
+  const questionId = `delete-q-${webhook.id}`;
+  const yes = el('button', { type: 'button', class: 'danger confirm-delete', text: 'Yes, delete it' });
+  const confirmBox = el('div', { class: 'card delete-confirm', hidden: true, role: 'group', 'aria-labelledby': questionId },
+    el('p', { id: questionId, text: `Delete the webhook to ${webhook.url}? Nothing more is sent to it, and its delivery log goes too.` }),
+    el('div', { class: 'actions' }, yes,
+      el('button', { type: 'button', class: 'secondary', text: 'Keep it',
+        onclick: () => { confirmBox.hidden = true; remove.focus(); } })));
+  remove.addEventListener('click', () => { confirmBox.hidden = false; yes.focus(); });
+
+  const item = el('li', { class: 'webhook', 'data-id': webhook.id },
+    el('div', { class: 'row' },
+      el('span', null, el('strong', { class: 'webhook-url', text: webhook.url }),
+        webhook.disabled_at ? [' ', el('span', { class: 'badge warn', text: 'disabled' })] : null, el('br'),
+        el('span', { class: 'webhook-events', text: `Events: ${webhook.events.join(', ')}` }), el('br'),
+        el('span', { class: 'muted', text: webhook.disabled_at
+          ? `Added ${when(webhook.created_at)} · disabled ${when(webhook.disabled_at)}: its last 20 deliveries all failed`
+          : `Added ${when(webhook.created_at)}` })),
+      el('span', { class: 'actions' }, test, remove)),
+    confirmBox, log);
+
+  yes.addEventListener('click', () => holding(yes, async () => {
+    try {
+      await api.delete(`/api/me/webhooks/${webhook.id}`);
+      // The keyboard goes on to the next endpoint's first button, or to the form.
+      const next = item.nextElementSibling?.querySelector('button') || item.previousElementSibling?.querySelector('button');
+      item.remove();
+      // Its secret, if it is still shown, is of no use any more.
+      const shown = document.getElementById('new-webhook-box');
+      if (shown && shown.dataset.id === webhook.id) shown.remove();
+      if (!document.querySelector('#webhooks li.webhook')) await loadWebhooks();
+      (next || document.getElementById('webhook-url')).focus();
+      notice(`The webhook to ${webhook.url} is deleted.`);
+    } catch (error) {
+      notice(explain(error), 'error');
+    }
+  }));
+  return item;
+}
+
+async function loadWebhooks() {
+  const webhooks = await api.get('/api/me/webhooks');
+  fill(document.getElementById('webhooks'), webhooks.length ? webhooks.map(renderWebhook)
+    : el('li', { class: 'muted', id: 'no-webhooks', text: 'No webhooks yet.' }));
+}
+
+document.getElementById('webhook-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const input = document.getElementById('webhook-url');
+  const button = event.submitter || event.target.querySelector('button[type="submit"]');
+  const url = input.value.trim();
+  const events = [...document.querySelectorAll('#webhook-events input[name="event"]:checked')].map((box) => box.value);
+  const missing = {};
+  if (!url) missing.url = 'Enter the https address of your endpoint.';
+  if (!events.length) missing.events = 'Choose at least one event.';
+  if (Object.keys(missing).length) {
+    webhookErrors(missing);
+    return;
+  }
+  webhookErrors();
+  await holding(button, async () => {
+    try {
+      const created = await api.post('/api/me/webhooks', { url, events });
+      input.value = '';
+      const copy = el('button', { type: 'button', class: 'secondary', id: 'copy-webhook-secret', text: 'Copy secret' });
+      const secret = el('code', { class: 'secret', id: 'new-webhook-secret', text: created.secret });
+      copy.addEventListener('click', async () => {
+        try {
+          await navigator.clipboard.writeText(created.secret);
+          notice('The secret is copied.');
+        } catch {
+          // No clipboard here (permissions, an old browser): select it for a manual copy.
+          getSelection().selectAllChildren(secret);
+          notice('Copying did not work here; the secret is selected, so copy it with your keyboard.', 'error');
+        }
+      });
+      fill(document.getElementById('new-webhook'), el('div', { class: 'notice', role: 'status', id: 'new-webhook-box', 'data-id': created.id },
+        el('p', null, el('strong', { text: `The signing secret of your webhook to ${created.url}.` }),
+          ' Copy it now: it is shown only this once.'),
+        secret,
+        el('p', null, 'Your endpoint uses it to check the ', el('code', { text: 'webhook-signature' }),
+          ' header of every delivery (Standard Webhooks: an HMAC-SHA256 of the ', el('code', { text: 'webhook-id' }),
+          ', the ', el('code', { text: 'webhook-timestamp' }), ' and the body). If you lose it, delete the webhook and add it again.'),
+        el('div', { class: 'actions' }, copy)));
+      notice('');
+      await loadWebhooks();
+    } catch (error) {
+      const fields = {};
+      let general = '';
+      if (error instanceof ApiError && error.code === 'validation_failed' && error.details.length) {
+        for (const detail of error.details) {
+          if (Object.hasOwn(WEBHOOK_FIELDS, detail.field)) fields[detail.field] = sentence(detail.message);
+          else general = explain(error);
+        }
+      } else {
+        general = explain(error);
+      }
+      webhookErrors(fields, general);
+    }
+  });
+});
 
 async function loadActivity(more = false) {
   const query = more && activityCursor ? `&before=${encodeURIComponent(activityCursor)}` : '';
@@ -155,7 +395,7 @@ async function main() {
     el('p', null, el('strong', { id: 'me-email', text: me.email }), me.name ? ` (${me.name})` : null,
       me.is_admin ? el('span', { class: 'badge', text: 'administrator' }) : null),
     el('p', { class: 'muted', text: `Member since ${when(me.created_at)}` })));
-  await Promise.all([loadSessions(), loadKeys(), loadActivity()]);
+  await Promise.all([loadSessions(), loadKeys(), loadNotifications(), loadWebhooks(), loadActivity()]);
 }
 
 main().catch((error) => notice(explain(error), 'error'));

@@ -1,5 +1,6 @@
 // Coaching: the preferences (derived from the triad, or the person's own) and the check-ins,
-// each answered "still holds" or "no longer holds" with an optional note.
+// each answered "still holds" or "no longer holds" with an optional note. Each check-in is at
+// `#checkin-<id>` (the link of its e-mail): opened so, the page scrolls to it and focuses its note.
 import { api, ApiError } from './api.js';
 import { el, fill, initPage, notice, explain, when } from './ui.js';
 
@@ -69,7 +70,7 @@ async function regenerate(event) {
 }
 
 function renderCheckin(checkin) {
-  const item = el('li', { class: 'card checkin', 'data-id': checkin.id },
+  const item = el('li', { class: 'card checkin', id: `checkin-${checkin.id}`, 'data-id': checkin.id },
     el('p', { class: 'muted', text: `${when(checkin.created_at)}${checkin.origin === 'batch' ? ' · scheduled' : ''}` }),
     el('p', { class: 'message', text: checkin.message }),
     checkin.quoted_goals.map((goal) => el('blockquote', { text: goal })),
@@ -130,7 +131,58 @@ async function renderCheckins() {
     list);
 }
 
+// The check-in asked for by `#checkin-<id>`. A sign-in on the way here keeps only the path, so
+// the hash is also kept in this tab's sessionStorage for a while, and taken from there after.
+const TARGET_KEY = 'coaching.target';
+const TARGET_TTL_MS = 30 * 60 * 1000;
+
+function targetFromHash() {
+  const match = /^#(checkin-[0-9a-fA-F-]{36})$/.exec(location.hash);
+  return match ? match[1] : null;
+}
+
+function rememberTarget() {
+  const target = targetFromHash();
+  try {
+    if (target) sessionStorage.setItem(TARGET_KEY, JSON.stringify({ target, at: Date.now() }));
+  } catch {
+    // No storage (private mode): the hash still works when no sign-in comes between.
+  }
+}
+
+function takeTarget() {
+  let stored = null;
+  try {
+    stored = JSON.parse(sessionStorage.getItem(TARGET_KEY) || 'null');
+    sessionStorage.removeItem(TARGET_KEY);
+  } catch {
+    stored = null;
+  }
+  const fresh = stored && typeof stored.target === 'string' && Date.now() - stored.at < TARGET_TTL_MS;
+  return targetFromHash() || (fresh ? stored.target : null);
+}
+
+/** Scrolls to the check-in `target` names and focuses its first control (or itself). */
+function showTarget(target) {
+  if (!target) return;
+  const item = document.getElementById(target);
+  if (!item || !item.classList.contains('checkin')) {
+    notice('That check-in is not among your latest ones here.', 'error');
+    return;
+  }
+  if (location.hash !== `#${target}`) history.replaceState(null, '', `#${target}`);
+  item.scrollIntoView({ block: 'start' });
+  const control = item.querySelector('textarea, input, select, button');
+  if (!control) item.setAttribute('tabindex', '-1'); // an answered one: focus the check-in itself
+  (control || item).focus({ preventScroll: true });
+}
+
+window.addEventListener('hashchange', () => {
+  if (document.getElementById('checkin-list')) showTarget(targetFromHash());
+});
+
 async function main() {
+  rememberTarget();
   try {
     renderPreferences(await api.get('/coaching/preferences'));
   } catch (error) {
@@ -143,6 +195,7 @@ async function main() {
     throw error;
   }
   await renderCheckins();
+  showTarget(takeTarget());
 }
 
 main().catch((error) => notice(explain(error), 'error'));

@@ -32,7 +32,7 @@ pub use database::Database;
 pub use error::DbError;
 pub use repos::{
     DieselActivityRepository, DieselApiKeyRepository, DieselCheckInRepository,
-    DieselConversationRepository, DieselNotificationRepository, DieselPreferencesRepository,
-    DieselProfileRepository, DieselReflectionRepository, DieselSessionRepository,
-    DieselTaskMappingRepository, DieselUserRepository,
+    DieselConversationRepository, DieselDeliveryQueue, DieselNotificationRepository,
+    DieselPreferencesRepository, DieselProfileRepository, DieselReflectionRepository,
+    DieselSessionRepository, DieselTaskMappingRepository, DieselUserRepository,
 };

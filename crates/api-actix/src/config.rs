@@ -52,6 +52,30 @@ pub struct SmtpSettings {
     pub from: String,
 }
 
+/// Whether an `SMTP_URL` carries a password over plain SMTP to another machine (lettre sends
+/// `AUTH PLAIN` on a connection without TLS unless the URL asks for it). An unparsable URL is
+/// left to the mailer, which names `SMTP_URL` in its error.
+fn sends_password_in_clear(smtp_url: &str) -> bool {
+    let Ok(url) = Url::parse(smtp_url) else {
+        return false;
+    };
+    // `smtp:` is not a special scheme to the URL parser, so an IPv4 host comes back as a name.
+    let loopback = match url.host() {
+        Some(url::Host::Domain(d)) => {
+            d.eq_ignore_ascii_case("localhost")
+                || d.parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        }
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    let tls_required = url
+        .query_pairs()
+        .any(|(k, v)| k == "tls" && v == "required");
+    url.scheme() == "smtp" && url.password().is_some() && !tls_required && !loopback
+}
+
 impl std::fmt::Debug for SmtpSettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SmtpSettings")
@@ -453,7 +477,15 @@ impl Settings {
                     "must be set with SMTP_URL, e.g. Discovery <discovery@example.org>",
                 ));
             }
-            (Some(url), Some(from)) => Some(SmtpSettings { url, from }),
+            (Some(url), Some(from)) => {
+                if sends_password_in_clear(&url) {
+                    return Err(invalid(
+                        "SMTP_URL",
+                        "would send its password unencrypted: use smtps:// or add ?tls=required",
+                    ));
+                }
+                Some(SmtpSettings { url, from })
+            }
         };
         let delivery = DeliverySettings {
             smtp,
@@ -512,6 +544,51 @@ mod tests {
         Settings::from_lookup(args.iter().map(|a| (*a).to_owned()), |name| {
             vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
         })
+    }
+
+    #[test]
+    fn delivery_settings_default_to_a_worker_and_no_e_mail() {
+        let s = settings(&["--dev"], &[]).unwrap();
+        assert_eq!(
+            (
+                s.delivery.smtp.is_none(),
+                s.delivery.worker,
+                s.delivery.webhook_allow_private
+            ),
+            (true, true, false)
+        );
+        let smtp = |url: &str| {
+            settings(
+                &["--dev"],
+                &[("SMTP_URL", url), ("SMTP_FROM", "d@example.org")],
+            )
+        };
+        for fine in [
+            "smtps://user:pw@mail.example.org",
+            "smtp://user:pw@mail.example.org?tls=required",
+            "smtp://mail.example.org",
+            "smtp://user:pw@127.0.0.1:2525",
+        ] {
+            let s = smtp(fine).unwrap();
+            assert!(!format!("{s:?}").contains("pw@"), "no password in Debug");
+        }
+        let err = smtp("smtp://user:pw@mail.example.org:587").unwrap_err();
+        assert!(
+            err.to_string().starts_with("SMTP_URL is not valid"),
+            "{err}"
+        );
+        assert!(!err.to_string().contains("pw"), "{err}");
+        let err = settings(&["--dev"], &[("SMTP_URL", "smtps://mail.example.org")]).unwrap_err();
+        assert!(err.to_string().starts_with("SMTP_FROM"), "{err}");
+        let off = settings(
+            &["--dev"],
+            &[
+                ("DELIVERY_WORKER", "false"),
+                ("WEBHOOK_ALLOW_PRIVATE", "true"),
+            ],
+        )
+        .unwrap();
+        assert!(!off.delivery.worker && off.delivery.webhook_allow_private);
     }
 
     #[test]

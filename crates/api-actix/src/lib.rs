@@ -4,6 +4,7 @@
 pub mod activity;
 pub mod auth;
 pub mod config;
+pub mod delivery_worker;
 pub mod error;
 pub mod extract;
 pub mod metrics;

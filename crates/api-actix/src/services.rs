@@ -1,16 +1,16 @@
 //! The use-case services of the domain over the concrete adapters, as this binary wires them.
 
-use adapters_delivery::WebhookClient;
+use adapters_delivery::{SignedLinks, SmtpMailer, WebhookClient};
 use adapters_diesel::{
     DieselApiKeyRepository, DieselCheckInRepository, DieselConversationRepository,
-    DieselNotificationRepository, DieselPreferencesRepository, DieselProfileRepository,
-    DieselReflectionRepository, DieselSessionRepository, DieselTaskMappingRepository,
-    DieselUserRepository,
+    DieselDeliveryQueue, DieselNotificationRepository, DieselPreferencesRepository,
+    DieselProfileRepository, DieselReflectionRepository, DieselSessionRepository,
+    DieselTaskMappingRepository, DieselUserRepository,
 };
 use domain::clock::SystemClock;
 use domain::services::{
-    AccountService, CoachingService, DiscoveryService, IntegrationService, NotificationService,
-    ProfileService,
+    AccountService, CoachingService, DeliveryService, DiscoveryService, IntegrationService,
+    NotificationService, ProfileService,
 };
 
 use crate::metrics::model::MeteredModel;
@@ -49,3 +49,6 @@ pub type Integration = IntegrationService<DieselTaskMappingRepository, SystemClo
 
 pub type Notifications =
     NotificationService<DieselNotificationRepository, WebhookClient, SystemClock>;
+
+pub type Deliveries =
+    DeliveryService<DieselDeliveryQueue, WebhookClient, SmtpMailer, SignedLinks, SystemClock>;

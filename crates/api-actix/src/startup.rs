@@ -9,12 +9,12 @@ use actix_web::dev::Server;
 use actix_web::http::header;
 use actix_web::middleware::{Compat, DefaultHeaders, from_fn};
 use actix_web::{App, HttpServer, web};
-use adapters_delivery::WebhookClient;
+use adapters_delivery::{SignedLinks, SmtpMailer, WebhookClient};
 use adapters_diesel::{
     Database, DieselActivityRepository, DieselApiKeyRepository, DieselCheckInRepository,
-    DieselConversationRepository, DieselNotificationRepository, DieselPreferencesRepository,
-    DieselProfileRepository, DieselReflectionRepository, DieselSessionRepository,
-    DieselTaskMappingRepository, DieselUserRepository,
+    DieselConversationRepository, DieselDeliveryQueue, DieselNotificationRepository,
+    DieselPreferencesRepository, DieselProfileRepository, DieselReflectionRepository,
+    DieselSessionRepository, DieselTaskMappingRepository, DieselUserRepository,
 };
 use adapters_llm::{LanguageModel, OfflineEngine, OpenAiClient};
 use adapters_oidc::{ClientSecret, OidcConfig, OidcProvider};
@@ -23,8 +23,8 @@ use domain::account::{Email, LoginIdentity};
 use domain::clock::SystemClock;
 use domain::ports::IdentityProvider;
 use domain::services::{
-    AccountService, CoachingService, DiscoveryService, IntegrationService, NotificationService,
-    ProfileService,
+    AccountService, CoachingService, DeliveryService, DiscoveryService, IntegrationService,
+    NotificationService, ProfileService,
 };
 use tracing_actix_web::TracingLogger;
 
@@ -35,6 +35,7 @@ use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
 use crate::auth::jwt::JwtKeys;
 use crate::config::{LlmProvider, OidcSettings, Settings};
+use crate::delivery_worker::DeliveryWorker;
 use crate::metrics::Metrics;
 use crate::metrics::model::MeteredModel;
 use crate::middleware::client_ip::ForwardedFor;
@@ -54,6 +55,8 @@ pub struct Application {
     port: u16,
     server: Server,
     activity: ActivityWriter,
+    /// `None` with `DELIVERY_WORKER=false`.
+    delivery_worker: Option<DeliveryWorker>,
 }
 
 impl Application {
@@ -127,12 +130,29 @@ impl Application {
                 "WEBHOOK_ALLOW_PRIVATE is on: webhooks may go to plain http and private addresses"
             );
         }
+        let webhook_client = WebhookClient::new(allow_private).context("the webhook client")?;
         let notifications = NotificationService::new(
             DieselNotificationRepository::new(db.clone()),
-            WebhookClient::new(allow_private).context("the webhook client")?,
+            webhook_client.clone(),
             SystemClock,
             allow_private,
         );
+        let mailer = match &settings.delivery.smtp {
+            None => None,
+            Some(smtp) => Some(SmtpMailer::from_url(&smtp.url, &smtp.from)?),
+        };
+        let links = SignedLinks::new(&settings.public_base_url, &settings.auth.jwt_secret);
+        let deliveries = Arc::new(DeliveryService::new(
+            DieselDeliveryQueue::new(db.clone()),
+            webhook_client,
+            mailer,
+            links.clone(),
+            SystemClock,
+        ));
+        let delivery_worker = settings
+            .delivery
+            .worker
+            .then(|| DeliveryWorker::spawn(Arc::clone(&deliveries), Arc::clone(&metrics)));
         // Taken out of the settings: only its digest stays in memory.
         let operator = match settings.auth.api_key.take() {
             None => None,
@@ -184,6 +204,8 @@ impl Application {
             coaching,
             integration,
             notifications,
+            deliveries,
+            links,
             language_model,
             identity,
             dev_login,
@@ -239,6 +261,7 @@ impl Application {
             port: address.port(),
             server,
             activity: activity_writer,
+            delivery_worker,
         })
     }
 
@@ -254,6 +277,9 @@ impl Application {
     /// When the server fails.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let served = self.server.await;
+        if let Some(worker) = self.delivery_worker {
+            worker.shutdown().await;
+        }
         let written = self.activity.shutdown().await;
         tracing::info!(activity_entries_written = written, "stopped");
         served

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use adapters_delivery::SignedLinks;
 use adapters_diesel::{Database, DieselActivityRepository};
 use adapters_llm::LanguageModel;
 use domain::ports::IdentityProvider;
@@ -11,7 +12,9 @@ use crate::auth::authenticator::Authenticator;
 use crate::auth::cookies::CookieJar;
 use crate::config::Settings;
 use crate::metrics::Metrics;
-use crate::services::{Accounts, Coaching, Discovery, Integration, Notifications, Profiles};
+use crate::services::{
+    Accounts, Coaching, Deliveries, Discovery, Integration, Notifications, Profiles,
+};
 
 /// Everything a handler may need.
 pub struct AppState {
@@ -23,6 +26,10 @@ pub struct AppState {
     pub coaching: Coaching,
     pub integration: Integration,
     pub notifications: Notifications,
+    /// The delivery worker's use case (the in-process worker, and the outbox's metrics).
+    pub deliveries: Arc<Deliveries>,
+    /// Checks the tokens of the e-mails' one-click unsubscribe links.
+    pub links: SignedLinks,
     /// The extractor and coach the services use (`LLM_PROVIDER`), for the request preview.
     pub language_model: LanguageModel,
     pub activity: DieselActivityRepository,

@@ -60,7 +60,59 @@ pub fn retention_days() -> anyhow::Result<u32> {
 /// `***`. The errors the binary prints never carry it as far as we know; this makes sure.
 #[must_use]
 pub fn redact(text: &str) -> String {
-    redact_password(text, &database_url())
+    let text = redact_password(text, &database_url());
+    match var("SMTP_URL") {
+        Some(smtp) => redact_password(&text, &smtp),
+        None => text,
+    }
+}
+
+/// A variable, blank counting as unset.
+pub fn var(name: &str) -> Option<String> {
+    let _ = dotenvy::dotenv();
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// What `deliver` needs besides the database: the service's settings of the same names.
+pub struct DeliverySettings {
+    /// `SMTP_URL` and `SMTP_FROM`; `None`: e-mail deliveries wait (and are retried).
+    pub smtp: Option<(String, String)>,
+    /// `WEBHOOK_ALLOW_PRIVATE`.
+    pub allow_private: bool,
+    /// `PUBLIC_BASE_URL`, for the e-mails' links.
+    pub public_base_url: String,
+    /// `JWT_SECRET`, which signs the e-mails' unsubscribe links as the service does.
+    pub jwt_secret: Vec<u8>,
+}
+
+/// # Errors
+/// A variable set to something unusable, or e-mail configured without what its links need.
+pub fn delivery() -> anyhow::Result<DeliverySettings> {
+    let smtp = match (var("SMTP_URL"), var("SMTP_FROM")) {
+        (None, _) => None,
+        (Some(_), None) => anyhow::bail!("SMTP_FROM must be set with SMTP_URL"),
+        (Some(url), Some(from)) => Some((url, from)),
+    };
+    let allow_private = match var("WEBHOOK_ALLOW_PRIVATE").as_deref() {
+        None | Some("false" | "0" | "no") => false,
+        Some("true" | "1" | "yes") => true,
+        Some(_) => anyhow::bail!("WEBHOOK_ALLOW_PRIVATE is not valid: expected true or false"),
+    };
+    let public_base_url = var("PUBLIC_BASE_URL");
+    let jwt_secret = var("JWT_SECRET");
+    if smtp.is_some() {
+        anyhow::ensure!(
+            public_base_url.is_some() && jwt_secret.is_some(),
+            "PUBLIC_BASE_URL and JWT_SECRET must be set with SMTP_URL: the e-mails link to the \
+             service and carry unsubscribe links it signs"
+        );
+    }
+    Ok(DeliverySettings {
+        smtp,
+        allow_private,
+        public_base_url: public_base_url.unwrap_or_else(|| "http://localhost:8011".to_owned()),
+        jwt_secret: jwt_secret.unwrap_or_default().into_bytes(),
+    })
 }
 
 fn redact_password(text: &str, url: &str) -> String {

@@ -1,5 +1,5 @@
-//! `discovery-batch`: one scheduled job per run (`checkins`, `prune-activity`, `migrate`), one
-//! JSON summary line on stdout, a non-zero exit code on failure.
+//! `discovery-batch`: one scheduled job per run (`checkins`, `deliver`, `prune-activity`,
+//! `migrate`), one JSON summary line on stdout, a non-zero exit code on failure.
 
 use std::process::ExitCode;
 
@@ -20,6 +20,9 @@ struct Cli {
 enum Job {
     /// Writes the due check-ins for every user (safe to run twice, or on two hosts at once).
     Checkins,
+    /// Attempts every due delivery of the outbox once (webhooks and e-mails); prints how many
+    /// were sent, failed and are still pending.
+    Deliver,
     /// Deletes activity-log entries older than the retention.
     PruneActivity {
         /// Keep this many days (default: ACTIVITY_RETENTION_DAYS, else 90).
@@ -35,15 +38,21 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     let (name, outcome) = match cli.job {
         Job::Checkins => ("checkins", jobs::checkins::run().await),
+        Job::Deliver => ("deliver", jobs::deliver::run().await),
         Job::PruneActivity { days } => ("prune-activity", jobs::prune_activity::run(days).await),
         Job::Migrate => ("migrate", jobs::migrate::run().await),
     };
     match outcome {
         Ok(report) => {
-            println!(
-                "{}",
-                serde_json::json!({"job": name, "ok": true, "report": report})
-            );
+            let mut line = serde_json::json!({"job": name, "ok": true, "report": report});
+            // `deliver` also says its counts at the top level, as API.md spells its summary
+            // (`{"ok": true, "sent", "failed", "pending"}`).
+            if let (Some(line), Some(counts)) = (line.as_object_mut(), report.as_object())
+                && name == "deliver"
+            {
+                line.extend(counts.clone());
+            }
+            println!("{line}");
             ExitCode::SUCCESS
         }
         Err(e) => {

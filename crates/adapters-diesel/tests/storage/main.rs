@@ -19,6 +19,7 @@ mod checkin_run;
 mod checkins;
 mod connect;
 mod conversations;
+mod delivery_queue;
 mod errors;
 mod notifications;
 mod preferences;

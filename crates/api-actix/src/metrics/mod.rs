@@ -8,8 +8,9 @@ pub mod model;
 
 use std::time::Duration;
 
-use domain::ports::ModelError;
+use domain::ports::{ModelError, QueueStats};
 use domain::services::ModelFailure;
+use domain::services::delivery::DeliveryReport;
 use prometheus::{
     Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
     Registry, TextEncoder,
@@ -88,6 +89,9 @@ pub struct Metrics {
     llm_calls: IntCounterVec,
     llm_duration: HistogramVec,
     llm_failures: IntCounterVec,
+    deliveries: IntCounterVec,
+    outbox_pending: IntGauge,
+    outbox_oldest_age: IntGauge,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -192,6 +196,19 @@ impl Metrics {
             "Extractions and reflection turns that gave up (502 coach_unavailable), by operation and reason.",
             &["operation", "reason"],
         )?;
+        let deliveries = counter(
+            "deliveries_total",
+            "Delivery attempts of this process's worker, by channel (webhook, email) and outcome (delivered, failed).",
+            &["channel", "outcome"],
+        )?;
+        let outbox_pending = gauge(
+            "outbox_pending_deliveries",
+            "Deliveries waiting to be attempted or retried (all workers; read at each scrape).",
+        )?;
+        let outbox_oldest_age = gauge(
+            "outbox_oldest_pending_age_seconds",
+            "How long ago the event of the oldest pending delivery happened (0 when none waits).",
+        )?;
         let metrics = Self {
             registry,
             http_requests,
@@ -203,7 +220,15 @@ impl Metrics {
             llm_calls,
             llm_duration,
             llm_failures,
+            deliveries,
+            outbox_pending,
+            outbox_oldest_age,
         };
+        for channel in ["webhook", "email"] {
+            for outcome in ["delivered", "failed"] {
+                metrics.deliveries.with_label_values(&[channel, outcome]);
+            }
+        }
         // Every known series from the start, at zero: `increase()` and `rate()` need a sample
         // before the first event, and an alert on "nothing created" needs the series to exist.
         for origin in [CheckInOrigin::Manual, CheckInOrigin::Batch] {
@@ -240,6 +265,28 @@ impl Metrics {
         self.http_duration
             .with_label_values(&[method, route])
             .observe(took.as_secs_f64());
+    }
+
+    /// What a pass of the delivery worker did.
+    pub fn deliveries(&self, report: &DeliveryReport) {
+        for (channel, tally) in [("webhook", report.webhook), ("email", report.email)] {
+            self.deliveries
+                .with_label_values(&[channel, "delivered"])
+                .inc_by(tally.sent);
+            self.deliveries
+                .with_label_values(&[channel, "failed"])
+                .inc_by(tally.failed);
+        }
+    }
+
+    /// The outbox as it stands at `now` (set at each scrape).
+    pub fn outbox(&self, stats: &QueueStats, now: time::OffsetDateTime) {
+        self.outbox_pending
+            .set(i64::try_from(stats.pending).unwrap_or(i64::MAX));
+        let age = stats
+            .oldest_pending_at
+            .map_or(0, |at| (now - at).whole_seconds().max(0));
+        self.outbox_oldest_age.set(age);
     }
 
     /// `count` check-ins written.

@@ -75,6 +75,7 @@ use common_errors::CommonErrors;
         routes::notifications::delete,
         routes::notifications::test,
         routes::notifications::deliveries,
+        routes::notifications::unsubscribe,
         routes::activity::list,
         routes::activity::summary,
         routes::activity::admin_list,

@@ -20,7 +20,7 @@ use crate::state::AppState;
     tag = "operations",
     summary = "Metrics in the Prometheus text format.",
     description = "Request counts and latencies by route pattern and status, the activity queue, \
-                   the database pool, check-ins created and language-model calls \
+                   the database pool, check-ins created, language-model calls and deliveries \
                    (docs/operations.md lists every metric). When the operator sets \
                    `METRICS_TOKEN`, send it as `Authorization: Bearer <token>`; without it the \
                    answer is 401 `unauthenticated`.",
@@ -44,6 +44,14 @@ pub async fn metrics(
         if !same_secret(presented, expected) {
             return Err(ApiError::Unauthenticated);
         }
+    }
+    // The outbox is shared by every worker, so it is read from the database, not counted here;
+    // a database that cannot answer leaves the last reading.
+    match state.deliveries.stats().await {
+        Ok(stats) => state
+            .metrics
+            .outbox(&stats, time::OffsetDateTime::now_utc()),
+        Err(e) => tracing::warn!(error = %e, "the outbox could not be read for the metrics"),
     }
     let text = state
         .metrics

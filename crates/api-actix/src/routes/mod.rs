@@ -44,5 +44,6 @@ pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
                 .configure(api_keys::configure)
                 .configure(notifications::configure),
         )
+        .configure(notifications::configure_public)
         .configure(activity::configure);
 }

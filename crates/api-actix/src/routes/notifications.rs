@@ -1,5 +1,6 @@
 //! `/api/me/notifications` and `/api/me/webhooks`: the e-mail setting, and webhook endpoints —
-//! registered (the secret shown once), listed, deleted, tested, with their delivery log.
+//! registered (the secret shown once), listed, deleted, tested, with their delivery log — and
+//! the e-mails' one-click unsubscribe.
 
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use domain::ids::WebhookId;
@@ -10,11 +11,13 @@ use crate::activity::Action;
 use crate::auth::{Caller, secrets};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
-use crate::requests::notifications::{NotificationSettingsRequest, WebhookRequest};
+use crate::requests::notifications::{
+    NotificationSettingsRequest, UnsubscribeQuery, WebhookRequest,
+};
 use crate::requests::page::PageQuery;
 use crate::state::AppState;
 use crate::views::notifications::{
-    DeliveryPage, NotificationSettingsView, WebhookCreatedView, WebhookView,
+    DeliveryPage, NotificationSettingsView, UnsubscribedView, WebhookCreatedView, WebhookView,
 };
 
 /// Mounted under `/api/me` (see `routes::configure`).
@@ -248,4 +251,44 @@ pub(crate) async fn deliveries(
         .await?
         .ok_or(ApiError::NotFound)?;
     Ok(HttpResponse::Ok().json(DeliveryPage::from(&page)))
+}
+
+/// Mounted at the top level (see `routes::configure`): the one-click unsubscribe of e-mails
+/// needs no sign-in, only the link's signed token.
+pub fn configure_public(cfg: &mut web::ServiceConfig) {
+    cfg.route(
+        "/api/notifications/unsubscribe",
+        web::post().to(unsubscribe),
+    );
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/notifications/unsubscribe",
+    tag = "notifications",
+    summary = "Turn check-in e-mails off from an e-mail's one-click link (RFC 8058).",
+    description = "Mail programs POST `List-Unsubscribe=One-Click` to the URL of the e-mail's \
+                   `List-Unsubscribe` header; no sign-in is needed. The token names one person \
+                   and this one setting, and never expires.",
+    params(UnsubscribeQuery),
+    responses(
+        (status = 200, description = "E-mail is off.", body = UnsubscribedView),
+        (status = 404, description = "The token is not one this service signed.", body = ErrorBody),
+    ),
+)]
+pub(crate) async fn unsubscribe(
+    state: web::Data<AppState>,
+    query: web::Query<UnsubscribeQuery>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut()
+        .insert(Action("notifications.unsubscribe"));
+    let user = state.links.verify(&query.token).ok_or(ApiError::NotFound)?;
+    // A person who deleted their account has nothing left to turn off.
+    state.accounts.user(user).await?.ok_or(ApiError::NotFound)?;
+    state
+        .notifications
+        .set_email(user, false, state.email_available())
+        .await?;
+    Ok(HttpResponse::Ok().json(UnsubscribedView::default()))
 }

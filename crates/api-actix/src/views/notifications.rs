@@ -157,3 +157,11 @@ impl<'a> From<&'a Page<Delivery>> for DeliveryPage<'a> {
         }
     }
 }
+
+/// The answer of the one-click unsubscribe: check-in e-mails are off.
+#[derive(Debug, Default, Serialize, ToSchema)]
+#[schema(as = Unsubscribed)]
+pub struct UnsubscribedView {
+    /// Always `false`.
+    email_checkins: bool,
+}

@@ -1075,6 +1075,28 @@ async fn every_operation_answers_as_the_document_says() {
     )
     .await;
 
+    // The e-mails' one-click unsubscribe: no sign-in, a signed token.
+    let links =
+        adapters_delivery::SignedLinks::new("http://unused", crate::helpers::JWT_SECRET.as_bytes());
+    let token = links.unsubscribe_token(ada.user_id.parse().unwrap());
+    let unsubscribe = "POST /api/notifications/unsubscribe";
+    c.expect(
+        unsubscribe,
+        200,
+        client()
+            .post(app.url("/api/notifications/unsubscribe"))
+            .query(&[("token", token.as_str())]),
+    )
+    .await;
+    c.expect(
+        unsubscribe,
+        404,
+        client()
+            .post(app.url("/api/notifications/unsubscribe"))
+            .query(&[("token", "email_checkins.forged.x")]),
+    )
+    .await;
+
     // Sessions end: the admin's browser refreshes, then signs out; an unknown refresh token
     // is refused; Ada deletes her account, and her token no longer signs her in.
     let refresh = "POST /api/auth/refresh";

@@ -54,7 +54,7 @@ pub async fn spawn_app_with(vars: &[(&str, &str)]) -> TestApp {
 /// The application with these command-line `args` and variables.
 ///
 /// Defaults: a fresh database, `BIND_ADDR=127.0.0.1:0`, [`JWT_SECRET`], [`OPERATOR_KEY`] as
-/// `API_KEY`, [`ADMIN_EMAIL`] in `ADMIN_EMAILS`.
+/// `API_KEY`, [`ADMIN_EMAIL`] in `ADMIN_EMAILS`, `DELIVERY_WORKER=false`.
 pub async fn spawn_app_configured(args: &[&str], vars: &[(&str, &str)]) -> TestApp {
     spawn_app_tuned(args, vars, |_| {}).await
 }
@@ -74,6 +74,9 @@ pub async fn spawn_app_tuned(
         ("JWT_SECRET".into(), JWT_SECRET.into()),
         ("API_KEY".into(), OPERATOR_KEY.into()),
         ("ADMIN_EMAILS".into(), ADMIN_EMAIL.into()),
+        // No delivery worker unless a test asks for one: the outbox stays as the requests left
+        // it, and nothing is sent anywhere.
+        ("DELIVERY_WORKER".into(), "false".into()),
     ];
     for (name, value) in vars {
         all.retain(|(n, _)| n != name);

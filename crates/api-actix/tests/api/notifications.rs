@@ -70,7 +70,6 @@ async fn with_smtp_configured_e_mail_is_turned_on_and_off() {
     let app = spawn_app_with(&[
         ("SMTP_URL", "smtp://127.0.0.1:2525"),
         ("SMTP_FROM", "Discovery <discovery@example.org>"),
-        ("DELIVERY_WORKER", "false"),
     ])
     .await;
     let ada = app.dev_login("ada@example.org").await;
@@ -184,11 +183,7 @@ async fn private_loopback_and_plain_http_destinations_are_refused_and_nothing_is
 
 #[tokio::test]
 async fn with_private_destinations_allowed_a_loopback_http_endpoint_registers() {
-    let app = spawn_app_with(&[
-        ("WEBHOOK_ALLOW_PRIVATE", "true"),
-        ("DELIVERY_WORKER", "false"),
-    ])
-    .await;
+    let app = spawn_app_with(&[("WEBHOOK_ALLOW_PRIVATE", "true")]).await;
     let ada = app.dev_login("ada@example.org").await;
     let response = register(
         &app,
@@ -318,4 +313,167 @@ async fn profile_changes_queue_events_for_subscribed_endpoints_only() {
         .map(|d| d["event_type"].as_str().unwrap())
         .collect();
     assert_eq!(types, ["checkin.created"]);
+}
+
+/// A receiver on loopback answering every POST with `status`, a service with its delivery worker
+/// (private destinations allowed), Ada, and her webhook to the receiver for `events`.
+async fn with_receiver(
+    status: u16,
+    events: &[&str],
+) -> (wiremock::MockServer, TestApp, SignedIn, Value) {
+    let receiver = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(status))
+        .mount(&receiver)
+        .await;
+    let app = spawn_app_with(&[
+        ("WEBHOOK_ALLOW_PRIVATE", "true"),
+        ("DELIVERY_WORKER", "true"),
+    ])
+    .await;
+    let ada = app.dev_login("ada@example.org").await;
+    let url = format!("{}/hook", receiver.uri());
+    let hook = json_body(
+        register(&app, &ada, json!({"url": url, "events": events})).await,
+        201,
+    )
+    .await;
+    (receiver, app, ada, hook)
+}
+
+/// The in-process worker delivers a test ping to a real receiver on loopback, signed so that
+/// the Standard Webhooks reference library verifies it, and the log shows it delivered.
+#[tokio::test]
+async fn the_worker_delivers_a_signed_ping_and_logs_it() {
+    let (receiver, app, ada, hook) = with_receiver(204, &["checkin.created"]).await;
+    let id = hook["id"].as_str().unwrap();
+    let queued =
+        send(app.as_browser(&ada, Method::POST, &format!("/api/me/webhooks/{id}/test"))).await;
+    assert_eq!(queued.status(), StatusCode::ACCEPTED);
+
+    let log = delivered_log(&app, &ada, id).await;
+    let received = receiver.received_requests().await.unwrap();
+    assert_eq!(received.len(), 1);
+    let request = &received[0];
+    let headers =
+        http::HeaderMap::from_iter(request.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
+    standardwebhooks::Webhook::new(hook["secret"].as_str().unwrap())
+        .unwrap()
+        .verify(&request.body, &headers)
+        .expect("the signature verifies");
+    let body: Value = serde_json::from_slice(&request.body).unwrap();
+    assert_eq!(body["type"], "ping");
+    assert_eq!(body["id"], log[0]["event_id"]);
+    assert_eq!(headers["webhook-id"], log[0]["event_id"].as_str().unwrap());
+    assert_eq!(log[0]["status"], "delivered");
+    assert_eq!(log[0]["attempt"], 1);
+    assert_eq!(log[0]["response_status"], 204);
+}
+
+/// Waits (up to 10 s) until the endpoint's newest delivery is no longer pending; its log.
+async fn delivered_log(app: &TestApp, who: &SignedIn, id: &str) -> Vec<Value> {
+    for _ in 0..100 {
+        let log = delivery_log(app, who, id).await;
+        if log.first().is_some_and(|d| d["status"] != "pending") {
+            return log;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!(
+        "nothing delivered within 10 s: {:?}",
+        delivery_log(app, who, id).await
+    );
+}
+
+/// A receiver that answers 500: the attempt is logged with its status and due again later.
+#[tokio::test]
+async fn a_failed_delivery_is_logged_with_the_answer_and_due_again() {
+    let (_receiver, app, ada, hook) = with_receiver(500, &["ping"]).await;
+    let id = hook["id"].as_str().unwrap();
+    send(app.as_browser(&ada, Method::POST, &format!("/api/me/webhooks/{id}/test"))).await;
+
+    let mut log = Vec::new();
+    for _ in 0..100 {
+        log = delivery_log(&app, &ada, id).await;
+        if log[0]["attempt"] == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let d = &log[0];
+    assert_eq!(d["attempt"], 1, "{d}");
+    assert_eq!(d["status"], "pending");
+    assert_eq!(d["response_status"], 500);
+    assert_eq!(d["error"], "the endpoint answered 500");
+    let last = time::OffsetDateTime::parse(
+        d["last_attempt_at"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    let next = time::OffsetDateTime::parse(
+        d["next_attempt_at"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    assert_eq!((next - last).whole_seconds(), 30, "{d}");
+}
+
+#[tokio::test]
+async fn the_one_click_link_turns_e_mail_off_and_a_forged_one_is_404() {
+    let app = spawn_app_with(&[
+        ("SMTP_URL", "smtp://127.0.0.1:2525"),
+        ("SMTP_FROM", "Discovery <discovery@example.org>"),
+    ])
+    .await;
+    let ada = app.dev_login("ada@example.org").await;
+    let eve = app.dev_login("eve@example.org").await;
+    for who in [&ada, &eve] {
+        send(
+            app.as_browser(who, Method::PUT, "/api/me/notifications")
+                .json(&json!({"email_checkins": true})),
+        )
+        .await;
+    }
+    let links =
+        adapters_delivery::SignedLinks::new("http://unused", crate::helpers::JWT_SECRET.as_bytes());
+    let ada_id: domain::ids::UserId = ada.user_id.parse().unwrap();
+    let token = links.unsubscribe_token(ada_id);
+    let forged = [
+        token.replace(&ada.user_id, &eve.user_id),
+        format!("{}A", &token[..token.len() - 1]),
+        adapters_delivery::SignedLinks::new(
+            "http://unused",
+            b"another-secret-of-at-least-32-bytes",
+        )
+        .unsubscribe_token(ada_id),
+        "x".to_owned(),
+    ];
+    // A mail program's one-click POST: no cookie, no Origin.
+    let one_click = |token: &str| {
+        crate::helpers::client()
+            .post(app.url("/api/notifications/unsubscribe"))
+            .query(&[("token", token)])
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body("List-Unsubscribe=One-Click")
+    };
+    for bad in &forged {
+        assert_error(send(one_click(bad)).await, 404, "not_found").await;
+    }
+    let email_of = |who: &SignedIn| {
+        let request = app.as_browser(who, Method::GET, "/api/me/notifications");
+        async move { json_body(send(request).await, 200).await["email_checkins"].clone() }
+    };
+    assert_eq!(email_of(&ada).await, true, "nothing changed yet");
+    assert_eq!(email_of(&eve).await, true);
+
+    let done = json_body(send(one_click(&token)).await, 200).await;
+    assert_eq!(done, json!({"email_checkins": false}));
+    assert_eq!(email_of(&ada).await, false);
+    assert_eq!(
+        email_of(&eve).await,
+        true,
+        "only the person the token names"
+    );
+    // Clicking again is harmless.
+    json_body(send(one_click(&token)).await, 200).await;
 }

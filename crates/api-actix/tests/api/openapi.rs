@@ -32,6 +32,7 @@ const CONTRACT: &[&str] = &[
     "DELETE /api/me/webhooks/{id}",
     "POST /api/me/webhooks/{id}/test",
     "GET /api/me/webhooks/{id}/deliveries",
+    "POST /api/notifications/unsubscribe",
     "GET /api/activity",
     "GET /api/activity/summary",
     "GET /api/admin/activity",

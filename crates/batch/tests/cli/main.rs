@@ -12,6 +12,7 @@
 mod harness;
 
 mod checkins;
+mod deliver;
 mod failure;
 mod migrate;
 mod prune_activity;

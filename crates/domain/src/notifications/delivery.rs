@@ -119,6 +119,19 @@ impl Delivery {
     }
 }
 
+impl Delivery {
+    /// The delivery ended without an attempt: its channel is gone for good (the endpoint was
+    /// disabled, or the person turned e-mail off after the event was queued).
+    #[must_use]
+    pub fn cancelled(mut self, why: &str, at: OffsetDateTime) -> Self {
+        self.status = DeliveryStatus::Failed;
+        self.error = Some(why.to_owned());
+        self.last_attempt_at = Some(at);
+        self.next_attempt_at = None;
+        self
+    }
+}
+
 /// The wait after the `attempt`-th failed attempt (1-based); `None` after the last.
 #[must_use]
 pub fn retry_wait(attempt: u32) -> Option<Duration> {

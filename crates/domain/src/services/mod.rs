@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod coaching;
+pub mod delivery;
 pub mod discovery;
 pub mod integration;
 mod model_retry;
@@ -11,6 +12,7 @@ pub mod profile;
 
 pub use account::AccountService;
 pub use coaching::CoachingService;
+pub use delivery::DeliveryService;
 pub use discovery::DiscoveryService;
 pub use integration::IntegrationService;
 pub use model_retry::ModelFailure;

@@ -1,0 +1,99 @@
+//! `deliver`: one pass over the due deliveries — a check-in's webhook reaches a real receiver,
+//! the summary counts it at the top level as API.md spells it, and a second pass finds nothing.
+
+use domain::ids::WebhookId;
+use domain::notifications::{EventType, Webhook, WebhookSecret, WebhookUrl};
+use domain::ports::{CheckInRepository, NotificationRepository};
+use serde_json::json;
+use time::OffsetDateTime;
+
+use crate::harness::{Run, TestDb, batch, person};
+
+async fn deliver(test_db: &TestDb, extra: &[(&str, &str)]) -> Run {
+    let mut command = batch(test_db.url(), &["deliver"]);
+    command
+        .env("WEBHOOK_ALLOW_PRIVATE", "true")
+        .env_remove("SMTP_URL")
+        .env_remove("SMTP_FROM");
+    for (name, value) in extra {
+        command.env(name, value);
+    }
+    tokio::task::spawn_blocking(move || Run::from(command.output().unwrap()))
+        .await
+        .unwrap()
+}
+
+dual_test!(a_due_check_in_reaches_its_webhook_once, |test_db| {
+    let db = test_db.db();
+    let receiver = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(200))
+        .mount(&receiver)
+        .await;
+    let ada = person(&db, 1, true).await;
+    let now = OffsetDateTime::now_utc();
+    adapters_diesel::DieselNotificationRepository::new(db.clone())
+        .create_webhook(&Webhook {
+            id: WebhookId::new(),
+            user_id: ada,
+            url: WebhookUrl::parse(&receiver.uri(), true).unwrap(),
+            events: vec![EventType::CheckinCreated],
+            secret: WebhookSecret::new("whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=".into()),
+            created_at: now,
+            disabled_at: None,
+            failures_in_a_row: 0,
+        })
+        .await
+        .unwrap();
+    let checkin = domain::coaching::CheckIn {
+        id: domain::ids::CheckInId::new(),
+        user_id: ada,
+        message: "Does this still hold?".into(),
+        quoted_goals: vec!["Record an album".into()],
+        observation: None,
+        origin: domain::coaching::CheckInOrigin::Batch,
+        created_at: now,
+        response: None,
+    };
+    adapters_diesel::DieselCheckInRepository::new(db.clone())
+        .insert(&checkin)
+        .await
+        .unwrap();
+
+    let first = deliver(&test_db, &[]).await;
+    assert!(first.success, "{first:?}");
+    assert_eq!(first.summary["ok"], true);
+    assert_eq!(first.summary["job"], "deliver");
+    for (key, n) in [("sent", 1), ("failed", 0), ("pending", 0)] {
+        assert_eq!(first.summary[key], n, "{key}: {first:?}");
+        assert_eq!(first.summary["report"][key], n, "{key}: {first:?}");
+    }
+    let received = receiver.received_requests().await.unwrap();
+    assert_eq!(received.len(), 1);
+    let body: serde_json::Value = serde_json::from_slice(&received[0].body).unwrap();
+    assert_eq!(body["type"], "checkin.created");
+    assert_eq!(body["data"]["quoted_goals"], json!(["Record an album"]));
+
+    let second = deliver(&test_db, &[]).await;
+    assert_eq!(second.summary["sent"], 0, "{second:?}");
+    assert_eq!(receiver.received_requests().await.unwrap().len(), 1);
+});
+
+dual_test!(
+    e_mail_without_what_its_links_need_is_refused_by_name,
+    |test_db| {
+        let run = deliver(
+            &test_db,
+            &[
+                ("SMTP_URL", "smtp://user:s3cret-pw@127.0.0.1:2525"),
+                ("SMTP_FROM", "d@example.org"),
+            ],
+        )
+        .await;
+        assert!(!run.success);
+        assert_eq!(run.summary["ok"], false);
+        let error = run.summary["error"].as_str().unwrap();
+        assert!(error.contains("JWT_SECRET"), "{error}");
+        assert!(!run.stdout.contains("s3cret-pw") && !run.stderr.contains("s3cret-pw"));
+    }
+);
