@@ -198,6 +198,11 @@ fuzz "person (session cookie): API keys, export" cookie "$(field person)" -H "Or
 fuzz "person (session cookie): registering webhooks" cookie "$(field person)" -H "Origin: $base" \
   --exclude-checks positive_data_acceptance \
   --include-name "POST /api/me/webhooks" || status=1
+# The test ping and the delivery log are fuzzed on the person's seeded webhook (deleting takes
+# any id: the one it finds is gone for the rest of the pass).
+pass_toml="$(printf '[[operations]]\ninclude-name = "%s"\nparameters = { id = "%s" }\n' \
+  "POST /api/me/webhooks/{id}/test" "$(field webhook)" \
+  "GET /api/me/webhooks/{id}/deliveries" "$(field webhook)")" \
 fuzz "person (session cookie): webhooks" cookie "$(field person)" -H "Origin: $base" \
   --include-name "GET /api/me/webhooks" \
   --include-name "DELETE /api/me/webhooks/{id}" \

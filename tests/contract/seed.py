@@ -13,6 +13,7 @@ as the session cookie, as the pass needs), a personal API key, or an id:
   answers are exercised; "api_key": a personal API key of theirs with all three scopes
   (created through their session cookie, the only credential that may mint one), and "checkin":
   the id of one of their check-ins, not yet answered, for POST /coaching/checkins/{id}/response;
+- "webhook": the id of one of "person"'s webhooks, for its test ping and delivery log;
 - "drafter": a person whose conversation is under way (two steps answered), so the answers reach
   their logic rather than 409 conversation_completed;
 - "sign_out", "sessions", "deleted": three more people, one for each operation that ends the
@@ -111,6 +112,14 @@ def main():
     call("GET", "/coaching/preferences", headers=bearer(person))
     log_time(bearer(person), "person")
     call("POST", "/discovery/profile/me/reflect", {"opener": True}, bearer(person))
+    # A public address literal: registering needs no name lookup, and the contract server runs
+    # no delivery worker, so nothing is sent to it.
+    _, webhook = call(
+        "POST",
+        "/api/me/webhooks",
+        {"url": "https://93.184.215.14/contract", "events": ["checkin.created"]},
+        session(person),
+    )
 
     affirmed = sign_in("contract-affirmed@example.org")
     discover(bearer(affirmed))
@@ -140,6 +149,7 @@ def main():
                 "affirmed": affirmed,
                 "api_key": key["key"],
                 "checkin": checkin["id"],
+                "webhook": webhook["id"],
                 "drafter": drafter,
                 "sign_out": sign_in("contract-sign-out@example.org"),
                 "sessions": sessions,

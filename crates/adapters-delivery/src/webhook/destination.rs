@@ -12,7 +12,7 @@ use domain::notifications::webhook::is_public;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::{Host, Url};
 
-use super::TIMEOUT;
+use super::limits::TIMEOUT;
 
 /// A connection was refused because its host resolves only to addresses a request may not go to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

@@ -7,11 +7,11 @@
 //! (DNS rebinding), and a redirect could point anywhere at once, which is why none is followed.
 
 pub mod destination;
+pub mod limits;
 pub mod response;
 pub mod signature;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use domain::notifications::{DeliveryOutcome, WebhookUrl, WebhookUrlError};
@@ -21,11 +21,7 @@ use reqwest::redirect::Policy;
 
 use destination::PublicResolver;
 
-/// The bound on one attempt, from connecting to the last byte read of the answer.
-pub const TIMEOUT: Duration = Duration::from_secs(10);
-/// The most of an answer's body that is read: only its status counts, and the body is read (up
-/// to here) so the connection can be reused when the answer is short.
-pub const MAX_ANSWER_BYTES: usize = 64 * 1024;
+pub use limits::{MAX_ANSWER_BYTES, TIMEOUT};
 
 const USER_AGENT: &str = concat!("discovery-service/", env!("CARGO_PKG_VERSION"));
 

@@ -6,12 +6,12 @@ use std::error::Error;
 use domain::notifications::DeliveryOutcome;
 use reqwest::Response;
 
-use super::MAX_ANSWER_BYTES;
 use super::destination::DestinationRefused;
+use super::limits::MAX_ANSWER_BYTES;
 
 /// Why a request to a refused address was not made.
 pub const REFUSED: &str = "the destination is not allowed (not a public address)";
-/// Why an attempt ran out of time; kept in step with [`TIMEOUT`](super::TIMEOUT) by a test.
+/// Why an attempt ran out of time; kept in step with [`TIMEOUT`](super::limits::TIMEOUT) by a test.
 pub const TIMED_OUT: &str = "no answer within 10 s";
 
 /// A failure without an answer.
@@ -85,7 +85,7 @@ fn refused(e: &reqwest::Error) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::TIMEOUT;
+    use super::super::limits::TIMEOUT;
     use super::*;
 
     #[test]

@@ -14,6 +14,7 @@ use domain::account::{
 use domain::coaching::{CheckIn, CoachingPreferences};
 use domain::ids::UserId;
 use domain::integration::TaskMapping;
+use domain::notifications::Webhook;
 use domain::ports::UserRepository;
 use domain::profile::{Profile, Revision};
 use domain::reflection::{Author, ReflectionMessage};
@@ -26,6 +27,7 @@ use crate::models::activity::ActivityRow;
 use crate::models::api_key::ApiKeyRow;
 use crate::models::checkin::CheckInRow;
 use crate::models::conversation::{AnswerRow, ConversationRow};
+use crate::models::notification::WebhookRow;
 use crate::models::preferences::PreferencesRow;
 use crate::models::profile::ProfileRow;
 use crate::models::reflection::ReflectionRow;
@@ -35,8 +37,8 @@ use crate::models::task_mapping::TaskMappingRow;
 use crate::models::user::UserRow;
 use crate::schema::{
     activity_log, api_keys, coaching_checkin, coaching_preferences, discovery_answer,
-    discovery_conversation, discovery_profile, profile_revision, reflection_message, sessions,
-    task_mapping, users,
+    discovery_conversation, discovery_profile, notification_settings, profile_revision,
+    reflection_message, sessions, task_mapping, users, webhooks,
 };
 use crate::tx::{on_backend, read_tx};
 
@@ -237,6 +239,19 @@ fn export(conn: &mut DbConnection, user: &str) -> StoreResult<Option<AccountData
                 .filter(api_keys::revoked_at.is_null())
                 .order((api_keys::created_at.asc(), api_keys::id.asc()))
                 .select(ApiKeyRow::as_select())
+                .load(conn)?,
+        )?,
+        email_checkins: notification_settings::table
+            .find(user)
+            .select(notification_settings::email_checkins)
+            .first(conn)
+            .optional()?
+            .unwrap_or(false),
+        webhooks: domain_rows::<_, Webhook>(
+            webhooks::table
+                .filter(webhooks::user_id.eq(user))
+                .order((webhooks::created_at.asc(), webhooks::id.asc()))
+                .select(WebhookRow::as_select())
                 .load(conn)?,
         )?,
     }))

@@ -12,6 +12,7 @@ use super::activity::ActivityEntryView;
 use super::coaching::{CheckInView, PreferencesView};
 use super::discovery::ConversationView;
 use super::integration::TaskMappingView;
+use super::notifications::WebhookView;
 use super::profile::{ProfileView, ReflectionMessageView, RevisionView};
 
 /// Every record of the caller's, as one document.
@@ -31,6 +32,15 @@ pub struct ExportView<'a> {
     activity: Vec<ActivityEntryView<'a>>,
     sessions: Vec<SessionView<'a>>,
     api_keys: Vec<ApiKeyView<'a>>,
+    notifications: ExportedNotifications,
+    /// Without their secrets.
+    webhooks: Vec<WebhookView<'a>>,
+}
+
+/// The notification setting as exported (the address is the user's own, above).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ExportedNotifications {
+    email_checkins: bool,
 }
 
 impl<'a> ExportView<'a> {
@@ -59,6 +69,10 @@ impl<'a> ExportView<'a> {
                 .map(|s| SessionView::new(s, current_session == Some(s.id)))
                 .collect(),
             api_keys: data.api_keys.iter().map(Into::into).collect(),
+            notifications: ExportedNotifications {
+                email_checkins: data.email_checkins,
+            },
+            webhooks: data.webhooks.iter().map(Into::into).collect(),
         }
     }
 }

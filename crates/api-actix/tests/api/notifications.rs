@@ -477,3 +477,26 @@ async fn the_one_click_link_turns_e_mail_off_and_a_forged_one_is_404() {
     // Clicking again is harmless.
     json_body(send(one_click(&token)).await, 200).await;
 }
+
+/// The export holds the setting and the endpoints, never a signing secret.
+#[tokio::test]
+async fn the_export_holds_the_webhooks_without_their_secrets() {
+    let app = spawn_app().await;
+    let ada = app.dev_login("ada@example.org").await;
+    let hook = registered(&app, &ada, &["checkin.created"]).await;
+
+    let response = send(app.as_browser(&ada, Method::GET, "/api/me/export")).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let text = response.text().await.unwrap();
+    let secret = hook["secret"].as_str().unwrap();
+    assert!(
+        !text.contains(&secret["whsec_".len()..]),
+        "no secret in the export"
+    );
+    let export: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(export["notifications"], json!({"email_checkins": false}));
+    assert_eq!(export["webhooks"].as_array().unwrap().len(), 1);
+    assert_eq!(export["webhooks"][0]["id"], hook["id"]);
+    assert_eq!(export["webhooks"][0]["url"], PUBLIC_URL);
+    assert!(export["webhooks"][0].get("secret").is_none());
+}

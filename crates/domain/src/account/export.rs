@@ -8,6 +8,7 @@ use super::{ActivityEntry, ApiKey, Session, Source, User};
 use crate::coaching::{CheckIn, CoachingPreferences};
 use crate::discovery::Conversation;
 use crate::integration::TaskMapping;
+use crate::notifications::Webhook;
 use crate::profile::{Profile, Revision};
 use crate::reflection::ReflectionMessage;
 
@@ -27,6 +28,10 @@ pub struct AccountData {
     pub sessions: Vec<Session>,
     /// Unrevoked keys; their hashes are left out by the caller when serialising.
     pub api_keys: Vec<ApiKey>,
+    /// Whether check-ins come by e-mail.
+    pub email_checkins: bool,
+    /// Webhook endpoints; their secrets are left out by the caller when serialising.
+    pub webhooks: Vec<Webhook>,
 }
 
 /// Counts for `/api/me/stats`.
