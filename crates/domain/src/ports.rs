@@ -477,10 +477,11 @@ pub trait DeliveryQueue: Send + Sync {
         limit: u32,
         lease: std::time::Duration,
     ) -> Result<Vec<ClaimedDelivery>, RepoError>;
-    /// Stores a claimed delivery after its attempt (and ends the lease). For a webhook, a
-    /// delivered one clears the endpoint's run of failures, and one that failed for good adds to
-    /// it, disabling the endpoint at [`DISABLE_AFTER_FAILURES`](crate::notifications::DISABLE_AFTER_FAILURES).
-    async fn finish(&self, delivery: &Delivery, at: OffsetDateTime) -> Result<(), RepoError>;
+    /// Stores claimed deliveries after their attempts, in one transaction (and ends their
+    /// leases). For a webhook, a delivered one clears the endpoint's run of failures, and one
+    /// that failed for good adds to it, disabling the endpoint at
+    /// [`DISABLE_AFTER_FAILURES`](crate::notifications::DISABLE_AFTER_FAILURES).
+    async fn finish(&self, deliveries: &[Delivery], at: OffsetDateTime) -> Result<(), RepoError>;
     /// Ends the leases of claimed deliveries that were not attempted (a worker shutting down).
     async fn release(&self, deliveries: &[DeliveryId]) -> Result<(), RepoError>;
     async fn stats(&self) -> Result<QueueStats, RepoError>;

@@ -55,12 +55,12 @@ impl DeliveryQueue for DieselDeliveryQueue {
             .await
     }
 
-    async fn finish(&self, delivery: &Delivery, at: OffsetDateTime) -> Result<(), RepoError> {
-        let delivery = delivery.clone();
+    async fn finish(&self, deliveries: &[Delivery], at: OffsetDateTime) -> Result<(), RepoError> {
+        let deliveries = deliveries.to_vec();
         let at = to_db(at);
         self.db
-            .write("storing a delivery attempt", move |conn| {
-                finish(conn, &delivery, at)
+            .write("storing delivery attempts", move |conn| {
+                deliveries.iter().try_for_each(|d| finish(conn, d, at))
             })
             .await
     }

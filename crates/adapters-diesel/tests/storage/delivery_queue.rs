@@ -104,7 +104,10 @@ dual_test!(
 
         // Stored as failed once: due again after the schedule's first wait, unleased.
         let done = again[0].delivery.clone().after_attempt(failed(), later);
-        queue.finish(&done, later).await.unwrap();
+        queue
+            .finish(std::slice::from_ref(&done), later)
+            .await
+            .unwrap();
         let retry = later + Duration::seconds(30);
         assert!(
             queue
@@ -122,7 +125,10 @@ dual_test!(
             },
             retry,
         );
-        queue.finish(&delivered, retry).await.unwrap();
+        queue
+            .finish(std::slice::from_ref(&delivered), retry)
+            .await
+            .unwrap();
         assert_eq!(queue.stats().await.unwrap().pending, 0);
         assert!(
             queue
@@ -132,7 +138,10 @@ dual_test!(
                 .is_empty()
         );
         // A late finish of the first claim (its lease had run out) changes nothing.
-        queue.finish(&done, retry).await.unwrap();
+        queue
+            .finish(std::slice::from_ref(&done), retry)
+            .await
+            .unwrap();
         assert_eq!(
             count(&db, "deliveries WHERE status = 'delivered' AND attempt = 2").await,
             1
@@ -174,7 +183,7 @@ dual_test!(
             } else {
                 give_up(claimed[0].delivery.clone())
             };
-            queue.finish(&done, T0).await.unwrap();
+            queue.finish(std::slice::from_ref(&done), T0).await.unwrap();
             let stored = notes.webhooks(ada.id).await.unwrap().remove(0);
             // Failures after the success: rounds 5..=n.
             let expected_disabled = n >= 24;
@@ -250,16 +259,20 @@ dual_test!(
                     if claimed.is_empty() {
                         return mine;
                     }
-                    for c in claimed {
-                        let done = c.delivery.clone().after_attempt(
-                            DeliveryOutcome::Delivered {
-                                response_status: Some(200),
-                            },
-                            T0,
-                        );
-                        queue.finish(&done, T0).await.unwrap();
-                        mine.push(c.delivery.id);
-                    }
+                    // A pass's outcomes are stored together, as the worker stores them.
+                    let done: Vec<_> = claimed
+                        .iter()
+                        .map(|c| {
+                            c.delivery.clone().after_attempt(
+                                DeliveryOutcome::Delivered {
+                                    response_status: Some(200),
+                                },
+                                T0,
+                            )
+                        })
+                        .collect();
+                    queue.finish(&done, T0).await.unwrap();
+                    mine.extend(claimed.iter().map(|c| c.delivery.id));
                 }
             });
         }

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use crate::clock::Clock;
 use crate::error::RepoError;
 use crate::ids::CheckInId;
-use crate::notifications::{Channel, DeliveryOutcome, DeliveryStatus};
+use crate::notifications::{Channel, Delivery, DeliveryOutcome, DeliveryStatus};
 use crate::ports::{
     CheckInMail, ClaimedDelivery, DeliveryQueue, DeliveryTarget, MailLinks, Mailer, QueueStats,
     WebhookRequest, WebhookSender,
@@ -96,18 +96,22 @@ where
         }
     }
 
-    /// Claims at most `limit` due deliveries and attempts each once.
+    /// Claims at most `limit` due deliveries, attempts each once (all at once) and stores the
+    /// outcomes together: one commit per pass, not one per delivery.
     ///
     /// # Errors
-    /// Storage failures (a delivery whose outcome could not be stored is tried again after its
-    /// lease, with the same event id).
+    /// Storage failures (deliveries whose outcomes could not be stored are tried again after
+    /// their lease, with the same event ids).
     pub async fn run_once(&self, limit: u32) -> Result<DeliveryReport, RepoError> {
         let claimed = self.queue.claim(self.clock.now(), limit, LEASE).await?;
-        let outcomes = join_all(claimed.into_iter().map(|c| self.attempt(c))).await;
+        if claimed.is_empty() {
+            return Ok(DeliveryReport::default());
+        }
+        let done = join_all(claimed.into_iter().map(|c| self.attempt(c))).await;
+        self.queue.finish(&done, self.clock.now()).await?;
         let mut report = DeliveryReport::default();
-        for outcome in outcomes {
-            let (channel, status) = outcome?;
-            report.count(channel, status);
+        for delivery in &done {
+            report.count(delivery.channel, delivery.status);
         }
         Ok(report)
     }
@@ -133,11 +137,8 @@ where
         self.queue.stats().await
     }
 
-    /// One attempt, stored; the delivery's channel and status afterwards.
-    async fn attempt(
-        &self,
-        claimed: ClaimedDelivery,
-    ) -> Result<(Channel, DeliveryStatus), RepoError> {
+    /// One attempt; the delivery as it stands afterwards (not yet stored).
+    async fn attempt(&self, claimed: ClaimedDelivery) -> Delivery {
         let ClaimedDelivery {
             delivery,
             user_id,
@@ -145,7 +146,7 @@ where
             target,
         } = claimed;
         let now = self.clock.now();
-        let done = match target {
+        match target {
             DeliveryTarget::Webhook(None) => delivery.cancelled("the endpoint is disabled", now),
             DeliveryTarget::Email { enabled: false, .. } => {
                 delivery.cancelled("check-ins by e-mail were turned off", now)
@@ -179,9 +180,7 @@ where
                 };
                 delivery.after_attempt(outcome, self.clock.now())
             }
-        };
-        self.queue.finish(&done, self.clock.now()).await?;
-        Ok((done.channel, done.status))
+        }
     }
 }
 
@@ -224,9 +223,7 @@ mod tests {
     use crate::clock::MockClock;
     use crate::coaching::{CheckIn, CheckInOrigin};
     use crate::ids::{DeliveryId, UserId, WebhookId};
-    use crate::notifications::{
-        Delivery, EventType, OutboxEvent, RETRY_SCHEDULE, WebhookSecret, WebhookUrl,
-    };
+    use crate::notifications::{EventType, OutboxEvent, RETRY_SCHEDULE, WebhookSecret, WebhookUrl};
     use crate::ports::{MockDeliveryQueue, MockMailLinks, MockMailer, MockWebhookSender};
 
     const NOW: OffsetDateTime = datetime!(2026-11-26 10:00 UTC);
@@ -287,8 +284,8 @@ mod tests {
             .withf(|now, limit, lease| *now == NOW && *limit == 50 && *lease == LEASE)
             .returning(move |_, _, _| Ok(once.take().unwrap_or_default()));
         let store = Arc::clone(&finished);
-        q.expect_finish().returning(move |d, _| {
-            store.lock().unwrap().push(d.clone());
+        q.expect_finish().times(1).returning(move |done, _| {
+            store.lock().unwrap().extend_from_slice(done);
             Ok(())
         });
         (q, finished)
