@@ -3,8 +3,10 @@
 requests shaped like the service's, for the reply parser's unit tests: the extractor's and the
 coach's system prompt (crates/adapters-llm/prompts/), the user message as the JSON document
 crates/adapters-llm/src/openai/body.rs builds (pretty-printed, keys in serde_json's default
-sorted order), and `response_format` `{"type": "json_object"}` or none, as the service sends
-them (no max_tokens, temperature or other field). Each reply's raw `content` is written to
+sorted order), `max_tokens` 2048 (the service's default `LLM_MAX_TOKENS`) and `response_format`
+`{"type": "json_object"}` or none, as the service sends them (no temperature or other field).
+The recordings in recorded/ were made before the service sent `max_tokens`: their replies that
+ran to the end of the context (`finish_reason` "length") are what the budget now bounds. Each reply's raw `content` is written to
 recorded/<prompt>-<person>-<format>.txt, and recorded/index.json lists, for each, the request,
 finish_reason, time and the kinds of failure found in it (code fence, prose around the object,
 truncated or invalid JSON, wrong types, missing keys, invented quotes, wrong step numbers...).
@@ -265,7 +267,7 @@ def main() -> int:
     index = []
 
     def record(name: str, what: str, version: str, person: dict, fmt: str, messages: list[dict], turn=None) -> None:
-        body = {"model": args.model, "messages": messages}
+        body = {"model": args.model, "messages": messages, "max_tokens": 2048}
         if FORMATS[fmt] is not None:
             body["response_format"] = FORMATS[fmt]
         try:

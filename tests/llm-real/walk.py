@@ -386,7 +386,7 @@ def walk_person(w: Walk, person: dict, tally: Tally) -> None:
         except (IndexError, KeyError, TypeError, ValueError):
             turn = None
         w.check(turn == {"message": msg}, f"{who}: the preview's user document carries the turn: {turn!r:.200}")
-        w.check(set(req) <= {"model", "messages", "response_format"}, f"{who}: the preview's request has only model, messages, response_format: {sorted(req)}")
+        w.check(set(req) <= {"model", "messages", "max_tokens", "response_format"}, f"{who}: the preview's request has only model, messages, max_tokens, response_format: {sorted(req)}")
         log(f"{who}: preview response_format: {json.dumps(req.get('response_format'))[:160]}")
     after = w.state(who, token)
     for name in before:

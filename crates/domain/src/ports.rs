@@ -15,8 +15,8 @@ use crate::coaching::{CheckIn, CoachingPreferences, CoachingStyle};
 use crate::discovery::{Answer, Conversation, ExtractionInput};
 use crate::error::RepoError;
 use crate::ids::{
-    ApiKeyId, CheckInId, ConversationId, DeliveryId, EventId, ProfileId, RefreshTokenId, SessionId,
-    UserId, WebhookId,
+    ApiKeyId, CheckInId, ConversationId, EventId, ProfileId, RefreshTokenId, SessionId, UserId,
+    WebhookId,
 };
 use crate::integration::{
     DailyMinutes, TaskMapping, TaskMappingInput, TaskMappingQuery, UpsertOutcome, Window,
@@ -482,8 +482,6 @@ pub trait DeliveryQueue: Send + Sync {
     /// that failed for good adds to it, disabling the endpoint at
     /// [`DISABLE_AFTER_FAILURES`](crate::notifications::DISABLE_AFTER_FAILURES).
     async fn finish(&self, deliveries: &[Delivery], at: OffsetDateTime) -> Result<(), RepoError>;
-    /// Ends the leases of claimed deliveries that were not attempted (a worker shutting down).
-    async fn release(&self, deliveries: &[DeliveryId]) -> Result<(), RepoError>;
     async fn stats(&self) -> Result<QueueStats, RepoError>;
 }
 

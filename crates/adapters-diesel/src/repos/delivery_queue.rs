@@ -9,7 +9,6 @@ use async_trait::async_trait;
 use diesel::dsl::{count_star, min};
 use diesel::prelude::*;
 use domain::RepoError;
-use domain::ids::DeliveryId;
 use domain::notifications::{
     Channel, DISABLE_AFTER_FAILURES, Delivery, DeliveryStatus, WebhookSecret, WebhookUrl,
 };
@@ -61,18 +60,6 @@ impl DeliveryQueue for DieselDeliveryQueue {
         self.db
             .write("storing delivery attempts", move |conn| {
                 deliveries.iter().try_for_each(|d| finish(conn, d, at))
-            })
-            .await
-    }
-
-    async fn release(&self, ids: &[DeliveryId]) -> Result<(), RepoError> {
-        let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
-        self.db
-            .write("releasing delivery claims", move |conn| {
-                diesel::update(deliveries::table.filter(deliveries::id.eq_any(&ids)))
-                    .set(deliveries::lease_until.eq(None::<PrimitiveDateTime>))
-                    .execute(conn)?;
-                Ok(())
             })
             .await
     }

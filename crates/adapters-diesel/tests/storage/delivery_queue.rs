@@ -149,16 +149,6 @@ dual_test!(
     }
 );
 
-dual_test!(released_claims_are_due_at_once, |db| {
-    let ada = user(&db, "ada@example.org").await;
-    let hook = endpoint(&db, ada.id).await;
-    ping(&db, &hook, T0).await;
-    let queue = DieselDeliveryQueue::new(db.clone());
-    let claimed = queue.claim(T0, 10, LEASE).await.unwrap();
-    queue.release(&[claimed[0].delivery.id]).await.unwrap();
-    assert_eq!(queue.claim(T0, 10, LEASE).await.unwrap().len(), 1);
-});
-
 dual_test!(
     twenty_deliveries_failed_in_a_row_disable_the_endpoint,
     |db| {

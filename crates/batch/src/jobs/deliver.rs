@@ -1,6 +1,10 @@
 //! `deliver`: one pass over what is due in the outbox — every due webhook and e-mail attempted
 //! once (those that fail wait for their next attempt). Safe beside the service's own worker and
-//! other `deliver` runs: each due delivery is claimed by one of them.
+//! other `deliver` runs: each due delivery is claimed by one of them. On SIGTERM it stops after
+//! the pass under way.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use adapters_delivery::{SignedLinks, SmtpMailer, WebhookClient};
 use adapters_diesel::DieselDeliveryQueue;
@@ -27,11 +31,38 @@ pub async fn run() -> anyhow::Result<Value> {
         SignedLinks::new(&settings.public_base_url, &settings.jwt_secret),
         SystemClock,
     );
-    let report = service.drain(PASS).await?;
+    // SIGTERM or Ctrl-C: the pass under way finishes (its outcomes stored), and no other begins.
+    let stopping = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stopping);
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        flag.store(true, Ordering::Relaxed);
+    });
+    let report = service
+        .drain(PASS, || stopping.load(Ordering::Relaxed))
+        .await?;
     let pending = service.stats().await?.pending;
     Ok(json!({
         "sent": report.sent(),
         "failed": report.failed(),
         "pending": pending,
     }))
+}
+
+/// SIGINT, or SIGTERM where there is one.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(_) => return std::future::pending().await,
+            };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
 }

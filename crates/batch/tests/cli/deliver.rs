@@ -1,5 +1,6 @@
 //! `deliver`: one pass over the due deliveries — a check-in's webhook reaches a real receiver,
-//! the summary counts it at the top level as API.md spells it, and a second pass finds nothing.
+//! the summary counts it at the top level as API.md spells it, a second pass finds nothing, and
+//! SIGTERM mid-attempt lets the attempt finish and be stored.
 
 use domain::ids::WebhookId;
 use domain::notifications::{EventType, Webhook, WebhookSecret, WebhookUrl};
@@ -23,20 +24,15 @@ async fn deliver(test_db: &TestDb, extra: &[(&str, &str)]) -> Run {
         .unwrap()
 }
 
-dual_test!(a_due_check_in_reaches_its_webhook_once, |test_db| {
-    let db = test_db.db();
-    let receiver = wiremock::MockServer::start().await;
-    wiremock::Mock::given(wiremock::matchers::method("POST"))
-        .respond_with(wiremock::ResponseTemplate::new(200))
-        .mount(&receiver)
-        .await;
-    let ada = person(&db, 1, true).await;
+/// A person with a webhook to `url` for check-ins, and one check-in (so one delivery is due).
+async fn seed_checkin_webhook(db: &adapters_diesel::Database, url: &str) {
+    let ada = person(db, 1, true).await;
     let now = OffsetDateTime::now_utc();
     adapters_diesel::DieselNotificationRepository::new(db.clone())
         .create_webhook(&Webhook {
             id: WebhookId::new(),
             user_id: ada,
-            url: WebhookUrl::parse(&receiver.uri(), true).unwrap(),
+            url: WebhookUrl::parse(url, true).unwrap(),
             events: vec![EventType::CheckinCreated],
             secret: WebhookSecret::new("whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=".into()),
             created_at: now,
@@ -59,6 +55,16 @@ dual_test!(a_due_check_in_reaches_its_webhook_once, |test_db| {
         .insert(&checkin)
         .await
         .unwrap();
+}
+
+dual_test!(a_due_check_in_reaches_its_webhook_once, |test_db| {
+    let db = test_db.db();
+    let receiver = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(200))
+        .mount(&receiver)
+        .await;
+    seed_checkin_webhook(&db, &receiver.uri()).await;
 
     let first = deliver(&test_db, &[]).await;
     assert!(first.success, "{first:?}");
@@ -95,5 +101,51 @@ dual_test!(
         let error = run.summary["error"].as_str().unwrap();
         assert!(error.contains("JWT_SECRET"), "{error}");
         assert!(!run.stdout.contains("s3cret-pw") && !run.stderr.contains("s3cret-pw"));
+    }
+);
+
+dual_test!(
+    sigterm_lets_the_attempt_in_flight_finish_and_be_stored,
+    |test_db| {
+        let db = test_db.db();
+        let receiver = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .respond_with(
+                wiremock::ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(2)),
+            )
+            .mount(&receiver)
+            .await;
+        seed_checkin_webhook(&db, &receiver.uri()).await;
+
+        let mut command = batch(test_db.url(), &["deliver"]);
+        command.env("WEBHOOK_ALLOW_PRIVATE", "true");
+        let child = command.spawn().unwrap();
+        // Mid-attempt: the receiver has the request and answers in 2 s.
+        for _ in 0..100 {
+            if !receiver.received_requests().await.unwrap().is_empty() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let killed = std::process::Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let run = tokio::task::spawn_blocking(move || Run::from(child.wait_with_output().unwrap()))
+            .await
+            .unwrap();
+
+        assert!(run.success, "{run:?}");
+        assert_eq!(run.summary["sent"], 1, "{run:?}");
+        assert_eq!(
+            crate::harness::count(
+                &db,
+                "deliveries WHERE status = 'delivered' AND lease_until IS NULL"
+            )
+            .await,
+            1,
+            "stored, its lease ended: nothing left to wait out"
+        );
     }
 );

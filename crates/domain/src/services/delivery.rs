@@ -116,19 +116,26 @@ where
         Ok(report)
     }
 
-    /// Runs passes until nothing is due (`discovery-batch deliver`).
+    /// Runs passes until nothing is due, or until `stopping` says so between two passes
+    /// (`discovery-batch deliver` on SIGTERM): a pass that began always ends with its outcomes
+    /// stored, so a graceful stop leaves no claim to wait out.
     ///
     /// # Errors
     /// Storage failures.
-    pub async fn drain(&self, limit: u32) -> Result<DeliveryReport, RepoError> {
+    pub async fn drain(
+        &self,
+        limit: u32,
+        stopping: impl Fn() -> bool,
+    ) -> Result<DeliveryReport, RepoError> {
         let mut total = DeliveryReport::default();
-        loop {
+        while !stopping() {
             let pass = self.run_once(limit).await?;
             if pass == DeliveryReport::default() {
-                return Ok(total);
+                break;
             }
             total += pass;
         }
+        Ok(total)
     }
 
     /// # Errors
@@ -485,7 +492,31 @@ mod tests {
             .returning(|_| DeliveryOutcome::Delivered {
                 response_status: Some(200),
             });
-        let report = block_on(service(q, sender, None).drain(50)).unwrap();
+        let report = block_on(service(q, sender, None).drain(50, || false)).unwrap();
         assert_eq!((report.sent(), report.failed()), (2, 0));
+    }
+}
+
+#[cfg(test)]
+mod stopping {
+    use futures::executor::block_on;
+
+    use super::*;
+    use crate::clock::MockClock;
+    use crate::ports::{MockDeliveryQueue, MockMailLinks, MockMailer, MockWebhookSender};
+
+    #[test]
+    fn a_stop_asked_for_before_a_pass_claims_nothing() {
+        let mut q = MockDeliveryQueue::new();
+        q.expect_claim().never();
+        let service = DeliveryService::new(
+            q,
+            MockWebhookSender::new(),
+            None::<MockMailer>,
+            MockMailLinks::new(),
+            MockClock::new(),
+        );
+        let report = block_on(service.drain(50, || true)).unwrap();
+        assert_eq!(report, DeliveryReport::default());
     }
 }
