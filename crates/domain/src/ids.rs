@@ -81,4 +81,6 @@ id_type!(
     WebhookId,
     /// The delivery of one event over one channel (a webhook or e-mail).
     DeliveryId,
+    /// A person's mapping rule (a label, tag or id pattern to a foundation).
+    RuleId,
 );

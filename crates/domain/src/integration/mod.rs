@@ -1,6 +1,7 @@
-//! Integration with time trackers: task mappings (a logged entry tied to a foundation) and the
-//! work-pattern rollup read back from them.
+//! Integration with time trackers: task mappings (a logged entry tied to a foundation), the
+//! person's mapping rules, and the work-pattern rollup read back from them.
 
+pub mod rules;
 pub mod task_mapping;
 pub mod work_pattern;
 
