@@ -175,7 +175,7 @@ impl Database {
             let (pool, reachability) = (self.pool.clone(), self.reachability.clone());
             // Detached: the leader answers every read it runs through its own channel.
             drop(tokio::task::spawn_blocking(move || {
-                leader.run(|keys| {
+                read_group::lead(leader, |keys| {
                     let mut conn = reachability.checkout(&pool)?;
                     load(&mut conn, keys)
                 });
@@ -271,7 +271,7 @@ impl Database {
             let (pool, reachability) = (self.pool.clone(), self.reachability.clone());
             // Detached: the leader answers every write it runs through its own channel.
             drop(tokio::task::spawn_blocking(move || {
-                leader.run(|steps| {
+                group_commit::lead(leader, |steps| {
                     let _turn = turn
                         .as_ref()
                         .map(|t| t.lock().unwrap_or_else(PoisonError::into_inner));

@@ -41,27 +41,27 @@ pub(crate) struct Waiting {
 /// commit at once as it has leaders (1 for SQLite, which admits one writer at a time anyway).
 pub(crate) type GroupCommit = LeaderQueue<Waiting>;
 
-impl Leader<Waiting> {
-    /// Runs groups until none is waiting (blocking: call it on the blocking pool). `run` takes a
-    /// connection (and SQLite's writer turn) and calls [`run_group`]; one answer per step.
-    pub(crate) fn run(mut self, run: impl Fn(&[Step]) -> Vec<Answer>) {
-        while let Some(group) = self.next_group(MAX_GROUP) {
-            let (steps, replies): (Vec<Step>, Vec<oneshot::Sender<Answer>>) =
-                group.into_iter().map(|w| (w.step, w.reply)).unzip();
-            let answers = run(&steps);
-            // When the database could not be used at all, the writes queued meanwhile would
-            // only wait for the same failure, a group at a time: they get it now.
-            let unusable = answers
-                .iter()
-                .all(|a| a.as_ref().is_err_and(StoreError::is_connection_failure));
-            for (reply, answer) in replies.into_iter().zip(answers) {
-                // A caller that stopped waiting (its client went away) needs no answer.
-                let _ = reply.send(answer);
-            }
-            if unusable {
-                for waiting in self.take_all() {
-                    let _ = waiting.reply.send(Err(unavailable()));
-                }
+/// Runs `leader`'s groups until none is waiting (blocking: call it on the blocking pool). `run`
+/// takes a connection (and SQLite's writer turn) and calls [`run_group`]; one answer per step.
+/// A function rather than a method of `Leader`, so that `leader_queue.rs` knows nothing of
+/// writes.
+pub(crate) fn lead(mut leader: Leader<Waiting>, run: impl Fn(&[Step]) -> Vec<Answer>) {
+    while let Some(group) = leader.next_group(MAX_GROUP) {
+        let (steps, replies): (Vec<Step>, Vec<oneshot::Sender<Answer>>) =
+            group.into_iter().map(|w| (w.step, w.reply)).unzip();
+        let answers = run(&steps);
+        // When the database could not be used at all, the writes queued meanwhile would
+        // only wait for the same failure, a group at a time: they get it now.
+        let unusable = answers
+            .iter()
+            .all(|a| a.as_ref().is_err_and(StoreError::is_connection_failure));
+        for (reply, answer) in replies.into_iter().zip(answers) {
+            // A caller that stopped waiting (its client went away) needs no answer.
+            let _ = reply.send(answer);
+        }
+        if unusable {
+            for waiting in leader.take_all() {
+                let _ = waiting.reply.send(Err(unavailable()));
             }
         }
     }
@@ -187,7 +187,7 @@ mod tests {
     ) -> oneshot::Receiver<Answer> {
         let (reply, answer) = oneshot::channel();
         if let Some(leader) = group.enqueue(Waiting { step: write, reply }) {
-            std::thread::spawn(move || leader.run(run));
+            std::thread::spawn(move || lead(leader, run));
         }
         answer
     }
@@ -349,7 +349,7 @@ mod tests {
             })
             .unwrap();
         let (groups, later) = (AtomicUsize::new(0), Mutex::new(Vec::new()));
-        leader.run(|steps: &[Step]| {
+        lead(leader, |steps: &[Step]| {
             groups.fetch_add(1, Ordering::SeqCst);
             // Three more writes arrive while this group waits for a connection in vain.
             for n in 0..3 {
@@ -397,7 +397,7 @@ mod tests {
         }
         assert_eq!(leaders.len(), 2, "two places, the third write waits");
         drop(leaders.remove(0));
-        leaders.remove(0).run(on(&conn));
+        lead(leaders.remove(0), on(&conn));
         for (n, answer) in (0..).zip(answers) {
             assert_eq!(unbox::<i64>(answer.blocking_recv().unwrap()).unwrap(), n);
         }
@@ -415,7 +415,9 @@ mod tests {
             })
             .unwrap();
         let crashed = std::thread::spawn(move || {
-            leader.run(|_steps: &[Step]| -> Vec<Answer> { panic!("the connection code panicked") });
+            lead(leader, |_steps: &[Step]| -> Vec<Answer> {
+                panic!("the connection code panicked")
+            });
         });
         assert!(crashed.join().is_err());
         assert!(

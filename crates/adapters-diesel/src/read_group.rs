@@ -39,35 +39,37 @@ pub(crate) struct Waiting<K, V> {
 /// The queue of one kind of read by key (say, a profile by its user).
 pub(crate) type ReadGroup<K, V> = LeaderQueue<Waiting<K, V>>;
 
-impl<K: Clone + Eq + Hash, V: Clone> Leader<Waiting<K, V>> {
-    /// Reads groups until none is waiting (blocking: call it on the blocking pool). `load`
-    /// takes a connection and returns, in one statement, the rows of the distinct keys it is
-    /// given, each with its key.
-    pub(crate) fn run(mut self, load: impl Fn(&[K]) -> StoreResult<Vec<(K, V)>>) {
-        while let Some(group) = self.next_group(MAX_GROUP) {
-            let mut keys: Vec<K> = Vec::with_capacity(group.len());
-            for waiting in &group {
-                if !keys.contains(&waiting.key) {
-                    keys.push(waiting.key.clone());
+/// Reads `leader`'s groups until none is waiting (blocking: call it on the blocking pool).
+/// `load` takes a connection and returns, in one statement, the rows of the distinct keys it is
+/// given, each with its key. A function rather than a method of `Leader`, so that
+/// `leader_queue.rs` knows nothing of reads.
+pub(crate) fn lead<K: Clone + Eq + Hash, V: Clone>(
+    mut leader: Leader<Waiting<K, V>>,
+    load: impl Fn(&[K]) -> StoreResult<Vec<(K, V)>>,
+) {
+    while let Some(group) = leader.next_group(MAX_GROUP) {
+        let mut keys: Vec<K> = Vec::with_capacity(group.len());
+        for waiting in &group {
+            if !keys.contains(&waiting.key) {
+                keys.push(waiting.key.clone());
+            }
+        }
+        match load(&keys) {
+            Ok(rows) => {
+                let rows: HashMap<K, V> = rows.into_iter().collect();
+                for waiting in group {
+                    // A caller that stopped waiting (its client went away) needs no answer.
+                    let _ = waiting.reply.send(Ok(rows.get(&waiting.key).cloned()));
                 }
             }
-            match load(&keys) {
-                Ok(rows) => {
-                    let rows: HashMap<K, V> = rows.into_iter().collect();
-                    for waiting in group {
-                        // A caller that stopped waiting (its client went away) needs no answer.
-                        let _ = waiting.reply.send(Ok(rows.get(&waiting.key).cloned()));
-                    }
+            Err(e) => {
+                for waiting in group {
+                    let _ = waiting.reply.send(Err(e.for_each_of_a_group()));
                 }
-                Err(e) => {
-                    for waiting in group {
-                        let _ = waiting.reply.send(Err(e.for_each_of_a_group()));
-                    }
-                    // The reads queued meanwhile would only wait for the same failure.
-                    if e.is_connection_failure() {
-                        for waiting in self.take_all() {
-                            let _ = waiting.reply.send(Err(unavailable()));
-                        }
+                // The reads queued meanwhile would only wait for the same failure.
+                if e.is_connection_failure() {
+                    for waiting in leader.take_all() {
+                        let _ = waiting.reply.send(Err(unavailable()));
                     }
                 }
             }
@@ -116,7 +118,7 @@ mod tests {
             key: key.to_owned(),
             reply,
         }) {
-            std::thread::spawn(move || leader.run(load));
+            std::thread::spawn(move || lead(leader, load));
         }
         answer
     }
@@ -239,7 +241,7 @@ mod tests {
                 .is_none()
         );
         let calls = AtomicUsize::new(0);
-        leader.run(|keys: &[String]| {
+        lead(leader, |keys: &[String]| {
             if calls.fetch_add(1, Ordering::SeqCst) == 0 {
                 assert_eq!(keys, ["k1", "k2"]);
                 Err(StoreError::Data(anyhow::anyhow!(
@@ -274,7 +276,7 @@ mod tests {
             })
             .unwrap();
         let (statements, later) = (AtomicUsize::new(0), Mutex::new(Vec::new()));
-        leader.run(|_keys: &[String]| {
+        lead(leader, |_keys: &[String]| {
             statements.fetch_add(1, Ordering::SeqCst);
             // Three more reads arrive while this group waits for a connection in vain.
             for n in 0..3 {
@@ -320,7 +322,7 @@ mod tests {
         }
         assert_eq!(leaders.len(), 2, "two places, the third read waits");
         drop(leaders.remove(0));
-        leaders.remove(0).run(stored);
+        lead(leaders.remove(0), stored);
         for (n, answer) in (0..).zip(answers) {
             assert_eq!(answer.blocking_recv().unwrap().unwrap(), Some(n));
         }
@@ -338,9 +340,12 @@ mod tests {
             })
             .unwrap();
         let crashed = std::thread::spawn(move || {
-            leader.run(|_keys: &[String]| -> StoreResult<Vec<(String, i64)>> {
-                panic!("the connection code panicked")
-            });
+            lead(
+                leader,
+                |_keys: &[String]| -> StoreResult<Vec<(String, i64)>> {
+                    panic!("the connection code panicked")
+                },
+            );
         });
         assert!(crashed.join().is_err());
         assert!(

@@ -11,7 +11,7 @@ use domain::text::AnswerText;
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::score::contains_phrase;
+use crate::phrase::contains_phrase;
 
 /// One answer set and its expectations. `name` is the file's stem.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -12,6 +12,7 @@
 
 pub mod engine;
 pub mod fixture;
+pub mod phrase;
 pub mod report;
 pub mod run;
 pub mod score;

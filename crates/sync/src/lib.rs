@@ -8,6 +8,7 @@
 
 pub mod client;
 pub mod entries;
+pub mod import;
 pub mod mapping;
 pub mod timew;
 

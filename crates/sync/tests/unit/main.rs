@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod import;
+
 use discovery_sync::client::{MAX_BATCH, batch_bodies};
 use discovery_sync::entries::{Item, external_id, label, pieces, plan, rounded_minutes};
 use discovery_sync::mapping::{Mapping, Target};

@@ -1,0 +1,490 @@
+//! Importers: other trackers' exports read into [`ImportedEntry`] values, ready to be sent as
+//! task mappings without a foundation (API.md, "Mapping rules and unmapped time"). Pure
+//! parsing: no HTTP, no files opened here; the caller hands in the bytes.
+//!
+//! - [`toggl`]: Toggl Track's detailed report, CSV.
+//! - [`clockify`]: Clockify's detailed report, CSV.
+//!
+//! **Rows.** A row that cannot be read (bad date, time or duration, a missing cell, text that is
+//! not UTF-8) becomes a [`SkippedRow`] naming its line: the physical line where the row starts,
+//! 1-based, the header being line 1 (what an editor shows; a quoted cell with a line break
+//! makes the rows after it start further down). With [`CsvOptions::strict`] the first such row
+//! is an [`ImportError::Row`] instead. A header without the columns a format needs is always an
+//! [`ImportError::Header`]: nothing can be read from that file.
+//!
+//! **Ids.** `<source>:<16 hex digits of SHA-256>` over the JSON array `[who, start]`, where `who`
+//! is the row's e-mail (its user name when the e-mail cell is empty or absent) and `start` is
+//! the start as written in the file, normalised to `YYYY-MM-DDTHH:MM:SS` *local* time. Neither
+//! export carries an entry id, and these two fields are what identifies an entry in both
+//! trackers: one person starts one entry at one moment. They are stable because
+//! - the same file gives the same ids, whatever the time zone the caller passes (the local
+//!   start is hashed, not the UTC one) and whatever the date or clock format (the parsed value
+//!   is hashed, not the text);
+//! - editing an entry's description, project, tags or end in the tracker and exporting again
+//!   keeps its id, so re-importing updates the entry instead of adding a second one (the
+//!   service upserts per `external_task_id`).
+//!
+//! Two rows with the same person and start (trackers allow overlapping entries) would collide;
+//! the second gets `:2` appended, the third `:3`, and so on, in file order, so a file read twice
+//! still gives the same ids.
+//!
+//! **Tags.** The project goes first, as `project:<name>`, then the tracker's own tags in file
+//! order. The prefix keeps a project and a tag of the same name apart, so a rule
+//! `{"tag": "project:Website"}` means the project and nothing else. The contract allows at most
+//! 20 tags of 1-100 characters: empty tags and repeats are dropped silently, a tag over 100
+//! characters is cut to 100, and tags past the 20th are dropped; each cut or drop is reported as
+//! a [`Warning`] with the row's line (the entry itself is kept). The project, being first, is
+//! never dropped.
+//!
+//! **Label.** The description, trimmed and cut to 500 characters; `None` when empty.
+//!
+//! **Minutes.** The export's duration cell (`H:MM:SS`, hours may exceed 24), rounded to the
+//! nearest minute, 30 seconds up ([`crate::entries::rounded_minutes`]). An entry over 1,440
+//! minutes is kept whole: whoever sends it splits it with [`crate::entries::pieces`].
+
+pub mod clockify;
+pub mod toggl;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Read;
+
+use sha2::{Digest, Sha256};
+use time::macros::format_description;
+use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
+
+use crate::entries::{MAX_LABEL_CHARS, rounded_minutes};
+
+/// The contract's cap on the number of tags of one entry.
+pub const MAX_TAGS: usize = 20;
+/// The contract's cap on one tag's length, in characters.
+pub const MAX_TAG_CHARS: usize = 100;
+
+/// One entry read from a tracker's export.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportedEntry {
+    /// Stable across imports of the same entry (see the module documentation).
+    pub external_task_id: String,
+    /// The description; `None` when empty.
+    pub task_label: Option<String>,
+    /// `project:<name>` first when there is a project, then the tracker's tags.
+    pub tags: Vec<String>,
+    pub project: Option<String>,
+    pub minutes: u32,
+    /// The entry's start, in UTC.
+    pub occurred_at: OffsetDateTime,
+}
+
+/// A row left out, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedRow {
+    /// Where the row starts in the file, 1-based, the header being line 1.
+    pub line: usize,
+    pub reason: String,
+}
+
+/// A row kept, but changed to fit the contract (tags cut or dropped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub line: usize,
+    pub message: String,
+}
+
+/// What an import read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Parsed {
+    pub entries: Vec<ImportedEntry>,
+    pub skipped: Vec<SkippedRow>,
+    pub warnings: Vec<Warning>,
+}
+
+/// Why an import read nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportError {
+    /// The header lacks a column the format needs, or there is no header.
+    Header(String),
+    /// Strict mode: the first malformed row.
+    Row { line: usize, reason: String },
+    /// The input could not be read at all.
+    Read(String),
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Header(m) | Self::Read(m) => f.write_str(m),
+            Self::Row { line, reason } => write!(f, "line {line}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// How to read dates written with slashes, `03/04/2026`: the trackers write them in the
+/// person's chosen format, and the text alone cannot tell April 3rd from March 4th.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SlashDates {
+    /// `MM/DD/YYYY`, the US format (Clockify's default).
+    #[default]
+    MonthFirst,
+    /// `DD/MM/YYYY`.
+    DayFirst,
+}
+
+/// What the caller knows that the CSV file does not say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CsvOptions {
+    /// The offset of the local times in the file. Toggl and Clockify write start times in the
+    /// time zone of the exporting person's profile, without an offset; pass that zone's offset.
+    /// One offset for the whole file: for a file spanning a daylight-saving change, import the
+    /// two periods separately (or accept an hour's shift on one side).
+    pub offset: UtcOffset,
+    /// The first malformed row fails the import instead of being skipped.
+    pub strict: bool,
+    /// How to read `a/b/YYYY` dates. `YYYY-MM-DD` and `DD.MM.YYYY` are read as such always.
+    pub slash_dates: SlashDates,
+}
+
+impl CsvOptions {
+    /// Lenient, US slash dates, local times at `offset`.
+    #[must_use]
+    pub fn new(offset: UtcOffset) -> Self {
+        Self {
+            offset,
+            strict: false,
+            slash_dates: SlashDates::MonthFirst,
+        }
+    }
+
+    /// The same, strict.
+    #[must_use]
+    pub fn strict(self) -> Self {
+        Self {
+            strict: true,
+            ..self
+        }
+    }
+}
+
+/// The column names of a detailed-report CSV, matched case-insensitively after trimming.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CsvFormat {
+    /// The id prefix: `toggl`, `clockify`.
+    pub source: &'static str,
+    // Required.
+    pub start_date: &'static str,
+    pub start_time: &'static str,
+    pub duration: &'static str,
+    // Optional: an absent column reads as empty cells.
+    pub email: &'static str,
+    pub user: &'static str,
+    pub project: &'static str,
+    pub description: &'static str,
+    pub tags: &'static str,
+}
+
+struct Columns {
+    start_date: usize,
+    start_time: usize,
+    duration: usize,
+    email: Option<usize>,
+    user: Option<usize>,
+    project: Option<usize>,
+    description: Option<usize>,
+    tags: Option<usize>,
+}
+
+impl Columns {
+    fn find(headers: &csv::StringRecord, format: &CsvFormat) -> Result<Self, ImportError> {
+        let names: Vec<String> = headers
+            .iter()
+            .map(|h| h.trim_start_matches('\u{feff}').trim().to_lowercase())
+            .collect();
+        let optional = |name: &str| names.iter().position(|h| *h == name.to_lowercase());
+        let required = |name: &str| {
+            optional(name).ok_or_else(|| {
+                ImportError::Header(format!(
+                    "not a {} detailed report: no {name:?} column (columns: {})",
+                    format.source,
+                    headers.iter().collect::<Vec<_>>().join(", ")
+                ))
+            })
+        };
+        Ok(Self {
+            start_date: required(format.start_date)?,
+            start_time: required(format.start_time)?,
+            duration: required(format.duration)?,
+            email: optional(format.email),
+            user: optional(format.user),
+            project: optional(format.project),
+            description: optional(format.description),
+            tags: optional(format.tags),
+        })
+    }
+}
+
+/// Reads a detailed-report CSV of `format`.
+pub(crate) fn parse_csv<R: Read>(
+    input: R,
+    format: &CsvFormat,
+    options: CsvOptions,
+) -> Result<Parsed, ImportError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        // A short or long row is reported as that row's problem, not as a reader error.
+        .flexible(true)
+        .from_reader(input);
+    let headers = reader
+        .headers()
+        .map_err(|e| ImportError::Header(format!("cannot read the header: {e}")))?
+        .clone();
+    if headers.is_empty() {
+        return Err(ImportError::Header("the file is empty".to_owned()));
+    }
+    let columns = Columns::find(&headers, format)?;
+    let mut parsed = Parsed::default();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut record = csv::StringRecord::new();
+    loop {
+        let line = match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => record.position().map_or(0, line_of),
+            Err(e) => {
+                let Some(line) = e.position().map(line_of) else {
+                    return Err(ImportError::Read(format!("cannot read the CSV: {e}")));
+                };
+                let reason = match e.kind() {
+                    csv::ErrorKind::Utf8 { .. } => "not UTF-8 text".to_owned(),
+                    _ => format!("unreadable row ({e})"),
+                };
+                skip(&mut parsed, options.strict, line, reason)?;
+                continue;
+            }
+        };
+        match read_row(&record, &columns, options, line, &mut parsed.warnings) {
+            Ok((who, local, mut entry)) => {
+                let id = stable_id(format.source, &who, local);
+                let n = seen.entry(id.clone()).or_insert(0);
+                *n += 1;
+                entry.external_task_id = if *n == 1 { id } else { format!("{id}:{n}") };
+                parsed.entries.push(entry);
+            }
+            Err(reason) => skip(&mut parsed, options.strict, line, reason)?,
+        }
+    }
+    Ok(parsed)
+}
+
+fn line_of(position: &csv::Position) -> usize {
+    usize::try_from(position.line()).unwrap_or(usize::MAX)
+}
+
+fn skip(parsed: &mut Parsed, strict: bool, line: usize, reason: String) -> Result<(), ImportError> {
+    if strict {
+        return Err(ImportError::Row { line, reason });
+    }
+    parsed.skipped.push(SkippedRow { line, reason });
+    Ok(())
+}
+
+/// One row: who, the local start, and the entry (its id still empty).
+fn read_row(
+    record: &csv::StringRecord,
+    columns: &Columns,
+    options: CsvOptions,
+    line: usize,
+    warnings: &mut Vec<Warning>,
+) -> Result<(String, PrimitiveDateTime, ImportedEntry), String> {
+    let cell = |i: usize, name: &str| {
+        record
+            .get(i)
+            .map(str::trim)
+            .ok_or_else(|| format!("no {name} cell (the row has {} cells)", record.len()))
+    };
+    let optional = |i: Option<usize>| i.and_then(|i| record.get(i)).map_or("", str::trim);
+
+    let date = parse_date(cell(columns.start_date, "start date")?, options.slash_dates)?;
+    let clock = parse_clock(cell(columns.start_time, "start time")?)?;
+    let seconds = parse_duration(cell(columns.duration, "duration")?)?;
+    let local = PrimitiveDateTime::new(date, clock);
+    let occurred_at = local
+        .assume_offset(options.offset)
+        .to_offset(UtcOffset::UTC);
+    let minutes = u32::try_from(rounded_minutes(i64::from(seconds))).unwrap_or(u32::MAX);
+
+    let email = optional(columns.email);
+    let who = if email.is_empty() {
+        optional(columns.user)
+    } else {
+        email
+    };
+    let project = Some(optional(columns.project))
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned);
+    let description = optional(columns.description);
+    let task_label = Some(
+        description
+            .chars()
+            .take(MAX_LABEL_CHARS)
+            .collect::<String>(),
+    )
+    .filter(|d| !d.is_empty());
+    let tracker_tags = optional(columns.tags).split(',').map(str::trim);
+    let project_tag = project.as_ref().map(|p| format!("project:{p}"));
+    let tags = fit_tags(
+        project_tag.as_deref().into_iter().chain(tracker_tags),
+        line,
+        warnings,
+    );
+    Ok((
+        who.to_owned(),
+        local,
+        ImportedEntry {
+            external_task_id: String::new(),
+            task_label,
+            tags,
+            project,
+            minutes,
+            occurred_at,
+        },
+    ))
+}
+
+/// `<source>:<16 hex digits of SHA-256 over the JSON array [who, local start]>`.
+#[must_use]
+pub fn stable_id(source: &str, who: &str, local_start: PrimitiveDateTime) -> String {
+    let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
+    let start = local_start.format(format).unwrap_or_default();
+    // JSON keeps ("a,b", "c") and ("a", "b,c") apart, which joining would not.
+    let canonical = serde_json::to_string(&[who, start.as_str()]).unwrap_or_default();
+    let digest = hex::encode(Sha256::digest(canonical.as_bytes()));
+    format!("{source}:{}", &digest[..16])
+}
+
+/// At most [`MAX_TAGS`] distinct non-empty tags of at most [`MAX_TAG_CHARS`] characters, in order.
+fn fit_tags<'a>(
+    tags: impl Iterator<Item = &'a str>,
+    line: usize,
+    warnings: &mut Vec<Warning>,
+) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    let mut dropped: Vec<String> = Vec::new();
+    for tag in tags.filter(|t| !t.is_empty()) {
+        let fitted = if tag.chars().count() > MAX_TAG_CHARS {
+            let cut: String = tag.chars().take(MAX_TAG_CHARS).collect();
+            warnings.push(Warning {
+                line,
+                message: format!("tag {cut:?}... cut to {MAX_TAG_CHARS} characters"),
+            });
+            cut
+        } else {
+            tag.to_owned()
+        };
+        if kept.contains(&fitted) || dropped.contains(&fitted) {
+            continue;
+        }
+        if kept.len() < MAX_TAGS {
+            kept.push(fitted);
+        } else {
+            dropped.push(fitted);
+        }
+    }
+    if !dropped.is_empty() {
+        warnings.push(Warning {
+            line,
+            message: format!(
+                "{} tags over the limit of {MAX_TAGS} dropped: {}",
+                dropped.len(),
+                dropped.join(", ")
+            ),
+        });
+    }
+    kept
+}
+
+/// `YYYY-MM-DD`, `DD.MM.YYYY`, or `a/b/YYYY` read as `slash` says.
+fn parse_date(text: &str, slash: SlashDates) -> Result<Date, String> {
+    let bad = || format!("bad date {text:?}");
+    let number = |s: &str| {
+        if s.is_empty() || s.len() > 4 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        s.parse::<i32>().map_err(|_| bad())
+    };
+    let parts: Vec<&str> = text.split(['-', '.', '/']).collect();
+    let [a, b, c] = parts.as_slice() else {
+        return Err(bad());
+    };
+    let (year, month, day) = if text.contains('-') && a.len() == 4 {
+        (number(a)?, number(b)?, number(c)?)
+    } else if text.contains('.') && c.len() == 4 {
+        (number(c)?, number(b)?, number(a)?)
+    } else if text.contains('/') && c.len() == 4 {
+        match slash {
+            SlashDates::MonthFirst => (number(c)?, number(a)?, number(b)?),
+            SlashDates::DayFirst => (number(c)?, number(b)?, number(a)?),
+        }
+    } else {
+        return Err(bad());
+    };
+    let month = u8::try_from(month)
+        .ok()
+        .and_then(|m| Month::try_from(m).ok())
+        .ok_or_else(bad)?;
+    let day = u8::try_from(day).map_err(|_| bad())?;
+    Date::from_calendar_date(year, month, day).map_err(|_| bad())
+}
+
+/// `HH:MM[:SS]`, 24-hour, or `hh:mm[:ss] AM|PM`.
+fn parse_clock(text: &str) -> Result<Time, String> {
+    let bad = || format!("bad time {text:?}");
+    let upper = text.trim().to_ascii_uppercase();
+    let (clock, meridiem) = if let Some(rest) = upper.strip_suffix("AM") {
+        (rest.trim_end(), Some(false))
+    } else if let Some(rest) = upper.strip_suffix("PM") {
+        (rest.trim_end(), Some(true))
+    } else {
+        (upper.as_str(), None)
+    };
+    let parts = clock
+        .split(':')
+        .map(|p| {
+            if p.is_empty() || p.len() > 2 || !p.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(bad());
+            }
+            p.parse::<u8>().map_err(|_| bad())
+        })
+        .collect::<Result<Vec<u8>, String>>()?;
+    let (hour, minute, second) = match parts.as_slice() {
+        [h, m] => (*h, *m, 0),
+        [h, m, s] => (*h, *m, *s),
+        _ => return Err(bad()),
+    };
+    let hour = match meridiem {
+        None => hour,
+        Some(_) if hour == 0 || hour > 12 => return Err(bad()),
+        Some(false) => hour % 12,
+        Some(true) => hour % 12 + 12,
+    };
+    Time::from_hms(hour, minute, second).map_err(|_| bad())
+}
+
+/// `H:MM:SS` (hours any number of digits) in seconds.
+fn parse_duration(text: &str) -> Result<u32, String> {
+    let bad = || format!("bad duration {text:?} (expected H:MM:SS)");
+    let parts: Vec<&str> = text.split(':').collect();
+    let [h, m, s] = parts.as_slice() else {
+        return Err(bad());
+    };
+    let digits = |p: &str, max_len: usize| {
+        if p.is_empty() || p.len() > max_len || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        p.parse::<u32>().map_err(|_| bad())
+    };
+    let (h, m, s) = (digits(h, 6)?, digits(m, 2)?, digits(s, 2)?);
+    if m > 59 || s > 59 {
+        return Err(bad());
+    }
+    Ok(h * 3_600 + m * 60 + s)
+}
