@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, TypeVar
@@ -23,12 +22,12 @@ from typing import Callable, TypeVar
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "reliability"))
 from common import (  # noqa: E402
-    SECRET, CheckFailed, Checks, Person, Resp, Service, bearer, browser, dev_login, free_port, log,
-    on_signals_exit, psql, request, with_db,
+    SECRET, CheckFailed, Checks, Person, Resp, Service, SharedDatabase, bearer, browser, dev_login,
+    free_port, log, on_signals_exit, psql, request, with_db,
 )
 
 __all__ = [
-    "CheckFailed", "Checks", "Person", "Resp", "Service", "bearer", "browser", "dev_login",
+    "CheckFailed", "Checks", "Person", "Resp", "Service", "SharedDatabase", "bearer", "browser", "dev_login",
     "free_port", "log", "on_signals_exit", "request",
 ]
 
@@ -118,22 +117,6 @@ class Db:
     def expire_lease(self, where: str, *params) -> int:
         return self.execute(
             f"UPDATE deliveries SET lease_until = created_at WHERE lease_until IS NOT NULL AND {where}", *params)
-
-
-class SharedDatabase:
-    """A fresh database on the server TEST_DATABASE_URL names, dropped on close."""
-
-    def __init__(self, admin_url: str, label: str) -> None:
-        self.admin = admin_url
-        self.name = f"notifications_{label}_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-        psql(self.admin, f'CREATE DATABASE "{self.name}"')
-        self.url = with_db(self.admin, self.name)
-        log(f"created database {self.name}")
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            psql(self.admin, f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
-            log(f"dropped database {self.name}")
 
 
 # ---------------------------------------------------------------------------------------------

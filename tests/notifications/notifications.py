@@ -117,7 +117,7 @@ def sqlite_run(api: str, batch: str, runner: Runner) -> None:
 
 def postgres_run(api: str, batch: str, runner: Runner, admin_url: str) -> list[str]:
     work = Path(tempfile.mkdtemp(prefix="discovery-notify-pg-"))
-    db = SharedDatabase(admin_url, "fanout")
+    db = SharedDatabase("fanout", admin_url, suite="notifications")
     try:
         events = int(os.environ.get("NOTIFY_FANOUT_EVENTS") or 1000)
         return runner.run("PostgreSQL fan-out", fan_out, runner.checks, api, batch, db.url, work, events) or []

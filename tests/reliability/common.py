@@ -138,11 +138,12 @@ def with_db(url: str, db: str) -> str:
 
 
 class SharedDatabase:
-    """A fresh database on the shared server (TEST_DATABASE_URL), dropped on close."""
+    """A fresh database on the shared server (TEST_DATABASE_URL, or `admin_url`), named
+    `<suite>_<label>_...`, dropped on close."""
 
-    def __init__(self, label: str) -> None:
-        self.name = f"reliability_{label}_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-        self.admin = SHARED_PG
+    def __init__(self, label: str, admin_url: str | None = None, suite: str = "reliability") -> None:
+        self.name = f"{suite}_{label}_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+        self.admin = admin_url or SHARED_PG
         psql(self.admin, f'CREATE DATABASE "{self.name}"')
         self.url = with_db(self.admin, self.name)
         log(f"created database {self.name} on the shared server")

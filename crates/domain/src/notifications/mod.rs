@@ -10,6 +10,6 @@ pub use delivery::{Channel, Delivery, DeliveryOutcome, DeliveryStatus, RETRY_SCH
 pub use event::{EventType, OutboxEvent, profile_events};
 pub use settings::NotificationSettings;
 pub use webhook::{
-    DISABLE_AFTER_FAILURES, MAX_WEBHOOKS_PER_USER, NewWebhook, Webhook, WebhookSecret, WebhookUrl,
+    DISABLE_AFTER_FAILURES, MAX_WEBHOOKS_PER_USER, Webhook, WebhookSecret, WebhookUrl,
     WebhookUrlError,
 };

@@ -174,13 +174,6 @@ pub struct Webhook {
     pub failures_in_a_row: u32,
 }
 
-/// What a person asks to register.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewWebhook {
-    pub url: WebhookUrl,
-    pub events: Vec<EventType>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
