@@ -121,6 +121,11 @@ key_scoped=(
   "POST /integration/task-mappings/batch"
   "DELETE /integration/task-mappings/batch"
   "GET /integration/work-patterns"
+  "GET /integration/rules"
+  "POST /integration/rules"
+  "PUT /integration/rules/{id}"
+  "DELETE /integration/rules/{id}"
+  "GET /integration/unmapped"
   # profile:read
   "GET /discovery/profile/me"
   "GET /discovery/profile/me/reflection"

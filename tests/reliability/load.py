@@ -51,15 +51,15 @@ from common import (  # noqa: E402
 
 FOUNDATIONS = ["love", "strength", "mission", "vocation", "short_term", "long_term"]
 
-INSERT_PG = ("INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes, "
+INSERT_PG = ("INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, mapped_by, minutes, "
              "occurred_at, created_at, updated_at) VALUES (gen_random_uuid()::text, :uid, "
-             "'raw-' || gen_random_uuid()::text, 'bench', 'vocation', 25, "
+             "'raw-' || gen_random_uuid()::text, 'bench', 'vocation', 'client', 25, "
              "(now() AT TIME ZONE 'UTC') - interval '30 days', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC');")
 ROLLUP_PG = ("SELECT CAST(occurred_at AS DATE) AS day, foundation, SUM(minutes) FROM task_mapping "
              "WHERE user_id = :uid AND occurred_at > (now() AT TIME ZONE 'UTC') - interval '14 days' "
              "AND occurred_at <= now() AT TIME ZONE 'UTC' GROUP BY 1, 2;")
-INSERT_SQLITE = ("INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes, "
-                 "occurred_at, created_at, updated_at) VALUES (?, ?, ?, 'bench', 'vocation', 25, ?, ?, ?)")
+INSERT_SQLITE = ("INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, mapped_by, minutes, "
+                 "occurred_at, created_at, updated_at) VALUES (?, ?, ?, 'bench', 'vocation', 'client', 25, ?, ?, ?)")
 ROLLUP_SQLITE = ("SELECT date(occurred_at) AS day, foundation, SUM(minutes) FROM task_mapping "
                  "WHERE user_id = ? AND occurred_at > ? AND occurred_at <= ? GROUP BY 1, 2")
 # The profile read: the row `GET /discovery/profile/me` loads (every column, by user).
@@ -179,11 +179,11 @@ def seed(backend: str, url: str, uid: str, rows: int) -> None:
     end = int(time.time()) - 60
     step = max(1, 90 * 86400 // max(rows, 1))
     if backend == "postgres":
-        psql(url, f"""INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes,
+        psql(url, f"""INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, mapped_by, minutes,
                    occurred_at, created_at, updated_at)
             SELECT gen_random_uuid()::text, '{uid}', 'seed-' || g, NULL,
                    (ARRAY['love','strength','mission','vocation','short_term','long_term'])[1 + g % 6],
-                   (g * 37) % 241, to_timestamp({end} - g * {step}) AT TIME ZONE 'UTC',
+                   'client', (g * 37) % 241, to_timestamp({end} - g * {step}) AT TIME ZONE 'UTC',
                    to_timestamp({end}) AT TIME ZONE 'UTC', to_timestamp({end}) AT TIME ZONE 'UTC'
             FROM generate_series(0, {rows - 1}) AS g; ANALYZE task_mapping;""", timeout=300)
     else:
@@ -192,7 +192,7 @@ def seed(backend: str, url: str, uid: str, rows: int) -> None:
         conn.executescript(SQLITE_PRAGMAS)
         now = sqlite_time(end)
         with conn:
-            conn.executemany(INSERT_SQLITE.replace("'bench', 'vocation', 25", "NULL, ?, ?"), (
+            conn.executemany(INSERT_SQLITE.replace("'bench', 'vocation', 'client', 25", "NULL, ?, 'client', ?"), (
                 (str(uuid.uuid4()), uid, f"seed-{g}", FOUNDATIONS[g % 6], (g * 37) % 241,
                  sqlite_time(end - g * step), now, now) for g in range(rows)))
         conn.execute("ANALYZE")

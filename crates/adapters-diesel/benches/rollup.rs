@@ -28,7 +28,7 @@ use diesel::sql_types::{BigInt, Date, Nullable, Text, Timestamp};
 use domain::account::{Email, LoginIdentity};
 use domain::foundation::Foundation;
 use domain::ids::UserId;
-use domain::integration::{ExternalTaskId, Minutes, TaskMappingInput, Window};
+use domain::integration::{ExternalTaskId, Minutes, Tags, TaskMappingInput, Window};
 use domain::ports::{TaskMappingRepository, UserRepository};
 use time::macros::datetime;
 use time::{OffsetDateTime, PrimitiveDateTime};
@@ -224,7 +224,8 @@ fn mapping_input(external: &str) -> TaskMappingInput {
     TaskMappingInput::new(
         ExternalTaskId::new(external).unwrap(),
         None,
-        Foundation::Vocation,
+        Some(Foundation::Vocation),
+        Tags::default(),
         Minutes::new(25).unwrap(),
         END - time::Duration::hours(3),
     )
@@ -274,12 +275,12 @@ fn raw_rollup_rows(db: &Database, sql: &str, user: UserId, window: &Window) -> V
 fn raw_insert(db: &Database, user: UserId, external: &str) {
     let sql = match db.backend() {
         Backend::Postgres => {
-            "INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes, \
-             occurred_at, created_at, updated_at) VALUES ($1, $2, $3, NULL, 'vocation', 25, $4, $5, $5)"
+            "INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, mapped_by, \
+             minutes, occurred_at, created_at, updated_at) VALUES ($1, $2, $3, NULL, 'vocation', 'client', 25, $4, $5, $5)"
         }
         Backend::Sqlite => {
-            "INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes, \
-             occurred_at, created_at, updated_at) VALUES (?, ?, ?, NULL, 'vocation', 25, ?, ?, ?)"
+            "INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, mapped_by, \
+             minutes, occurred_at, created_at, updated_at) VALUES (?, ?, ?, NULL, 'vocation', 'client', 25, ?, ?, ?)"
         }
     };
     let mut conn = db.connection().unwrap();
@@ -323,10 +324,11 @@ fn seed(rt: &tokio::runtime::Runtime, db: &Database, rows: usize) -> Vec<UserId>
     let sql = match &mut *conn {
         DbConnection::Postgresql(_) => format!(
             "BEGIN;
-             INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes,
-                                       occurred_at, created_at, updated_at)
+             INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, mapped_by,
+                                       minutes, occurred_at, created_at, updated_at)
              SELECT gen_random_uuid()::text, u.id, 'seed-' || g, NULL,
                     (ARRAY['love','strength','mission','vocation','short_term','long_term'])[1 + g % 6],
+                    'client',
                     (g * 37) % 241,
                     to_timestamp({end} - g * {step}) AT TIME ZONE 'UTC',
                     to_timestamp({end}) AT TIME ZONE 'UTC', to_timestamp({end}) AT TIME ZONE 'UTC'
@@ -339,13 +341,14 @@ fn seed(rt: &tokio::runtime::Runtime, db: &Database, rows: usize) -> Vec<UserId>
         DbConnection::Sqlite(_) => format!(
             "BEGIN IMMEDIATE;
              WITH RECURSIVE g(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM g WHERE n < {last})
-             INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes,
-                                       occurred_at, created_at, updated_at)
+             INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, mapped_by,
+                                       minutes, occurred_at, created_at, updated_at)
              SELECT lower(printf('%s-%s-7%s-8%s-%s', hex(randomblob(4)), hex(randomblob(2)),
                                  substr(hex(randomblob(2)), 2), substr(hex(randomblob(2)), 2), hex(randomblob(6)))),
                     u.id, 'seed-' || g.n, NULL,
                     CASE g.n % 6 WHEN 0 THEN 'love' WHEN 1 THEN 'strength' WHEN 2 THEN 'mission'
                                  WHEN 3 THEN 'vocation' WHEN 4 THEN 'short_term' ELSE 'long_term' END,
+                    'client',
                     (g.n * 37) % 241,
                     strftime('%Y-%m-%d %H:%M:%S', {end} - g.n * {step}, 'unixepoch'),
                     strftime('%Y-%m-%d %H:%M:%S', {end}, 'unixepoch'),

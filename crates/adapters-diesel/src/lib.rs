@@ -34,5 +34,6 @@ pub use repos::{
     DieselActivityRepository, DieselApiKeyRepository, DieselCheckInRepository,
     DieselConversationRepository, DieselDeliveryQueue, DieselNotificationRepository,
     DieselPreferencesRepository, DieselProfileRepository, DieselReflectionRepository,
-    DieselSessionRepository, DieselTaskMappingRepository, DieselUserRepository,
+    DieselRuleRepository, DieselSessionRepository, DieselTaskMappingRepository,
+    DieselUserRepository,
 };

@@ -128,6 +128,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    mapping_rules (id) {
+        id -> Text,
+        user_id -> Text,
+        position -> Integer,
+        match_kind -> Text,
+        pattern -> Text,
+        foundation -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     notification_settings (user_id) {
         user_id -> Text,
         email_checkins -> Bool,
@@ -192,16 +204,18 @@ diesel::table! {
 }
 
 diesel::table! {
-    task_mapping (id) {
+    task_mapping (user_id, external_task_id) {
         id -> Text,
         user_id -> Text,
         external_task_id -> Text,
         task_label -> Nullable<Text>,
-        foundation -> Text,
+        foundation -> Nullable<Text>,
         minutes -> Integer,
         occurred_at -> Timestamp,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        tags -> Text,
+        mapped_by -> Nullable<Text>,
     }
 }
 
@@ -240,6 +254,7 @@ diesel::joinable!(deliveries -> webhooks (webhook_id));
 diesel::joinable!(discovery_answer -> discovery_conversation (conversation_id));
 diesel::joinable!(discovery_conversation -> users (user_id));
 diesel::joinable!(discovery_profile -> users (user_id));
+diesel::joinable!(mapping_rules -> users (user_id));
 diesel::joinable!(notification_settings -> users (user_id));
 diesel::joinable!(outbox_events -> users (user_id));
 diesel::joinable!(profile_revision -> discovery_profile (profile_id));
@@ -258,6 +273,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     discovery_answer,
     discovery_conversation,
     discovery_profile,
+    mapping_rules,
     notification_settings,
     outbox_events,
     profile_revision,

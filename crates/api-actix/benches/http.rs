@@ -520,12 +520,12 @@ fn raw_insert_rate(
 ) -> f64 {
     let sql = match db.backend() {
         Backend::Postgres => {
-            "INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes, \
-             occurred_at, created_at, updated_at) VALUES ($1, $2, $3, 'bench', 'vocation', 25, $4, $5, $6)"
+            "INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, mapped_by, minutes, \
+             occurred_at, created_at, updated_at) VALUES ($1, $2, $3, 'bench', 'vocation', 'client', 25, $4, $5, $6)"
         }
         Backend::Sqlite => {
-            "INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes, \
-             occurred_at, created_at, updated_at) VALUES (?, ?, ?, 'bench', 'vocation', 25, ?, ?, ?)"
+            "INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, mapped_by, minutes, \
+             occurred_at, created_at, updated_at) VALUES (?, ?, ?, 'bench', 'vocation', 'client', 25, ?, ?, ?)"
         }
     };
     let stop = Arc::new(AtomicBool::new(false));
@@ -648,11 +648,11 @@ fn seed(db: &Database, people: &[&str], rows: usize) {
     let sql = match &mut *conn {
         DbConnection::Postgresql(_) => format!(
             "BEGIN;
-             INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes,
+             INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, mapped_by, minutes,
                                        occurred_at, created_at, updated_at)
              SELECT gen_random_uuid()::text, p.id, 'seed-' || g, NULL,
                     (ARRAY['love','strength','mission','vocation','short_term','long_term'])[1 + g % 6],
-                    (g * 37) % 241,
+                    'client', (g * 37) % 241,
                     to_timestamp({end} - g * {step}) AT TIME ZONE 'UTC',
                     to_timestamp({end}) AT TIME ZONE 'UTC', to_timestamp({end}) AT TIME ZONE 'UTC'
              FROM (VALUES {ids}) AS p(id) CROSS JOIN generate_series(0, {last}) AS g
@@ -664,14 +664,14 @@ fn seed(db: &Database, people: &[&str], rows: usize) {
             "BEGIN IMMEDIATE;
              WITH RECURSIVE g(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM g WHERE n < {last}),
                   p(id) AS (VALUES {ids})
-             INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes,
+             INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, mapped_by, minutes,
                                        occurred_at, created_at, updated_at)
              SELECT lower(printf('%s-%s-7%s-8%s-%s', hex(randomblob(4)), hex(randomblob(2)),
                                  substr(hex(randomblob(2)), 2), substr(hex(randomblob(2)), 2), hex(randomblob(6)))),
                     p.id, 'seed-' || g.n, NULL,
                     CASE g.n % 6 WHEN 0 THEN 'love' WHEN 1 THEN 'strength' WHEN 2 THEN 'mission'
                                  WHEN 3 THEN 'vocation' WHEN 4 THEN 'short_term' ELSE 'long_term' END,
-                    (g.n * 37) % 241,
+                    'client', (g.n * 37) % 241,
                     strftime('%Y-%m-%d %H:%M:%S', {end} - g.n * {step}, 'unixepoch'),
                     strftime('%Y-%m-%d %H:%M:%S', {end}, 'unixepoch'),
                     strftime('%Y-%m-%d %H:%M:%S', {end}, 'unixepoch')

@@ -4,8 +4,8 @@ use adapters_delivery::{SignedLinks, SmtpMailer, WebhookClient};
 use adapters_diesel::{
     DieselApiKeyRepository, DieselCheckInRepository, DieselConversationRepository,
     DieselDeliveryQueue, DieselNotificationRepository, DieselPreferencesRepository,
-    DieselProfileRepository, DieselReflectionRepository, DieselSessionRepository,
-    DieselTaskMappingRepository, DieselUserRepository,
+    DieselProfileRepository, DieselReflectionRepository, DieselRuleRepository,
+    DieselSessionRepository, DieselTaskMappingRepository, DieselUserRepository,
 };
 use domain::clock::SystemClock;
 use domain::services::{
@@ -45,7 +45,8 @@ pub type Coaching = CoachingService<
     SystemClock,
 >;
 
-pub type Integration = IntegrationService<DieselTaskMappingRepository, SystemClock>;
+pub type Integration =
+    IntegrationService<DieselTaskMappingRepository, DieselRuleRepository, SystemClock>;
 
 pub type Notifications =
     NotificationService<DieselNotificationRepository, WebhookClient, SystemClock>;

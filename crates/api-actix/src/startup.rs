@@ -14,7 +14,8 @@ use adapters_diesel::{
     Database, DieselActivityRepository, DieselApiKeyRepository, DieselCheckInRepository,
     DieselConversationRepository, DieselDeliveryQueue, DieselNotificationRepository,
     DieselPreferencesRepository, DieselProfileRepository, DieselReflectionRepository,
-    DieselSessionRepository, DieselTaskMappingRepository, DieselUserRepository,
+    DieselRuleRepository, DieselSessionRepository, DieselTaskMappingRepository,
+    DieselUserRepository,
 };
 use adapters_llm::{LanguageModel, OfflineEngine, OpenAiClient};
 use adapters_oidc::{ClientSecret, OidcConfig, OidcProvider};
@@ -122,8 +123,11 @@ impl Application {
             DieselTaskMappingRepository::new(db.clone()),
             SystemClock,
         );
-        let integration =
-            IntegrationService::new(DieselTaskMappingRepository::new(db.clone()), SystemClock);
+        let integration = IntegrationService::new(
+            DieselTaskMappingRepository::new(db.clone()),
+            DieselRuleRepository::new(db.clone()),
+            SystemClock,
+        );
         let allow_private = settings.delivery.webhook_allow_private;
         if allow_private {
             tracing::warn!(

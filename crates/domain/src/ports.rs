@@ -15,11 +15,12 @@ use crate::coaching::{CheckIn, CoachingPreferences, CoachingStyle};
 use crate::discovery::{Answer, Conversation, ExtractionInput};
 use crate::error::RepoError;
 use crate::ids::{
-    ApiKeyId, CheckInId, ConversationId, EventId, ProfileId, RefreshTokenId, SessionId, UserId,
-    WebhookId,
+    ApiKeyId, CheckInId, ConversationId, EventId, ProfileId, RefreshTokenId, RuleId, SessionId,
+    UserId, WebhookId,
 };
 use crate::integration::{
-    DailyMinutes, TaskMapping, TaskMappingInput, TaskMappingQuery, UpsertOutcome, Window,
+    DailyMinutes, NewRule, Rule, RuleChangeError, TaskMapping, TaskMappingInput, TaskMappingQuery,
+    UnmappedGroup, UnmappedQuery, UpsertOutcome, Window,
 };
 use crate::notifications::{
     Delivery, DeliveryOutcome, NotificationSettings, OutboxEvent, Webhook, WebhookSecret,
@@ -244,7 +245,9 @@ pub trait CheckInRepository: Send + Sync {
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait TaskMappingRepository: Send + Sync {
-    /// Inserts, or updates the row with the same `(user, external_task_id)`.
+    /// Inserts, or updates the row with the same `(user, external_task_id)`. An input without a
+    /// foundation gets the one of the person's first matching rule, read in the same
+    /// transaction, or none.
     async fn upsert(
         &self,
         user: UserId,
@@ -266,8 +269,14 @@ pub trait TaskMappingRepository: Send + Sync {
     ) -> Result<Page<TaskMapping>, RepoError>;
     /// `false` when the user has no such mapping.
     async fn delete(&self, user: UserId, external_task_id: &str) -> Result<bool, RepoError>;
-    /// Minutes per UTC date and foundation inside the window, summed by the database
-    /// (dates without entries are absent).
+    /// The unmapped entries of the window grouped by label and tags, most minutes first.
+    async fn unmapped(
+        &self,
+        user: UserId,
+        query: &UnmappedQuery,
+    ) -> Result<Vec<UnmappedGroup>, RepoError>;
+    /// Minutes per UTC date and foundation inside the window, and the unmapped minutes per
+    /// date, summed by the database (dates without entries are absent).
     async fn daily_minutes(
         &self,
         user: UserId,
@@ -280,6 +289,38 @@ pub trait TaskMappingRepository: Send + Sync {
         users: &[UserId],
         window: &Window,
     ) -> Result<BTreeMap<UserId, Vec<DailyMinutes>>, RepoError>;
+}
+
+/// A person's mapping rules. Every change re-applies the rules, in the same transaction, to
+/// the person's entries whose foundation is unmapped or came from a rule (never to one the
+/// tracker sent), so a failure anywhere changes nothing.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait RuleRepository: Send + Sync {
+    /// By position.
+    async fn list(&self, user: UserId) -> Result<Vec<Rule>, RepoError>;
+    /// [`RuleChangeError::TooMany`] at [`crate::integration::MAX_RULES_PER_USER`].
+    async fn create(
+        &self,
+        user: UserId,
+        rule: &NewRule,
+        now: OffsetDateTime,
+    ) -> Result<Rule, RuleChangeError>;
+    /// [`RuleChangeError::NotFound`] when the person has no such rule.
+    async fn replace(
+        &self,
+        user: UserId,
+        id: RuleId,
+        rule: &NewRule,
+        now: OffsetDateTime,
+    ) -> Result<Rule, RuleChangeError>;
+    /// [`RuleChangeError::NotFound`] when the person has no such rule.
+    async fn delete(
+        &self,
+        user: UserId,
+        id: RuleId,
+        now: OffsetDateTime,
+    ) -> Result<(), RuleChangeError>;
 }
 
 /// The activity log.

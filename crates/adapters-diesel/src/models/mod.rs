@@ -5,6 +5,7 @@ pub(crate) mod activity;
 pub(crate) mod api_key;
 pub(crate) mod checkin;
 pub(crate) mod conversation;
+pub(crate) mod mapping_rule;
 pub(crate) mod notification;
 pub(crate) mod preferences;
 pub(crate) mod profile;

@@ -1,8 +1,9 @@
 //! `task_mapping` rows.
 
 use diesel::prelude::*;
-use domain::ids::{TaskMappingId, UserId};
-use domain::integration::{TaskMapping, TaskMappingInput};
+use domain::foundation::Foundation;
+use domain::ids::TaskMappingId;
+use domain::integration::{MappedBy, TaskMapping, TaskMappingInput};
 use time::{OffsetDateTime, PrimitiveDateTime};
 
 use crate::convert::{from_db, invalid, parse, to_db};
@@ -16,42 +17,88 @@ pub(crate) struct TaskMappingRow {
     pub user_id: String,
     pub external_task_id: String,
     pub task_label: Option<String>,
-    pub foundation: String,
+    pub foundation: Option<String>,
     pub minutes: i32,
     pub occurred_at: PrimitiveDateTime,
     pub created_at: PrimitiveDateTime,
     pub updated_at: PrimitiveDateTime,
+    /// A JSON array of strings, see [`tags_json`].
+    pub tags: String,
+    pub mapped_by: Option<String>,
 }
 
 impl TaskMappingRow {
-    /// A row for a fresh insert; an upsert that finds the external id keeps the stored id and
-    /// `created_at`.
-    pub(crate) fn new(user: UserId, input: &TaskMappingInput, now: OffsetDateTime) -> Self {
+    /// A row for a fresh insert, with the foundation already decided
+    /// ([`TaskMappingInput::mapping`]); an upsert that finds the external id keeps the stored id
+    /// and `created_at`.
+    pub(crate) fn new(
+        user: &str,
+        input: &TaskMappingInput,
+        mapping: Option<(Foundation, MappedBy)>,
+        now: OffsetDateTime,
+    ) -> Self {
         let now = to_db(now);
+        let (foundation, mapped_by) = mapping_columns(mapping);
         Self {
             id: TaskMappingId::new().to_string(),
-            user_id: user.to_string(),
+            user_id: user.to_owned(),
             external_task_id: input.external_task_id.as_str().to_owned(),
             task_label: input.task_label.as_ref().map(|l| l.as_str().to_owned()),
-            foundation: input.foundation.key().to_owned(),
+            foundation,
             minutes: i32::from(input.minutes.get()),
             occurred_at: to_db(input.occurred_at),
             created_at: now,
             updated_at: now,
+            tags: tags_json(input.tags.as_slice()),
+            mapped_by,
         }
     }
+}
+
+/// The `foundation` and `mapped_by` columns of a decided mapping: both set, or both NULL.
+pub(crate) fn mapping_columns(
+    mapping: Option<(Foundation, MappedBy)>,
+) -> (Option<String>, Option<String>) {
+    mapping.map_or((None, None), |(foundation, by)| {
+        (Some(foundation.key().to_owned()), Some(by.key().to_owned()))
+    })
+}
+
+/// Tags as stored: one canonical JSON text, so equal lists are equal text and can be grouped.
+pub(crate) fn tags_json(tags: &[String]) -> String {
+    serde_json::to_string(tags).unwrap_or_else(|_| "[]".to_owned())
+}
+
+/// The stored tags back as a list.
+pub(crate) fn tags_from_json(raw: &str) -> anyhow::Result<Vec<String>> {
+    serde_json::from_str(raw).map_err(|_| invalid("task_mapping.tags"))
 }
 
 impl TryFrom<TaskMappingRow> for TaskMapping {
     type Error = anyhow::Error;
 
     fn try_from(row: TaskMappingRow) -> Result<Self, Self::Error> {
+        let foundation = row
+            .foundation
+            .as_deref()
+            .map(|f| parse(f, "task_mapping.foundation"))
+            .transpose()?;
+        let mapped_by = row
+            .mapped_by
+            .as_deref()
+            .map(|m| MappedBy::from_key(m).ok_or_else(|| invalid("task_mapping.mapped_by")))
+            .transpose()?;
+        if foundation.is_some() != mapped_by.is_some() {
+            return Err(invalid("task_mapping.mapped_by"));
+        }
         Ok(Self {
             id: parse(&row.id, "task_mapping.id")?,
             user_id: parse(&row.user_id, "task_mapping.user_id")?,
             external_task_id: row.external_task_id,
             task_label: row.task_label,
-            foundation: parse(&row.foundation, "task_mapping.foundation")?,
+            foundation,
+            tags: tags_from_json(&row.tags)?,
+            mapped_by,
             minutes: u16::try_from(row.minutes).map_err(|_| invalid("task_mapping.minutes"))?,
             occurred_at: from_db(row.occurred_at),
             created_at: from_db(row.created_at),

@@ -1,28 +1,30 @@
-//! [`TaskMappingRepository`] over diesel: idempotent upserts, the filtered listing, and the
-//! per-day rollup summed by the database.
+//! [`TaskMappingRepository`] over diesel: idempotent upserts (deciding a missing foundation
+//! with the person's rules in the same transaction), the filtered listing, the unmapped view,
+//! and the per-day rollup summed by the database.
 
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
-use diesel::dsl::sum;
+use diesel::dsl::{count_star, max, sum};
 use diesel::prelude::*;
 use domain::RepoError;
 use domain::foundation::Foundation;
 use domain::ids::UserId;
 use domain::integration::{
-    DailyMinutes, FoundationMinutes, TaskMapping, TaskMappingInput, TaskMappingQuery,
-    UpsertOutcome, Window,
+    DailyMinutes, FoundationFilter, FoundationMinutes, Rule, TaskMapping, TaskMappingInput,
+    TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, Window,
 };
 use domain::pagination::{Cursor, Page};
 use domain::ports::TaskMappingRepository;
 use time::OffsetDateTime;
 
 use super::keyset::{cursor_key, overfetch};
+use super::rule_application::{load_rules, lock_for_mapping};
 use crate::connection::DbConnection;
-use crate::convert::{parse, to_db};
+use crate::convert::{from_db, parse, to_db};
 use crate::error::{StoreError, StoreResult};
 use crate::expressions::{GroupKey, UtcDate};
-use crate::models::task_mapping::TaskMappingRow;
+use crate::models::task_mapping::{TaskMappingRow, tags_from_json};
 use crate::schema::task_mapping;
 use crate::tx::on_backend;
 
@@ -39,11 +41,13 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
         input: &TaskMappingInput,
         now: OffsetDateTime,
     ) -> Result<(TaskMapping, UpsertOutcome), RepoError> {
-        let row = TaskMappingRow::new(user, input, now);
+        let (user, input) = (user.to_string(), input.clone());
         // No transaction of its own: whichever way it goes, a single statement writes, so it
         // can share a commit with the upserts that arrive at the same time (group commit).
         self.db
             .write_one("storing a task mapping", move |conn| {
+                let rules = rules_for(conn, &user, std::slice::from_ref(&input))?;
+                let row = TaskMappingRow::new(&user, &input, input.mapping(&rules), now);
                 let (stored, outcome) = upsert(conn, &row)?;
                 Ok((TaskMapping::try_from(stored)?, outcome))
             })
@@ -56,21 +60,20 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
         inputs: &[TaskMappingInput],
         now: OffsetDateTime,
     ) -> Result<(usize, usize), RepoError> {
-        let rows: Vec<TaskMappingRow> = inputs
-            .iter()
-            .map(|i| TaskMappingRow::new(user, i, now))
-            .collect();
+        let (user, inputs) = (user.to_string(), inputs.to_vec());
         self.db
             .write("storing a batch of task mappings", move |conn| {
+                let rules = rules_for(conn, &user, &inputs)?;
                 // Row by row inside one transaction: a repeated external id within the batch
                 // then updates the row its first occurrence created, as two calls would.
                 let mut created = 0;
-                for row in &rows {
-                    if upsert(conn, row)?.1 == UpsertOutcome::Created {
+                for input in &inputs {
+                    let row = TaskMappingRow::new(&user, input, input.mapping(&rules), now);
+                    if upsert(conn, &row)?.1 == UpsertOutcome::Created {
                         created += 1;
                     }
                 }
-                Ok((created, rows.len() - created))
+                Ok((created, inputs.len() - created))
             })
             .await
     }
@@ -97,8 +100,10 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
                 if let Some(to) = query.to {
                     q = q.filter(tm::occurred_at.lt(to_db(to)));
                 }
-                if let Some(foundation) = query.foundation {
-                    q = q.filter(tm::foundation.eq(foundation.key()));
+                match query.foundation {
+                    Some(FoundationFilter::Is(f)) => q = q.filter(tm::foundation.eq(f.key())),
+                    Some(FoundationFilter::Unmapped) => q = q.filter(tm::foundation.is_null()),
+                    None => {}
                 }
                 if let Some(cursor) = query.before {
                     // Row-value comparison spelled out; the leading `<=` keeps the index range.
@@ -137,6 +142,54 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
             .await
     }
 
+    async fn unmapped(
+        &self,
+        user: UserId,
+        query: &UnmappedQuery,
+    ) -> Result<Vec<UnmappedGroup>, RepoError> {
+        let user = user.to_string();
+        let (from, to) = (to_db(query.window.from), to_db(query.window.to));
+        let limit = i64::from(query.limit.get());
+        self.db
+            .run("grouping unmapped time", move |conn| {
+                use task_mapping as tm;
+                let minutes = sum(tm::minutes);
+                let groups: Vec<UnmappedSum> = tm::table
+                    .filter(tm::user_id.eq(user))
+                    .filter(tm::occurred_at.gt(from))
+                    .filter(tm::occurred_at.le(to))
+                    .filter(tm::foundation.is_null())
+                    .group_by((tm::task_label, tm::tags))
+                    .select((
+                        tm::task_label,
+                        tm::tags,
+                        minutes,
+                        count_star(),
+                        max(tm::occurred_at),
+                    ))
+                    .order((
+                        minutes.desc(),
+                        max(tm::occurred_at).desc(),
+                        tm::task_label.asc(),
+                    ))
+                    .limit(limit)
+                    .load(conn)?;
+                groups
+                    .into_iter()
+                    .map(|(task_label, tags, minutes, entries, last)| {
+                        Ok(UnmappedGroup {
+                            task_label,
+                            tags: tags_from_json(&tags)?,
+                            minutes: minutes.unwrap_or(0),
+                            entries,
+                            last_occurred_at: from_db(last.ok_or(StoreError::NotFound)?),
+                        })
+                    })
+                    .collect()
+            })
+            .await
+    }
+
     async fn daily_minutes(
         &self,
         user: UserId,
@@ -145,18 +198,15 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
         let (user, from, to) = (user.to_string(), to_db(window.from), to_db(window.to));
         self.db
             .run("summing minutes per day", move |conn| {
-                let sums = daily_sums(conn, &user, from, to)?;
-                let mut days: BTreeMap<time::Date, FoundationMinutes> = BTreeMap::new();
-                for (date, foundation, minutes) in sums {
-                    let foundation: Foundation = parse(&foundation, "task_mapping.foundation")?;
-                    days.entry(date)
-                        .or_default()
-                        .add(foundation, minutes.unwrap_or(0));
+                let mut days: BTreeMap<time::Date, DailyMinutes> = BTreeMap::new();
+                for (date, foundation, minutes) in daily_sums(conn, &user, from, to)? {
+                    add(
+                        days.entry(date).or_insert_with(|| empty(date)),
+                        foundation,
+                        minutes,
+                    )?;
                 }
-                Ok(days
-                    .into_iter()
-                    .map(|(date, minutes)| DailyMinutes { date, minutes })
-                    .collect())
+                Ok(days.into_values().collect())
             })
             .await
     }
@@ -174,34 +224,80 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
         self.db
             .run("summing minutes per person and day", move |conn| {
                 let sums = daily_sums_of(conn, &users, from, to)?;
-                let mut days: BTreeMap<UserId, BTreeMap<time::Date, FoundationMinutes>> =
+                let mut days: BTreeMap<UserId, BTreeMap<time::Date, DailyMinutes>> =
                     BTreeMap::new();
                 for (user, date, foundation, minutes) in sums {
                     let user: UserId = parse(&user, "task_mapping.user_id")?;
-                    let foundation: Foundation = parse(&foundation, "task_mapping.foundation")?;
-                    days.entry(user)
+                    let day = days
+                        .entry(user)
                         .or_default()
                         .entry(date)
-                        .or_default()
-                        .add(foundation, minutes.unwrap_or(0));
+                        .or_insert_with(|| empty(date));
+                    add(day, foundation, minutes)?;
                 }
                 Ok(days
                     .into_iter()
-                    .map(|(user, days)| {
-                        let days = days
-                            .into_iter()
-                            .map(|(date, minutes)| DailyMinutes { date, minutes })
-                            .collect();
-                        (user, days)
-                    })
+                    .map(|(user, days)| (user, days.into_values().collect()))
                     .collect())
             })
             .await
     }
 }
 
-/// One row of [`daily_sums_of`]: person, UTC date, foundation key, minutes.
-type PersonDaySum = (String, time::Date, String, Option<i64>);
+/// One group of the unmapped view: label, tags (JSON), minutes, entries, last occurred.
+type UnmappedSum = (
+    Option<String>,
+    String,
+    Option<i64>,
+    i64,
+    Option<time::PrimitiveDateTime>,
+);
+
+/// The rules an upsert of `inputs` needs: none when every input names its foundation (the
+/// common case, which then reads nothing more), else the person's, read under the lock that
+/// orders this write with a rule change.
+fn rules_for(
+    conn: &mut DbConnection,
+    user: &str,
+    inputs: &[TaskMappingInput],
+) -> StoreResult<Vec<Rule>> {
+    if inputs.iter().all(|i| i.foundation.is_some()) {
+        return Ok(Vec::new());
+    }
+    lock_for_mapping(conn, user)?;
+    load_rules(conn, user)
+}
+
+/// A day with nothing logged yet.
+fn empty(date: time::Date) -> DailyMinutes {
+    DailyMinutes {
+        date,
+        minutes: FoundationMinutes::default(),
+        unmapped: 0,
+    }
+}
+
+/// Adds one (foundation, minutes) sum to its day: a NULL foundation is unmapped time.
+fn add(
+    day: &mut DailyMinutes,
+    foundation: Option<String>,
+    minutes: Option<i64>,
+) -> StoreResult<()> {
+    let minutes = minutes.unwrap_or(0);
+    match foundation {
+        Some(f) => day
+            .minutes
+            .add(parse::<Foundation>(&f, "task_mapping.foundation")?, minutes),
+        None => day.unmapped += minutes,
+    }
+    Ok(())
+}
+
+/// One row of [`daily_sums`]: UTC date, foundation key (NULL: unmapped), minutes.
+type DaySum = (time::Date, Option<String>, Option<i64>);
+
+/// One row of [`daily_sums_of`]: person, UTC date, foundation key (NULL: unmapped), minutes.
+type PersonDaySum = (String, time::Date, Option<String>, Option<i64>);
 
 /// [`daily_sums`] for several people at once, keyed by person.
 fn daily_sums_of(
@@ -232,7 +328,7 @@ fn daily_sums(
     user: &str,
     from: time::PrimitiveDateTime,
     to: time::PrimitiveDateTime,
-) -> StoreResult<Vec<(time::Date, String, Option<i64>)>> {
+) -> StoreResult<Vec<DaySum>> {
     use task_mapping as tm;
     let (day, foundation) = (UtcDate(tm::occurred_at), GroupKey(tm::foundation));
     Ok(tm::table
@@ -272,6 +368,8 @@ fn upsert(
         .set((
             tm::task_label.eq(&row.task_label),
             tm::foundation.eq(&row.foundation),
+            tm::mapped_by.eq(&row.mapped_by),
+            tm::tags.eq(&row.tags),
             tm::minutes.eq(row.minutes),
             tm::occurred_at.eq(row.occurred_at),
             tm::updated_at.eq(row.updated_at),

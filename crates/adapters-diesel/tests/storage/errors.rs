@@ -65,8 +65,9 @@ dual_test!(
         execute(
         &db,
         format!(
-            "INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes, \
-             occurred_at, created_at, updated_at) VALUES ('secret-not-a-uuid', '{id}', 'x', NULL, 'love', 5, \
+            "INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, mapped_by, \
+             minutes, occurred_at, created_at, updated_at) VALUES ('secret-not-a-uuid', '{id}', 'x', NULL, \
+             'love', 'client', 5, \
              '2026-11-22 10:00:00', '2026-11-22 10:00:00', '2026-11-22 10:00:00')"
         ),
     )

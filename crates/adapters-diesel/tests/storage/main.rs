@@ -21,6 +21,7 @@ mod connect;
 mod conversations;
 mod delivery_queue;
 mod errors;
+mod mapping_rules;
 mod notifications;
 mod preferences;
 mod profiles;

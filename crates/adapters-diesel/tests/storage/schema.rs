@@ -95,6 +95,7 @@ column_list!(A, B, C, D, E, F, G);
 column_list!(A, B, C, D, E, F, G, H);
 column_list!(A, B, C, D, E, F, G, H, I);
 column_list!(A, B, C, D, E, F, G, H, I, J);
+column_list!(A, B, C, D, E, F, G, H, I, J, K);
 column_list!(A, B, C, D, E, F, G, H, I, J, K, L);
 column_list!(A, B, C, D, E, F, G, H, I, J, K, L, M);
 column_list!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
@@ -134,6 +135,7 @@ fn schema_rs() -> Vec<Column> {
         discovery_answer,
         discovery_conversation,
         discovery_profile,
+        mapping_rules,
         notification_settings,
         outbox_events,
         profile_revision,
@@ -200,12 +202,12 @@ dual_test!(migrations_are_idempotent_and_revert_cleanly, |db, url| {
     })
     .await
     .unwrap();
-    assert_eq!(reverted.len(), 12);
+    assert_eq!(reverted.len(), 13);
     assert!(
         left.is_empty(),
         "down migrations leave no table behind: {left:?}"
     );
-    assert_eq!(reapplied.len(), 12);
+    assert_eq!(reapplied.len(), 13);
     assert_eq!(after, before);
 });
 
@@ -236,7 +238,7 @@ dual_test!(
             let conn: &mut DbConnection = &mut conn;
             let sqlite = matches!(conn, DbConnection::Sqlite(_));
             // Back to before 008 (the later ones first), where people were keyed by e-mail.
-            for version in ["012", "011", "010", "009", "008"] {
+            for version in ["013", "012", "011", "010", "009", "008"] {
                 let chain = if sqlite { SQLITE } else { POSTGRES };
                 let reverted = conn.revert_last_migration(chain).unwrap();
                 assert_eq!(reverted.to_string(), version);
@@ -265,7 +267,7 @@ dual_test!(
             .unwrap();
             assert_eq!(
                 run_migrations(conn).unwrap(),
-                ["008", "009", "010", "011", "012"]
+                ["008", "009", "010", "011", "012", "013"]
             );
             if let DbConnection::Sqlite(_) = conn {
                 assert_eq!(

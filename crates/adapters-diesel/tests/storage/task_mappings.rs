@@ -8,8 +8,8 @@ use domain::RepoError;
 use domain::foundation::Foundation;
 use domain::ids::UserId;
 use domain::integration::{
-    ExternalTaskId, Minutes, TaskLabel, TaskMapping, TaskMappingInput, TaskMappingQuery,
-    UpsertOutcome, Window,
+    ExternalTaskId, FoundationFilter, Minutes, Tags, TaskLabel, TaskMapping, TaskMappingInput,
+    TaskMappingQuery, UpsertOutcome, Window,
 };
 use domain::pagination::PageLimit;
 use domain::ports::TaskMappingRepository;
@@ -27,7 +27,8 @@ pub fn input(
     TaskMappingInput::new(
         ExternalTaskId::new(external).unwrap(),
         Some(TaskLabel::new(TRICKY).unwrap()),
-        foundation,
+        Some(foundation),
+        Tags::default(),
         Minutes::new(minutes).unwrap(),
         at,
     )
@@ -87,7 +88,7 @@ dual_test!(
                 updated.minutes,
                 updated.task_label.clone()
             ),
-            (Foundation::Vocation, 45, None)
+            (Some(Foundation::Vocation), 45, None)
         );
         let page = repo
             .list(ada.id, &TaskMappingQuery::default())
@@ -162,7 +163,7 @@ dual_test!(a_batch_with_one_failing_item_stores_nothing, |db| {
     assert_eq!(rows.len(), 1, "neither new row was kept");
     assert_eq!(
         (rows[0].foundation, rows[0].minutes),
-        (Foundation::Love, 10),
+        (Some(Foundation::Love), 10),
         "the update was rolled back"
     );
 });
@@ -202,7 +203,7 @@ dual_test!(
         let query = TaskMappingQuery {
             from: Some(from),
             to: Some(to),
-            foundation: Some(Foundation::Strength),
+            foundation: Some(FoundationFilter::Is(Foundation::Strength)),
             limit: PageLimit::new(1).unwrap(),
             before: None,
         };
@@ -210,7 +211,9 @@ dual_test!(
         let want: Vec<_> = all
             .iter()
             .filter(|m| {
-                m.occurred_at >= from && m.occurred_at < to && m.foundation == Foundation::Strength
+                m.occurred_at >= from
+                    && m.occurred_at < to
+                    && m.foundation == Some(Foundation::Strength)
             })
             .cloned()
             .collect();

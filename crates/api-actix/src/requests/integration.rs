@@ -2,8 +2,10 @@
 //! query strings.
 
 use domain::foundation::Foundation;
+use domain::integration::rules::{MAX_TAGS, TAG_MAX_CHARS};
 use domain::integration::{
-    ExternalTaskId, MAX_BATCH, Minutes, TaskLabel, TaskMappingInput, TaskMappingQuery, Window,
+    ExternalTaskId, FoundationFilter, MAX_BATCH, Minutes, Tags, TagsError, TaskLabel,
+    TaskMappingInput, TaskMappingQuery, Window,
 };
 use serde::Deserialize;
 use time::OffsetDateTime;
@@ -21,6 +23,8 @@ use crate::error::ApiError;
 use crate::views::keys;
 
 /// One time entry. Idempotent per `(caller, external_task_id)`: a repeat replaces the row.
+/// Without a foundation (absent or `null`), the caller's first matching rule decides it, or it
+/// stays unmapped.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaskMappingRequest {
@@ -29,8 +33,13 @@ pub struct TaskMappingRequest {
     #[serde(default)]
     #[schema(schema_with = task_label)]
     pub task_label: Option<TaskLabel>,
-    #[schema(value_type = keys::FoundationKey)]
-    pub foundation: Foundation,
+    #[serde(default)]
+    #[schema(value_type = Option<keys::FoundationKey>)]
+    pub foundation: Option<Foundation>,
+    /// The tracker's tags, project or labels (default none); a tag given twice is kept once.
+    #[serde(default)]
+    #[schema(schema_with = tags)]
+    pub tags: Vec<String>,
     #[schema(schema_with = minutes)]
     pub minutes: Minutes,
     #[serde(with = "time::serde::rfc3339")]
@@ -45,6 +54,12 @@ fn task_label() -> Object {
     rules::text_or_null(TaskLabel::MAX)
 }
 
+fn tags() -> ArrayBuilder {
+    ArrayBuilder::new()
+        .items(rules::non_blank(TAG_MAX_CHARS))
+        .max_items(Some(MAX_TAGS))
+}
+
 fn minutes() -> Object {
     rules::integer(KnownFormat::Int32, 0, i64::from(Minutes::MAX))
 }
@@ -53,12 +68,19 @@ impl TaskMappingRequest {
     /// `at` is the field path prefix for error details (`""` or `"items[3]."`).
     ///
     /// # Errors
-    /// 422 naming `external_task_id` when it is blank.
+    /// 422 naming `external_task_id` when it is blank, or `tags` / `tags[i]`.
     pub fn into_input(self, at: &str) -> Result<TaskMappingInput, ApiError> {
+        let tags = Tags::new(self.tags).map_err(|e| match e {
+            TagsError::TooMany => ApiError::invalid(format!("{at}tags"), e),
+            TagsError::Tag { index, error } => {
+                ApiError::invalid(format!("{at}tags[{index}]"), error)
+            }
+        })?;
         TaskMappingInput::new(
             self.external_task_id,
             self.task_label,
             self.foundation,
+            tags,
             self.minutes,
             self.occurred_at,
         )
@@ -138,7 +160,9 @@ impl IntoParams for TaskMappingListQuery {
             ),
             rules::query_param(
                 "foundation",
-                Some("Only this foundation; empty means all."),
+                Some(
+                    "Only this foundation, or `unmapped` for the entries without one; empty means all.",
+                ),
                 foundation_or_empty(),
             ),
             rules::query_param("limit", None, rules::page_limit()),
@@ -164,9 +188,16 @@ fn time_or_empty() -> Schema {
     Schema::OneOf(one_of)
 }
 
-/// One of the six foundation keys, or `""` for all.
+/// The listing's word for the entries without a foundation.
+const UNMAPPED: &str = "unmapped";
+
+/// One of the six foundation keys, `unmapped`, or `""` for all.
 fn foundation_or_empty() -> Schema {
-    rules::one_of_strings(std::iter::once("").chain(Foundation::ALL.iter().map(|f| f.key())))
+    rules::one_of_strings(
+        ["", UNMAPPED]
+            .into_iter()
+            .chain(Foundation::ALL.iter().map(|f| f.key())),
+    )
 }
 
 /// An RFC 3339 time from a query string. A `+` offset that arrived unencoded reads as a space
@@ -192,9 +223,15 @@ impl TaskMappingListQuery {
         let (limit, before) = page(self.limit, self.before.as_deref())?;
         let foundation = match self.foundation.as_deref() {
             None | Some("") => None,
-            Some(key) => Some(key.parse::<Foundation>().map_err(|_| {
-                ApiError::invalid("foundation", "must be one of the six foundations")
-            })?),
+            Some(UNMAPPED) => Some(FoundationFilter::Unmapped),
+            Some(key) => Some(FoundationFilter::Is(key.parse::<Foundation>().map_err(
+                |_| {
+                    ApiError::invalid(
+                        "foundation",
+                        "must be one of the six foundations or unmapped",
+                    )
+                },
+            )?)),
         };
         Ok(TaskMappingQuery {
             from: query_time("from", self.from.as_deref())?,
@@ -272,6 +309,59 @@ mod tests {
             panic!("expected a validation error");
         };
         assert_eq!(errors[0].field, "items[1]");
+    }
+
+    #[test]
+    fn the_foundation_may_be_left_to_the_rules_and_tags_are_named_by_index() {
+        let mut open = item(json!(5));
+        open.as_object_mut().unwrap().remove("foundation");
+        let mut nulled = item(json!(5));
+        nulled["foundation"] = json!(null);
+        nulled["tags"] = json!(["project:Website", "deep"]);
+        let read = batch(json!([open, nulled])).unwrap();
+        assert_eq!((read[0].foundation, read[1].foundation), (None, None));
+        assert_eq!(read[1].tags.as_slice(), ["project:Website", "deep"]);
+
+        let mut bad = item(json!(5));
+        bad["tags"] = json!(["ok", " "]);
+        let Err(ApiError::Validation(errors)) = batch(json!([item(json!(1)), bad])) else {
+            panic!("expected a validation error");
+        };
+        assert_eq!(errors[0].field, "items[1].tags[1]");
+        let mut many = item(json!(5));
+        many["tags"] = json!((0..21).map(|n| format!("t{n}")).collect::<Vec<_>>());
+        let Err(ApiError::Validation(errors)) = batch(json!([many])) else {
+            panic!("expected a validation error");
+        };
+        assert_eq!(errors[0].field, "items[0].tags");
+        let mut claimed = item(json!(5));
+        claimed["mapped_by"] = json!("rule");
+        assert!(
+            batch(json!([claimed])).is_err(),
+            "mapped_by is the server's to say"
+        );
+    }
+
+    #[test]
+    fn the_listing_reads_unmapped_as_its_own_filter() {
+        let query = |f: &str| {
+            TaskMappingListQuery {
+                from: None,
+                to: None,
+                foundation: Some(f.to_owned()),
+                limit: None,
+                before: None,
+            }
+            .into_query()
+            .map(|q| q.foundation)
+        };
+        assert_eq!(query("unmapped").unwrap(), Some(FoundationFilter::Unmapped));
+        assert_eq!(
+            query("love").unwrap(),
+            Some(FoundationFilter::Is(Foundation::Love))
+        );
+        assert_eq!(query("").unwrap(), None);
+        assert!(query("Unmapped").is_err());
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod account;
 pub mod coaching;
 pub mod discovery;
 pub mod integration;
+pub mod mapping_rules;
 pub mod notifications;
 pub mod page;
 pub mod profile;

@@ -9,6 +9,7 @@ pub mod documented_paths;
 pub mod fallback;
 pub mod health;
 pub mod integration;
+pub mod mapping_rules;
 pub mod me;
 pub mod metrics;
 pub mod notifications;
@@ -36,7 +37,11 @@ pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
                 .configure(reflect_preview::configure),
         )
         .service(actix::scope("/coaching").configure(coaching::configure))
-        .service(actix::scope("/integration").configure(integration::configure))
+        .service(
+            actix::scope("/integration")
+                .configure(integration::configure)
+                .configure(mapping_rules::configure),
+        )
         .service(
             actix::scope("/api/me")
                 .configure(me::configure)

@@ -1,5 +1,5 @@
 //! The integration responses: the six foundations, task mappings (one, a page, a batch's
-//! report) and the work-pattern read-back.
+//! report) and the work-pattern read-back (the rules' are in `mapping_rules`).
 
 use domain::foundation::Foundation;
 use domain::ids::{TaskMappingId, UserId};
@@ -43,8 +43,13 @@ pub struct TaskMappingView<'a> {
     user_id: UserId,
     external_task_id: &'a str,
     task_label: Option<&'a str>,
-    #[schema(value_type = keys::FoundationKey)]
-    foundation: &'static str,
+    /// `null` while no rule matches (unmapped).
+    #[schema(value_type = Option<keys::FoundationKey>)]
+    foundation: Option<&'static str>,
+    tags: &'a [String],
+    /// Where the foundation came from; `null` exactly when it is unmapped.
+    #[schema(value_type = Option<keys::MappedBy>)]
+    mapped_by: Option<&'static str>,
     #[schema(minimum = 0, maximum = 1440)]
     minutes: u16,
     #[serde(with = "time::serde::rfc3339")]
@@ -62,7 +67,9 @@ impl<'a> From<&'a TaskMapping> for TaskMappingView<'a> {
             user_id: m.user_id,
             external_task_id: m.external_task_id.as_str(),
             task_label: m.task_label.as_deref(),
-            foundation: m.foundation.key(),
+            foundation: m.foundation.map(|f| f.key()),
+            tags: &m.tags,
+            mapped_by: m.mapped_by.map(|by| by.key()),
             minutes: m.minutes,
             occurred_at: m.occurred_at,
             created_at: m.created_at,
@@ -136,13 +143,19 @@ pub struct WorkPatternView<'a> {
     from: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
     to: OffsetDateTime,
+    /// Mapped minutes; the shares are over these.
     total_minutes: u64,
+    /// Minutes logged without a foundation.
+    unmapped_minutes: u64,
+    /// Mapped minutes over all minutes; 1.0 when nothing was logged.
+    #[schema(minimum = 0.0, maximum = 1.0)]
+    coverage: f64,
     /// All six, in order.
     foundations: Vec<FoundationShare>,
     #[schema(value_type = Vec<keys::FoundationKey>)]
     neglected: Vec<&'static str>,
     summary: &'a str,
-    /// One entry per UTC date the window touches, oldest first.
+    /// One entry per UTC date the window touches, oldest first (mapped minutes only).
     daily: Vec<DailyMinutes>,
 }
 
@@ -153,6 +166,8 @@ impl<'a> From<&'a WorkPattern> for WorkPatternView<'a> {
             from: p.window.from,
             to: p.window.to,
             total_minutes: count(p.total_minutes),
+            unmapped_minutes: count(p.unmapped_minutes),
+            coverage: p.coverage,
             foundations: p
                 .foundations
                 .iter()

@@ -53,6 +53,7 @@ keyed!(TimeOfDay = domain::coaching::TimeOfDay, key);
 keyed!(PreferencesSource = domain::coaching::PreferenceSource, key);
 keyed!(CheckInOrigin = domain::coaching::CheckInOrigin, key);
 keyed!(FoundationKey = domain::foundation::Foundation, key);
+keyed!(MappedBy = domain::integration::MappedBy, key);
 keyed!(ActivitySource = domain::account::Source, key);
 keyed!(KeyScope = domain::account::KeyScope, key);
 keyed!(EventType = domain::notifications::EventType, key);

@@ -11,6 +11,7 @@ pub mod discovery;
 pub mod export;
 pub mod integration;
 pub mod keys;
+pub mod mapping_rules;
 pub mod notifications;
 pub mod operations;
 pub mod page;

@@ -32,6 +32,7 @@ const NO_JSON_SUCCESS: &[&str] = &[
     "DELETE /api/me/webhooks/{id}",
     "DELETE /integration/task-mappings/{external_task_id}",
     "DELETE /integration/task-mappings/batch",
+    "DELETE /integration/rules/{id}",
     // 202 Accepted: the ping is queued.
     "POST /api/me/webhooks/{id}/test",
     // The Prometheus text format.
@@ -776,6 +777,85 @@ async fn every_operation_answers_as_the_document_says() {
         bearer(Method::DELETE, "/integration/task-mappings/batch"),
     )
     .await;
+    // Entries the rules decide, the rules themselves, and the unmapped time.
+    let open = json!({"items": [
+        {"external_task_id": "u-1", "task_label": "Inbox", "tags": ["mail", "project:Ops"],
+         "minutes": 20, "occurred_at": at(2)},
+        {"external_task_id": "u-2", "task_label": null, "foundation": null, "minutes": 15,
+         "occurred_at": at(2)},
+    ]});
+    c.expect(
+        "POST /integration/task-mappings/batch",
+        200,
+        bearer(Method::POST, "/integration/task-mappings/batch").json(&open),
+    )
+    .await;
+    c.expect(
+        list,
+        200,
+        bearer(
+            Method::GET,
+            "/integration/task-mappings?foundation=unmapped",
+        ),
+    )
+    .await;
+    let unmapped = "GET /integration/unmapped";
+    c.expect(
+        unmapped,
+        200,
+        bearer(Method::GET, "/integration/unmapped?days=7"),
+    )
+    .await;
+    c.expect(
+        unmapped,
+        422,
+        bearer(Method::GET, "/integration/unmapped?limit=0"),
+    )
+    .await;
+    let rules = "GET /integration/rules";
+    let add = "POST /integration/rules";
+    let rule = c
+        .expect(
+            add,
+            201,
+            bearer(Method::POST, "/integration/rules")
+                .json(&json!({"match": {"tag": "mail"}, "foundation": "vocation"})),
+        )
+        .await;
+    c.expect(
+        add,
+        422,
+        bearer(Method::POST, "/integration/rules")
+            .json(&json!({"match": {"tag": "mail", "label_equals": "x"}, "foundation": "love"})),
+    )
+    .await;
+    c.expect(rules, 200, bearer(Method::GET, "/integration/rules"))
+        .await;
+    let rule_path = format!("/integration/rules/{}", rule["id"].as_str().unwrap());
+    let replace = "PUT /integration/rules/{id}";
+    c.expect(
+        replace,
+        200,
+        bearer(Method::PUT, &rule_path).json(
+            &json!({"match": {"label_contains": "inbox"}, "foundation": "strength", "position": 1}),
+        ),
+    )
+    .await;
+    c.expect(
+        replace,
+        404,
+        bearer(
+            Method::PUT,
+            "/integration/rules/00000000-0000-7000-8000-000000000000",
+        )
+        .json(&json!({"match": {"tag": "x"}, "foundation": "love"})),
+    )
+    .await;
+    let drop_rule = "DELETE /integration/rules/{id}";
+    c.expect(drop_rule, 204, bearer(Method::DELETE, &rule_path))
+        .await;
+    c.expect(drop_rule, 404, bearer(Method::DELETE, &rule_path))
+        .await;
     let patterns = "GET /integration/work-patterns";
     c.expect(
         patterns,

@@ -108,6 +108,19 @@ fn assert_mapping(mapping: &Value, sent: &Value, who: &SignedIn) {
     for field in ["external_task_id", "task_label", "foundation", "minutes"] {
         assert_eq!(mapping[field], sent[field], "{field}: {mapping:#}");
     }
+    // Without rules, an entry sent without a foundation stays unmapped.
+    let by = if sent["foundation"].is_string() {
+        json!("client")
+    } else {
+        Value::Null
+    };
+    assert_eq!(mapping["mapped_by"], by, "{mapping:#}");
+    let tags = if sent["tags"].is_null() {
+        json!([])
+    } else {
+        sent["tags"].clone()
+    };
+    assert_eq!(mapping["tags"], tags, "{mapping:#}");
     assert_eq!(
         timestamp(&mapping["occurred_at"]),
         timestamp(&sent["occurred_at"]),
@@ -295,8 +308,18 @@ async fn every_rule_of_a_mapping_is_enforced_and_names_the_field() {
         (with("occurred_at", json!("2026-11-22")), "occurred_at"),
         (with("user_id", json!("someone-else")), "user_id"),
         (with("colour", json!("red")), "colour"),
+        (with("tags", json!("deep")), "tags"),
+        (with("tags", json!(["deep", " "])), "tags[1]"),
+        (with("tags", json!(["é".repeat(101)])), "tags[0]"),
+        (
+            with(
+                "tags",
+                json!((0..21).map(|n| format!("t{n}")).collect::<Vec<_>>()),
+            ),
+            "tags",
+        ),
+        (with("mapped_by", json!("client")), "mapped_by"),
         (without("external_task_id"), "external_task_id"),
-        (without("foundation"), "foundation"),
         (without("occurred_at"), "occurred_at"),
     ];
     for (body, field) in cases {
@@ -312,6 +335,17 @@ async fn every_rule_of_a_mapping_is_enforced_and_names_the_field() {
         with("minutes", json!(0)),
         with("minutes", json!(1440)),
         with("occurred_at", json!("2026-11-22T11:30:00+01:30")),
+        // The foundation may be left to the rules.
+        without("foundation"),
+        with("foundation", Value::Null),
+        with(
+            "tags",
+            json!(
+                (0..20)
+                    .map(|n| format!("{n}-{}", "é".repeat(96)))
+                    .collect::<Vec<_>>()
+            ),
+        ),
     ] {
         let id = uuid::Uuid::now_v7().to_string();
         let mut body = body;
@@ -321,7 +355,7 @@ async fn every_rule_of_a_mapping_is_enforced_and_names_the_field() {
         let stored = json_body(post_mapping(&app, &ada, &body).await, 201).await;
         assert_mapping(&stored, &body, &ada);
     }
-    assert_eq!(mappings_of(&app, &ada), 6);
+    assert_eq!(mappings_of(&app, &ada), 9);
 }
 
 #[tokio::test]

@@ -25,6 +25,7 @@ mod isolation;
 mod journey;
 mod least_privilege;
 mod llm;
+mod mapping_rules;
 mod metrics;
 mod notifications;
 mod openapi;

@@ -169,7 +169,16 @@ async fn request_schemas_carry_the_limits_the_server_enforces() {
     assert_eq!(props["minutes"]["minimum"], 0);
     assert_eq!(props["minutes"]["maximum"], 1440);
     assert_eq!(props["occurred_at"]["format"], "date-time");
-    let foundations = &resolve(&doc, &props["foundation"])["enum"];
+    // The foundation may be null (the rules decide): one of the keys, or null.
+    let choices = props["foundation"]["oneOf"]
+        .as_array()
+        .expect("foundation or null");
+    assert!(choices.iter().any(|c| c["type"] == "null"), "{choices:?}");
+    let key = choices.iter().find(|c| c["type"] != "null").unwrap();
+    assert_eq!(props["tags"]["maxItems"], 20);
+    assert_eq!(props["tags"]["items"]["maxLength"], 100);
+    assert_eq!(props["tags"]["items"]["minLength"], 1);
+    let foundations = &resolve(&doc, key)["enum"];
     assert_eq!(
         foundations,
         &serde_json::json!([
@@ -184,6 +193,26 @@ async fn request_schemas_carry_the_limits_the_server_enforces() {
 
     let batch = request_schema(&doc, "POST /integration/task-mappings/batch");
     assert_eq!(batch["properties"]["items"]["maxItems"], 1000);
+
+    let rule = request_schema(&doc, "POST /integration/rules");
+    assert_eq!(rule["additionalProperties"], false);
+    let kinds: Vec<_> = rule["properties"]["match"]["oneOf"]
+        .as_array()
+        .expect("one object per kind")
+        .iter()
+        .map(|k| (k["required"][0].clone(), k["additionalProperties"].clone()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "label_contains",
+            "label_equals",
+            "tag",
+            "external_task_id_prefix"
+        ]
+        .map(|k| (serde_json::json!(k), serde_json::json!(false)))
+    );
+    assert_eq!(rule["properties"]["position"]["minimum"], 1);
 
     let answer = request_schema(&doc, "PUT /discovery/conversation/me/answers/{step}");
     assert_eq!(answer["properties"]["text"]["maxLength"], 10000);

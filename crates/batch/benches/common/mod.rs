@@ -88,14 +88,14 @@ pub fn seed(db: &Database, users: u32) {
         SELECT {checkin_id}, {user_id}, 'An earlier check-in.', '["Open the workshop"]', NULL,
                'batch', now() AT TIME ZONE 'UTC' - interval '40 days'
         FROM seq WHERE i % 2 = 1;
-        INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, minutes,
+        INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation, mapped_by, minutes,
             occurred_at, created_at, updated_at)
         SELECT format('%s-%s-7000-8000-000000000004', lpad(to_hex(i), 8, '0'),
                       lpad(to_hex(j), 4, '0')),
                {user_id}, 'task-' || j, 'Logged work',
                (ARRAY['love', 'strength', 'mission', 'vocation', 'short_term', 'long_term'])
                    [1 + (i + j) % 6],
-               15 * (1 + j % 4), now() AT TIME ZONE 'UTC' - j * interval '1 day 1 hour',
+               'client', 15 * (1 + j % 4), now() AT TIME ZONE 'UTC' - j * interval '1 day 1 hour',
                now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
         FROM seq, generate_series(1, 10) AS j WHERE i % 5 = 0;
         DROP TABLE seq;

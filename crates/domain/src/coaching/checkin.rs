@@ -6,7 +6,7 @@ use time::OffsetDateTime;
 
 use super::{CoachingFrequency, CoachingStyle};
 use crate::ids::{CheckInId, UserId};
-use crate::integration::WorkPattern;
+use crate::integration::{COVERAGE_NOTED_BELOW, WorkPattern};
 use crate::profile::Profile;
 use crate::text::Note;
 
@@ -97,7 +97,9 @@ pub fn is_due(
 pub const OBSERVATION_DAYS: u16 = 14;
 
 /// Writes a check-in for `profile`. `recent` is the work pattern of the last
-/// [`OBSERVATION_DAYS`] days; it adds an observation only when time was logged.
+/// [`OBSERVATION_DAYS`] days; it adds an observation only when time was logged, and the
+/// observation says how much of that time has a foundation when that is below
+/// [`COVERAGE_NOTED_BELOW`].
 #[must_use]
 pub fn compose_checkin(
     profile: &Profile,
@@ -143,8 +145,8 @@ pub fn compose_checkin(
     let quotes: Vec<String> = quoted_goals.iter().map(|g| format!("“{g}”")).collect();
     let message = format!("{opening} {lead}\n\n{}\n\n{question}", quotes.join("\n"));
     let observation = recent
-        .filter(|p| p.total_minutes > 0)
-        .map(|p| p.summary.clone());
+        .filter(|p| p.total_minutes + p.unmapped_minutes > 0)
+        .map(observe);
     CheckIn {
         id: CheckInId::new(),
         user_id: profile.user_id,
@@ -155,6 +157,21 @@ pub fn compose_checkin(
         created_at: now,
         response: None,
     }
+}
+
+/// The pattern's summary, and, when much of the time has no foundation, how much has: shares
+/// over a small part of the time would otherwise read as the whole picture.
+fn observe(pattern: &WorkPattern) -> String {
+    if pattern.coverage >= COVERAGE_NOTED_BELOW {
+        return pattern.summary.clone();
+    }
+    // Rounded down, so 79.6% never reads as the 80% that needs no note.
+    let percent = (pattern.coverage * 100.0).floor();
+    format!(
+        "{} {percent:.0}% of the logged time has a foundation so far, so these shares describe \
+         only that part of it.",
+        pattern.summary
+    )
 }
 
 #[cfg(test)]
@@ -194,12 +211,17 @@ mod tests {
     }
 
     fn pattern(minutes: [i64; 6]) -> WorkPattern {
+        pattern_with_unmapped(minutes, 0)
+    }
+
+    fn pattern_with_unmapped(minutes: [i64; 6], unmapped: i64) -> WorkPattern {
         let window = Window::ending_at(NOW, 14).unwrap();
         rollup(
             window,
             &[DailyMinutes {
                 date: NOW.date(),
                 minutes: FoundationMinutes::from(minutes),
+                unmapped,
             }],
         )
     }
@@ -273,6 +295,43 @@ mod tests {
     }
 
     #[test]
+    fn the_observation_mentions_coverage_only_below_eighty_percent() {
+        let p = profile(Some("Run a 10k"), None);
+        let observe = |minutes, unmapped| {
+            compose_checkin(
+                &p,
+                CoachingStyle::Warm,
+                Some(&pattern_with_unmapped(minutes, unmapped)),
+                CheckInOrigin::Batch,
+                NOW,
+            )
+            .observation
+            .unwrap()
+        };
+        // 80 of 100 minutes mapped: exactly the bar, no note.
+        let at_bar = observe([80, 0, 0, 0, 0, 0], 20);
+        assert!(!at_bar.contains("has a foundation so far"), "{at_bar}");
+        // 796 of 1,000: 79.6% is written 79%, never 80%.
+        let below = observe([796, 0, 0, 0, 0, 0], 204);
+        assert!(
+            below.ends_with(
+                "79% of the logged time has a foundation so far, so these shares describe only that part of it."
+            ),
+            "{below}"
+        );
+        // Nothing mapped yet: still an observation, of the unmapped time.
+        let none_mapped = observe([0; 6], 90);
+        assert!(none_mapped.contains("1 h 30 min was logged without a foundation"));
+        assert!(
+            none_mapped.contains(" 0% of the logged time"),
+            "{none_mapped}"
+        );
+        for text in [at_bar, below, none_mapped] {
+            assert_eq!(find_verdict(&text), None, "{text}");
+        }
+    }
+
+    #[test]
     fn check_in_texts_never_contain_a_verdict_word() {
         let shapes = [
             [0; 6],
@@ -287,11 +346,11 @@ mod tests {
                 (Some("Run a 10k"), None),
                 (Some("Run a 10k"), Some("Coach a team")),
             ] {
-                for minutes in shapes {
+                for (minutes, unmapped) in shapes.into_iter().zip([0, 10, 900, 0, 5_000]) {
                     let c = compose_checkin(
                         &profile(goals.0, goals.1),
                         *style,
-                        Some(&pattern(minutes)),
+                        Some(&pattern_with_unmapped(minutes, unmapped)),
                         CheckInOrigin::Batch,
                         NOW,
                     );

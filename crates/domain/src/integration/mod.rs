@@ -1,15 +1,21 @@
-//! Integration with time trackers: task mappings (a logged entry tied to a foundation), the
-//! person's mapping rules, and the work-pattern rollup read back from them.
+//! Integration with time trackers: task mappings (a logged entry tied to a foundation, or not
+//! yet), the person's mapping rules, the unmapped view, and the work-pattern rollup.
 
 pub mod rules;
 pub mod task_mapping;
+pub mod unmapped;
 pub mod work_pattern;
 
-pub use task_mapping::{
-    ExternalTaskId, MAX_BATCH, Minutes, TaskLabel, TaskMapping, TaskMappingInput, TaskMappingQuery,
-    UpsertOutcome,
+pub use rules::{
+    EntryFacts, MAX_RULES_PER_USER, MappedBy, MatchKind, NewRule, Pattern, Rule, RuleChangeError,
+    RuleMatch, Tags, TagsError, first_match, placed_at,
 };
+pub use task_mapping::{
+    ExternalTaskId, FoundationFilter, MAX_BATCH, Minutes, TaskLabel, TaskMapping, TaskMappingInput,
+    TaskMappingQuery, UpsertOutcome,
+};
+pub use unmapped::{UnmappedGroup, UnmappedQuery};
 pub use work_pattern::{
-    DailyMinutes, FoundationMinutes, FoundationShare, InvalidDays, NEGLECT_BELOW, Window,
-    WorkPattern, rollup,
+    COVERAGE_NOTED_BELOW, DailyMinutes, FoundationMinutes, FoundationShare, InvalidDays,
+    NEGLECT_BELOW, Window, WorkPattern, coverage, rollup,
 };

@@ -3,9 +3,12 @@
 //! without a foundation the foundation of the first rule that matches it. Matching is
 //! case-insensitive on NFC text, so "Café" written either way, in any case, is one word.
 
+use std::num::NonZeroU32;
+
 use time::OffsetDateTime;
 use unicode_normalization::UnicodeNormalization;
 
+use crate::error::RepoError;
 use crate::foundation::Foundation;
 use crate::ids::{RuleId, UserId};
 use crate::text::{Text, TextError};
@@ -124,6 +127,34 @@ pub struct Rule {
     pub matcher: RuleMatch,
     pub foundation: Foundation,
     pub created_at: OffsetDateTime,
+}
+
+/// A rule as the person writes it (`POST` and `PUT /integration/rules`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRule {
+    pub matcher: RuleMatch,
+    pub foundation: Foundation,
+    /// Where it goes, 1 being first; the rules at and after it move down one. `None` appends a
+    /// new rule and keeps a replaced one where it is; past the end means the end.
+    pub position: Option<NonZeroU32>,
+}
+
+/// Why a rule change was not made. Whatever the reason, nothing changed.
+#[derive(Debug, thiserror::Error)]
+pub enum RuleChangeError {
+    #[error("at most {MAX_RULES_PER_USER} rules per person")]
+    TooMany,
+    #[error("no such rule")]
+    NotFound,
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+}
+
+/// Where a rule lands among `count` rules (itself included) when `requested` is asked for:
+/// the end when nothing or a place past the end is asked for.
+#[must_use]
+pub fn placed_at(requested: Option<NonZeroU32>, count: u32) -> u32 {
+    requested.map_or(count, |p| p.get().min(count)).max(1)
 }
 
 /// What rules look at in an entry.
@@ -314,6 +345,16 @@ mod tests {
             Tags::new(Vec::<String>::new()).unwrap().as_slice(),
             [] as [String; 0]
         );
+    }
+
+    #[test]
+    fn a_rule_lands_where_asked_or_at_the_end() {
+        let at = |p: u32| NonZeroU32::new(p);
+        assert_eq!(placed_at(None, 4), 4);
+        assert_eq!(placed_at(at(1), 4), 1);
+        assert_eq!(placed_at(at(3), 4), 3);
+        assert_eq!(placed_at(at(9), 4), 4);
+        assert_eq!(placed_at(None, 1), 1);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Task mappings: one external time entry, its foundation and minutes, unique per
-//! `(user, external_task_id)` so trackers can send the same entry again safely.
+//! Task mappings: one external time entry, its foundation (or none yet), tags and minutes,
+//! unique per `(user, external_task_id)` so trackers can send the same entry again safely.
 
 use serde::de::Error as _;
 use serde::{Deserialize, Serialize};
@@ -7,6 +7,7 @@ use time::OffsetDateTime;
 
 use crate::foundation::Foundation;
 use crate::ids::{TaskMappingId, UserId};
+use crate::integration::rules::{EntryFacts, MappedBy, Rule, Tags, first_match};
 use crate::number::WholeNumber;
 use crate::pagination::{Cursor, PageLimit};
 use crate::text::Text;
@@ -57,12 +58,13 @@ impl<'de> Deserialize<'de> for Minutes {
     }
 }
 
-/// What a tracker sends for one entry.
+/// What a tracker sends for one entry. Without a foundation, the person's rules decide it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskMappingInput {
     pub external_task_id: ExternalTaskId,
     pub task_label: Option<TaskLabel>,
-    pub foundation: Foundation,
+    pub foundation: Option<Foundation>,
+    pub tags: Tags,
     pub minutes: Minutes,
     pub occurred_at: OffsetDateTime,
 }
@@ -78,7 +80,8 @@ impl TaskMappingInput {
     pub fn new(
         external_task_id: ExternalTaskId,
         task_label: Option<TaskLabel>,
-        foundation: Foundation,
+        foundation: Option<Foundation>,
+        tags: Tags,
         minutes: Minutes,
         occurred_at: OffsetDateTime,
     ) -> Result<Self, BlankExternalId> {
@@ -89,9 +92,30 @@ impl TaskMappingInput {
             external_task_id,
             task_label,
             foundation,
+            tags,
             minutes,
             occurred_at: crate::clock::truncate_to_micros(occurred_at),
         })
+    }
+
+    /// The entry's foundation and where it came from: the tracker's when it sent one, else the
+    /// first matching rule's (`rules` in any order), else none (unmapped).
+    #[must_use]
+    pub fn mapping(&self, rules: &[Rule]) -> Option<(Foundation, MappedBy)> {
+        match self.foundation {
+            Some(foundation) => Some((foundation, MappedBy::Client)),
+            None => first_match(rules, &self.facts()).map(|f| (f, MappedBy::Rule)),
+        }
+    }
+
+    /// What rules look at in this entry.
+    #[must_use]
+    pub fn facts(&self) -> EntryFacts<'_> {
+        EntryFacts {
+            external_task_id: self.external_task_id.as_str(),
+            task_label: self.task_label.as_ref().map(TaskLabel::as_str),
+            tags: self.tags.as_slice(),
+        }
     }
 }
 
@@ -102,7 +126,11 @@ pub struct TaskMapping {
     pub user_id: UserId,
     pub external_task_id: String,
     pub task_label: Option<String>,
-    pub foundation: Foundation,
+    /// `None` while no rule matches (unmapped).
+    pub foundation: Option<Foundation>,
+    pub tags: Vec<String>,
+    /// Where the foundation came from; `None` exactly when it is unmapped.
+    pub mapped_by: Option<MappedBy>,
     pub minutes: u16,
     pub occurred_at: OffsetDateTime,
     pub created_at: OffsetDateTime,
@@ -116,6 +144,13 @@ pub enum UpsertOutcome {
     Updated,
 }
 
+/// The listing's foundation filter: one foundation, or the entries without one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FoundationFilter {
+    Is(Foundation),
+    Unmapped,
+}
+
 /// Filters and page of a task-mapping listing (newest `occurred_at` first).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TaskMappingQuery {
@@ -123,7 +158,7 @@ pub struct TaskMappingQuery {
     pub from: Option<OffsetDateTime>,
     /// Exclusive upper bound on `occurred_at`.
     pub to: Option<OffsetDateTime>,
-    pub foundation: Option<Foundation>,
+    pub foundation: Option<FoundationFilter>,
     pub limit: PageLimit,
     pub before: Option<Cursor>,
 }
@@ -161,7 +196,8 @@ mod tests {
             TaskMappingInput::new(
                 ExternalTaskId::new(id).unwrap(),
                 None,
-                Foundation::Love,
+                Some(Foundation::Love),
+                Tags::default(),
                 Minutes::new(5).unwrap(),
                 datetime!(2026-11-22 10:00:00.123_456_789 UTC),
             )

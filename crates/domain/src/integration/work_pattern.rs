@@ -1,5 +1,6 @@
 //! The work-pattern rollup: per-foundation minutes over a window, their shares, the neglected
-//! foundations, a per-day series and a plain-language summary that observes and never judges.
+//! foundations, the unmapped minutes and the coverage they leave, a per-day series and a
+//! plain-language summary that observes and never judges.
 
 use serde::Serialize;
 use time::{Date, Duration, OffsetDateTime};
@@ -60,11 +61,12 @@ impl Serialize for FoundationMinutes {
     }
 }
 
-/// Minutes per foundation on one UTC calendar date.
+/// Minutes per foundation on one UTC calendar date, and the minutes no foundation was given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DailyMinutes {
     pub date: Date,
     pub minutes: FoundationMinutes,
+    pub unmapped: i64,
 }
 
 /// A number of days outside 1-365.
@@ -118,12 +120,20 @@ pub struct FoundationShare {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkPattern {
     pub window: Window,
+    /// Mapped minutes: the shares are over these.
     pub total_minutes: i64,
+    /// Minutes logged without a foundation.
+    pub unmapped_minutes: i64,
+    /// Mapped minutes over all minutes; 1.0 when nothing was logged.
+    pub coverage: f64,
     pub foundations: Vec<FoundationShare>,
     pub neglected: Vec<Foundation>,
     pub summary: String,
     pub daily: Vec<DailyMinutes>,
 }
+
+/// Below this coverage, observations say that the shares describe only part of the time.
+pub const COVERAGE_NOTED_BELOW: f64 = 0.8;
 
 /// Builds the rollup from the (sparse) per-day sums of a window: the totals are their sum.
 /// Days without entries are filled with zeros; days outside the window are ignored.
@@ -131,18 +141,22 @@ pub struct WorkPattern {
 pub fn rollup(window: Window, daily: &[DailyMinutes]) -> WorkPattern {
     let daily: Vec<DailyMinutes> = window
         .dates()
-        .map(|date| DailyMinutes {
-            date,
-            minutes: daily
-                .iter()
-                .filter(|d| d.date == date)
-                .fold(FoundationMinutes::default(), |acc, d| acc.plus(&d.minutes)),
+        .map(|date| {
+            let same_day = || daily.iter().filter(move |d| d.date == date);
+            DailyMinutes {
+                date,
+                minutes: same_day()
+                    .fold(FoundationMinutes::default(), |acc, d| acc.plus(&d.minutes)),
+                unmapped: same_day().map(|d| d.unmapped).sum(),
+            }
         })
         .collect();
     let totals = daily
         .iter()
         .fold(FoundationMinutes::default(), |acc, d| acc.plus(&d.minutes));
     let total_minutes = totals.total();
+    let unmapped_minutes: i64 = daily.iter().map(|d| d.unmapped).sum();
+    let coverage = coverage(total_minutes, unmapped_minutes);
     let foundations: Vec<FoundationShare> = totals
         .iter()
         .map(|(foundation, minutes)| {
@@ -165,10 +179,12 @@ pub fn rollup(window: Window, daily: &[DailyMinutes]) -> WorkPattern {
         .filter(|f| f.neglected)
         .map(|f| f.foundation)
         .collect();
-    let summary = summarise(window.days, total_minutes, &foundations);
+    let summary = summarise(window.days, total_minutes, unmapped_minutes, &foundations);
     WorkPattern {
         window,
         total_minutes,
+        unmapped_minutes,
+        coverage,
         foundations,
         neglected,
         summary,
@@ -176,15 +192,39 @@ pub fn rollup(window: Window, daily: &[DailyMinutes]) -> WorkPattern {
     }
 }
 
-/// Plain language: how much was logged, where most of it went, what got little or none.
-fn summarise(days: u16, total: i64, foundations: &[FoundationShare]) -> String {
+/// Mapped minutes over all minutes; 1.0 when nothing was logged (nothing is missing).
+#[must_use]
+pub fn coverage(mapped: i64, unmapped: i64) -> f64 {
+    let all = mapped + unmapped;
+    #[allow(clippy::cast_precision_loss)] // minutes stay far below 2^52
+    if all == 0 {
+        1.0
+    } else {
+        mapped as f64 / all as f64
+    }
+}
+
+/// Plain language: how much was logged, where most of it went, what got little or none, and
+/// how much has no foundation yet.
+fn summarise(days: u16, total: i64, unmapped: i64, foundations: &[FoundationShare]) -> String {
     let span = if days == 1 {
         "the last day".to_owned()
     } else {
         format!("the last {days} days")
     };
+    let unmapped_note = || {
+        format!(
+            "{} {} logged without a foundation yet.",
+            duration_words(unmapped),
+            if total == 0 { "was" } else { "more was" }
+        )
+    };
     if total == 0 {
-        return format!("No time was logged in {span}.");
+        return if unmapped == 0 {
+            format!("No time was logged in {span}.")
+        } else {
+            format!("In {span}, {}", unmapped_note())
+        };
     }
     let mut ranked: Vec<&FoundationShare> = foundations.iter().filter(|f| f.minutes > 0).collect();
     ranked.sort_by_key(|f| std::cmp::Reverse(f.minutes));
@@ -209,6 +249,12 @@ fn summarise(days: u16, total: i64, foundations: &[FoundationShare]) -> String {
         text.push_str(&format!(
             " {} received less than 5% of the logged time.",
             join_words(&quiet)
+        ));
+    }
+    if unmapped > 0 {
+        text.push_str(&format!(
+            " {} The shares are over the mapped time.",
+            unmapped_note()
         ));
     }
     text
@@ -247,6 +293,7 @@ mod tests {
         let daily = [DailyMinutes {
             date: NOW.date(),
             minutes: FoundationMinutes::from(minutes),
+            unmapped: 0,
         }];
         rollup(window(days), &daily)
     }
@@ -314,10 +361,12 @@ mod tests {
             DailyMinutes {
                 date: date!(2026 - 11 - 20),
                 minutes: FoundationMinutes::from([0, 30, 0, 0, 0, 0]),
+                unmapped: 15,
             },
             DailyMinutes {
                 date: date!(2026 - 11 - 01),
                 minutes: FoundationMinutes::from([99, 0, 0, 0, 0, 0]),
+                unmapped: 7,
             },
         ];
         let p = rollup(window(3), &sparse);
@@ -337,6 +386,47 @@ mod tests {
         );
         assert_eq!(p.daily[1].minutes.get(Foundation::Strength), 30);
         assert_eq!(p.daily[0].minutes.total(), 0);
+        assert_eq!(
+            p.unmapped_minutes, 15,
+            "only the unmapped time inside the window"
+        );
+        assert!((p.coverage - 30.0 / 45.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn coverage_is_whole_when_nothing_was_logged_and_shares_stay_over_mapped_time() {
+        let p = rollup(window(14), &[]);
+        assert_eq!((p.unmapped_minutes, p.coverage), (0, 1.0));
+
+        let daily = [DailyMinutes {
+            date: NOW.date(),
+            minutes: FoundationMinutes::from([60, 0, 0, 60, 0, 0]),
+            unmapped: 120,
+        }];
+        let p = rollup(window(14), &daily);
+        assert_eq!((p.total_minutes, p.unmapped_minutes), (120, 120));
+        assert_eq!(p.coverage, 0.5);
+        assert_eq!(
+            p.foundations[0].share, 0.5,
+            "love is half of the mapped time"
+        );
+        assert_eq!(
+            p.summary,
+            "In the last 14 days you logged 2 h. The largest share went to Love (50%), then Vocation (50%). Strength, Mission, Short-term goals and Long-term goals received less than 5% of the logged time. 2 h more was logged without a foundation yet. The shares are over the mapped time."
+        );
+
+        let only_unmapped = [DailyMinutes {
+            date: NOW.date(),
+            minutes: FoundationMinutes::default(),
+            unmapped: 45,
+        }];
+        let p = rollup(window(7), &only_unmapped);
+        assert_eq!(p.coverage, 0.0);
+        assert_eq!(
+            p.summary,
+            "In the last 7 days, 45 min was logged without a foundation yet."
+        );
+        assert_eq!(find_verdict(&p.summary), None);
     }
 
     #[test]

@@ -500,6 +500,7 @@ mod tests {
                 Ok(vec![DailyMinutes {
                     date: NOW.date(),
                     minutes: FoundationMinutes::from([0, 0, 0, 120, 0, 0]),
+                    unmapped: 0,
                 }])
             });
         m.checkins.expect_insert().times(1).returning(|_| Ok(()));
@@ -718,6 +719,7 @@ mod tests {
                         let day = DailyMinutes {
                             date: NOW.date(),
                             minutes: FoundationMinutes::from([0, 0, 0, m, 0, 0]),
+                            unmapped: 0,
                         };
                         (u, vec![day])
                     })

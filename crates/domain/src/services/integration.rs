@@ -1,20 +1,22 @@
 //! Integration use cases: task-mapping upserts (single and all-or-nothing batches), listing,
-//! deletion and the work-pattern read-back.
+//! deletion, mapping rules, the unmapped view and the work-pattern read-back.
 
 use crate::clock::Clock;
 use crate::error::RepoError;
-use crate::ids::UserId;
+use crate::ids::{RuleId, UserId};
 use crate::integration::{
-    ExternalTaskId, InvalidDays, MAX_BATCH, TaskMapping, TaskMappingInput, TaskMappingQuery,
-    UpsertOutcome, Window, WorkPattern, rollup,
+    ExternalTaskId, InvalidDays, MAX_BATCH, NewRule, Rule, RuleChangeError, TaskMapping,
+    TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, Window,
+    WorkPattern, rollup,
 };
-use crate::pagination::Page;
-use crate::ports::TaskMappingRepository;
+use crate::pagination::{Page, PageLimit};
+use crate::ports::{RuleRepository, TaskMappingRepository};
 
 /// The integration use cases.
 #[derive(Debug, Clone)]
-pub struct IntegrationService<T, K> {
+pub struct IntegrationService<T, R, K> {
     tasks: T,
+    rules: R,
     clock: K,
 }
 
@@ -45,9 +47,13 @@ pub enum WorkPatternError {
     Repo(#[from] RepoError),
 }
 
-impl<T: TaskMappingRepository, K: Clock> IntegrationService<T, K> {
-    pub fn new(tasks: T, clock: K) -> Self {
-        Self { tasks, clock }
+impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T, R, K> {
+    pub fn new(tasks: T, rules: R, clock: K) -> Self {
+        Self {
+            tasks,
+            rules,
+            clock,
+        }
     }
 
     /// Creates or updates the mapping with this external id.
@@ -125,21 +131,84 @@ impl<T: TaskMappingRepository, K: Clock> IntegrationService<T, K> {
         let daily = self.tasks.daily_minutes(user, &window).await?;
         Ok(rollup(window, &daily))
     }
+
+    /// The unmapped entries of the last `days` days (1-365) grouped by label and tags, most
+    /// minutes first, at most `limit` groups.
+    ///
+    /// # Errors
+    /// [`WorkPatternError::InvalidDays`] outside 1-365; storage failures.
+    pub async fn unmapped(
+        &self,
+        user: UserId,
+        days: i64,
+        limit: PageLimit,
+    ) -> Result<Vec<UnmappedGroup>, WorkPatternError> {
+        let window = Window::ending_at(self.clock.now(), days)?;
+        Ok(self
+            .tasks
+            .unmapped(user, &UnmappedQuery { window, limit })
+            .await?)
+    }
+
+    /// The person's rules, by position.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn rules(&self, user: UserId) -> Result<Vec<Rule>, RepoError> {
+        self.rules.list(user).await
+    }
+
+    /// Adds a rule and re-applies the rules, in one transaction.
+    ///
+    /// # Errors
+    /// [`RuleChangeError::TooMany`] at the limit; storage failures (nothing changed).
+    pub async fn add_rule(&self, user: UserId, rule: &NewRule) -> Result<Rule, RuleChangeError> {
+        self.rules.create(user, rule, self.clock.now()).await
+    }
+
+    /// Replaces a rule and re-applies the rules, in one transaction.
+    ///
+    /// # Errors
+    /// [`RuleChangeError::NotFound`]; storage failures (nothing changed).
+    pub async fn replace_rule(
+        &self,
+        user: UserId,
+        id: RuleId,
+        rule: &NewRule,
+    ) -> Result<Rule, RuleChangeError> {
+        self.rules.replace(user, id, rule, self.clock.now()).await
+    }
+
+    /// Deletes a rule and re-applies the rest, in one transaction.
+    ///
+    /// # Errors
+    /// [`RuleChangeError::NotFound`]; storage failures (nothing changed).
+    pub async fn delete_rule(&self, user: UserId, id: RuleId) -> Result<(), RuleChangeError> {
+        self.rules.delete(user, id, self.clock.now()).await
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::FixedClock;
     use crate::foundation::Foundation;
-    use crate::integration::{DailyMinutes, FoundationMinutes, Minutes};
-    use crate::ports::MockTaskMappingRepository;
+    use crate::integration::{DailyMinutes, FoundationMinutes, Minutes, Tags};
+    use crate::ports::{MockRuleRepository, MockTaskMappingRepository};
     use crate::services::fixtures::{NOW, block_on, clock};
+
+    type Service = IntegrationService<MockTaskMappingRepository, MockRuleRepository, FixedClock>;
+
+    fn service(tasks: MockTaskMappingRepository) -> Service {
+        IntegrationService::new(tasks, MockRuleRepository::new(), clock())
+    }
 
     fn input(n: usize) -> TaskMappingInput {
         TaskMappingInput::new(
             ExternalTaskId::new(format!("t-{n}")).unwrap(),
             None,
-            Foundation::Love,
+            Some(Foundation::Love),
+            Tags::default(),
             Minutes::new(10).unwrap(),
             NOW,
         )
@@ -151,9 +220,7 @@ mod tests {
         let mut tasks = MockTaskMappingRepository::new();
         tasks.expect_upsert_batch().never();
         let items: Vec<_> = (0..=MAX_BATCH).map(input).collect();
-        let err =
-            block_on(IntegrationService::new(tasks, clock()).upsert_batch(UserId::new(), &items))
-                .unwrap_err();
+        let err = block_on(service(tasks).upsert_batch(UserId::new(), &items)).unwrap_err();
         assert!(matches!(err, BatchError::TooLarge(1_001)));
     }
 
@@ -167,8 +234,7 @@ mod tests {
             .returning(|_, items, _| Ok((items.len(), 0)));
         let items: Vec<_> = (0..MAX_BATCH).map(input).collect();
         assert_eq!(
-            block_on(IntegrationService::new(tasks, clock()).upsert_batch(UserId::new(), &items))
-                .unwrap(),
+            block_on(service(tasks).upsert_batch(UserId::new(), &items)).unwrap(),
             (1_000, 0)
         );
     }
@@ -177,8 +243,7 @@ mod tests {
     fn deleting_a_mapping_that_is_not_there_is_not_found() {
         let mut tasks = MockTaskMappingRepository::new();
         tasks.expect_delete().returning(|_, _| Ok(false));
-        let err = block_on(IntegrationService::new(tasks, clock()).delete(UserId::new(), "t-1"))
-            .unwrap_err();
+        let err = block_on(service(tasks).delete(UserId::new(), "t-1")).unwrap_err();
         assert!(matches!(err, DeleteMappingError::NotFound));
     }
 
@@ -186,7 +251,7 @@ mod tests {
     fn deleting_by_an_id_no_mapping_can_have_is_not_found_without_asking_storage() {
         let mut tasks = MockTaskMappingRepository::new();
         tasks.expect_delete().never();
-        let service = IntegrationService::new(tasks, clock());
+        let service = service(tasks);
         for id in ["t\0-1", "t\u{1b}-1", &"x".repeat(201)] {
             let err = block_on(service.delete(UserId::new(), id)).unwrap_err();
             assert!(matches!(err, DeleteMappingError::NotFound), "{id:?}");
@@ -197,10 +262,10 @@ mod tests {
     fn work_patterns_validate_days_and_roll_up_the_database_sums() {
         let mut tasks = MockTaskMappingRepository::new();
         tasks.expect_daily_minutes().never();
-        let service = IntegrationService::new(tasks, clock());
+        let refusing = service(tasks);
         for days in [0, 366, -5] {
             assert!(matches!(
-                block_on(service.work_patterns(UserId::new(), days)),
+                block_on(refusing.work_patterns(UserId::new(), days)),
                 Err(WorkPatternError::InvalidDays(_))
             ));
         }
@@ -213,11 +278,13 @@ mod tests {
                 Ok(vec![DailyMinutes {
                     date: NOW.date(),
                     minutes: FoundationMinutes::from([30, 0, 0, 90, 0, 0]),
+                    unmapped: 40,
                 }])
             });
-        let p = block_on(IntegrationService::new(tasks, clock()).work_patterns(UserId::new(), 30))
-            .unwrap();
+        let p = block_on(service(tasks).work_patterns(UserId::new(), 30)).unwrap();
         assert_eq!(p.total_minutes, 120);
+        assert_eq!(p.unmapped_minutes, 40);
+        assert_eq!(p.coverage, 0.75);
         assert_eq!(p.daily.len(), 31);
         assert_eq!(
             p.neglected,
@@ -228,5 +295,59 @@ mod tests {
                 Foundation::LongTerm
             ]
         );
+    }
+
+    #[test]
+    fn the_unmapped_view_checks_days_and_asks_storage_for_the_window() {
+        let mut tasks = MockTaskMappingRepository::new();
+        tasks.expect_unmapped().never();
+        let refusing = service(tasks);
+        assert!(matches!(
+            block_on(refusing.unmapped(UserId::new(), 0, PageLimit::DEFAULT)),
+            Err(WorkPatternError::InvalidDays(_))
+        ));
+
+        let mut tasks = MockTaskMappingRepository::new();
+        tasks
+            .expect_unmapped()
+            .withf(|_, q| q.window.days == 7 && q.window.to == NOW && q.limit.get() == 20)
+            .times(1)
+            .returning(|_, _| Ok(Vec::new()));
+        let limit = PageLimit::new(20).unwrap();
+        assert!(
+            block_on(service(tasks).unmapped(UserId::new(), 7, limit))
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn rule_changes_reach_storage_with_the_clock_and_keep_its_answer() {
+        use crate::integration::{MatchKind, Pattern, RuleMatch};
+        let new_rule = NewRule {
+            matcher: RuleMatch::new(MatchKind::Tag, Pattern::non_blank("deep").unwrap()),
+            foundation: Foundation::Vocation,
+            position: None,
+        };
+        let mut rules = MockRuleRepository::new();
+        rules
+            .expect_create()
+            .withf(|_, _, now| *now == NOW)
+            .times(1)
+            .returning(|_, _, _| Err(RuleChangeError::TooMany));
+        rules
+            .expect_delete()
+            .withf(|_, _, now| *now == NOW)
+            .times(1)
+            .returning(|_, _, _| Err(RuleChangeError::NotFound));
+        let service = IntegrationService::new(MockTaskMappingRepository::new(), rules, clock());
+        assert!(matches!(
+            block_on(service.add_rule(UserId::new(), &new_rule)),
+            Err(RuleChangeError::TooMany)
+        ));
+        assert!(matches!(
+            block_on(service.delete_rule(UserId::new(), RuleId::new())),
+            Err(RuleChangeError::NotFound)
+        ));
     }
 }

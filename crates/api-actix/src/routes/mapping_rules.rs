@@ -1,0 +1,182 @@
+//! `/integration/rules` and `/integration/unmapped`: the caller's mapping rules (each change
+//! re-applies them to the entries they decide, in the same transaction) and the unmapped
+//! time still to classify.
+
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use domain::ids::RuleId;
+use domain::integration::{MAX_RULES_PER_USER, RuleChangeError, Window};
+use domain::pagination::PageLimit;
+use domain::services::integration::WorkPatternError;
+
+use crate::activity::Action;
+use crate::auth::Caller;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::ApiJson;
+use crate::requests::mapping_rules::{RuleRequest, UnmappedQuery};
+use crate::state::AppState;
+use crate::views::mapping_rules::{RuleView, UnmappedGroupView};
+
+/// Mounted under `/integration` (see `routes::configure`).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/rules", web::get().to(list))
+        .route("/rules", web::post().to(create))
+        .route("/rules/{id}", web::put().to(replace))
+        .route("/rules/{id}", web::delete().to(delete))
+        .route("/unmapped", web::get().to(unmapped));
+}
+
+impl From<RuleChangeError> for ApiError {
+    fn from(e: RuleChangeError) -> Self {
+        match e {
+            RuleChangeError::TooMany => Self::Conflict {
+                code: "too_many_rules",
+                message: TOO_MANY_RULES,
+            },
+            RuleChangeError::NotFound => Self::NotFound,
+            RuleChangeError::Repo(e) => e.into(),
+        }
+    }
+}
+
+const TOO_MANY_RULES: &str = "A person has at most 500 rules; delete one first.";
+const _: () = assert!(MAX_RULES_PER_USER == 500, "TOO_MANY_RULES names the limit");
+
+/// The rule id of the path; any other value finds nothing.
+fn rule_id(raw: &str) -> Result<RuleId, ApiError> {
+    raw.parse().map_err(|_| ApiError::NotFound)
+}
+
+#[utoipa::path(
+    get,
+    path = "/integration/rules",
+    tag = "integration",
+    summary = "The caller's mapping rules, by position.",
+    responses(
+        (status = 200, description = "The rules; the first that matches an entry decides.", body = [RuleView]),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn list(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let rules = state.integration.rules(caller.user_id).await?;
+    let views: Vec<RuleView> = rules.iter().map(Into::into).collect();
+    Ok(HttpResponse::Ok().json(views))
+}
+
+#[utoipa::path(
+    post,
+    path = "/integration/rules",
+    tag = "integration",
+    summary = "Add a rule and re-apply the rules.",
+    description = "Unmapped entries and those a rule mapped are decided again in the same \
+                   transaction; entries sent with a foundation are never touched.",
+    request_body = RuleRequest,
+    responses(
+        (status = 201, description = "The rule, at its position.", body = RuleView),
+        (status = 409, description = "`too_many_rules`: already 500.", body = ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn create(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: ApiJson<RuleRequest>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("mapping_rule.create"));
+    let rule = body.into_inner().into_rule()?;
+    let created = state.integration.add_rule(caller.user_id, &rule).await?;
+    Ok(HttpResponse::Created().json(RuleView::from(&created)))
+}
+
+#[utoipa::path(
+    put,
+    path = "/integration/rules/{id}",
+    tag = "integration",
+    summary = "Replace a rule and re-apply the rules.",
+    description = "Without `position`, the rule keeps its place.",
+    params(("id" = String, Path, description = "The rule's id.")),
+    request_body = RuleRequest,
+    responses(
+        (status = 200, description = "The rule, at its position.", body = RuleView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn replace(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<String>,
+    body: ApiJson<RuleRequest>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("mapping_rule.replace"));
+    let id = rule_id(&id)?;
+    let rule = body.into_inner().into_rule()?;
+    let replaced = state
+        .integration
+        .replace_rule(caller.user_id, id, &rule)
+        .await?;
+    Ok(HttpResponse::Ok().json(RuleView::from(&replaced)))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/integration/rules/{id}",
+    tag = "integration",
+    summary = "Delete a rule and re-apply the rest.",
+    params(("id" = String, Path, description = "The rule's id.")),
+    responses(
+        (status = 204, description = "Deleted."),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn delete(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("mapping_rule.delete"));
+    let id = rule_id(&id)?;
+    state.integration.delete_rule(caller.user_id, id).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[utoipa::path(
+    get,
+    path = "/integration/unmapped",
+    tag = "integration",
+    summary = "Unmapped time, grouped by label and tags, largest first.",
+    params(UnmappedQuery),
+    responses(
+        (status = 200, description = "What the caller still has to classify.", body = [UnmappedGroupView]),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn unmapped(
+    state: web::Data<AppState>,
+    caller: Caller,
+    params: web::Query<UnmappedQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let days = params.days.unwrap_or(i64::from(Window::DEFAULT_DAYS));
+    let limit = match params.limit {
+        None => PageLimit::DEFAULT,
+        Some(n) => PageLimit::new(n).map_err(|e| ApiError::invalid("limit", e))?,
+    };
+    match state
+        .integration
+        .unmapped(caller.user_id, days, limit)
+        .await
+    {
+        Ok(groups) => {
+            let views: Vec<UnmappedGroupView> = groups.iter().map(Into::into).collect();
+            Ok(HttpResponse::Ok().json(views))
+        }
+        Err(WorkPatternError::InvalidDays(e)) => Err(ApiError::invalid("days", e)),
+        Err(WorkPatternError::Repo(e)) => Err(e.into()),
+    }
+}

@@ -1,0 +1,68 @@
+//! The mapping-rule responses: a rule, and the unmapped view's label-and-tags groups.
+
+use std::collections::BTreeMap;
+
+use domain::ids::RuleId;
+use domain::integration::{Rule, UnmappedGroup};
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use super::count::count;
+use super::keys;
+
+/// A person's rule (`/integration/rules`).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = MappingRule)]
+pub struct RuleView<'a> {
+    #[schema(value_type = uuid::Uuid)]
+    id: RuleId,
+    /// 1 is first; the first rule that matches decides.
+    #[schema(minimum = 1)]
+    position: u32,
+    /// Exactly one key.
+    #[serde(rename = "match")]
+    #[schema(schema_with = crate::requests::mapping_rules::rule_match)]
+    matcher: BTreeMap<&'static str, &'a str>,
+    #[schema(value_type = keys::FoundationKey)]
+    foundation: &'static str,
+    #[serde(with = "time::serde::rfc3339")]
+    created_at: OffsetDateTime,
+}
+
+impl<'a> From<&'a Rule> for RuleView<'a> {
+    fn from(rule: &'a Rule) -> Self {
+        Self {
+            id: rule.id,
+            position: rule.position,
+            matcher: BTreeMap::from([(rule.matcher.kind().key(), rule.matcher.pattern())]),
+            foundation: rule.foundation.key(),
+            created_at: rule.created_at,
+        }
+    }
+}
+
+/// Unmapped entries sharing a label and tags (`GET /integration/unmapped`).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = UnmappedGroup)]
+pub struct UnmappedGroupView<'a> {
+    task_label: Option<&'a str>,
+    tags: &'a [String],
+    minutes: u64,
+    /// How many entries.
+    entries: u64,
+    #[serde(with = "time::serde::rfc3339")]
+    last_occurred_at: OffsetDateTime,
+}
+
+impl<'a> From<&'a UnmappedGroup> for UnmappedGroupView<'a> {
+    fn from(group: &'a UnmappedGroup) -> Self {
+        Self {
+            task_label: group.task_label.as_deref(),
+            tags: &group.tags,
+            minutes: count(group.minutes),
+            entries: count(group.entries),
+            last_occurred_at: group.last_occurred_at,
+        }
+    }
+}
