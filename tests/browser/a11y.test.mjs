@@ -2,7 +2,8 @@
 // accessible name, every Tab stop shows a visible focus indicator (and every control is
 // reachable by Tab), and every visible text meets the WCAG 2.1 AA contrast ratio. The main
 // actions are done with the keyboard alone: dev login, answering prompts (Enter and Space),
-// creating the profile, editing and saving a profile field.
+// creating the profile, editing and saving a profile field, classifying time on the dashboard
+// and moving a rule.
 // Run through ./run.sh, which starts the service and sets BASE_URL.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -203,10 +204,63 @@ test('dashboard with logged time', async (t) => {
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
   }
+  // Time without a foundation (the Unclassified panel), and a rule (the rules list).
+  for (const [i, [label, tags, minutes]] of [['Weekly sync', ['project:web'], 60], [null, ['reading'], 30], [null, [], 15]].entries()) {
+    const created = await api.post('/integration/task-mappings', {
+      external_task_id: `a11y-unmapped-${i}`, task_label: label, tags, minutes,
+      occurred_at: new Date(now - i * 86400000 - 3600000).toISOString(),
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.foundation, null);
+  }
+  const rule = await api.post('/integration/rules', { match: { label_contains: 'standup' }, foundation: 'mission' });
+  assert.equal(rule.status, 201, JSON.stringify(rule.body));
   await page.goto(`${BASE}/dashboard.html`);
   await page.locator('svg.chart g.row.neglected').first().waitFor();
   await page.locator('#daily-table tbody tr').first().waitFor();
+  await page.locator('#unmapped li.unmapped-group select').first().waitFor();
+  await page.locator('#rules li.rule').first().waitFor();
+  await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true; });
   await audit(t, 'dashboard');
+});
+
+test('dashboard: the delete confirmation of a rule open', async (t) => {
+  await page.locator('#rules li.rule button.delete-rule').first().click();
+  await page.locator('#rules li.rule .delete-confirm').first().waitFor({ state: 'visible' });
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Yes, delete it');
+  await audit(t, 'dashboard (delete confirmation)');
+});
+
+test('keyboard only: a group is classified from the dashboard and a rule moved down and up', async () => {
+  await page.goto(`${BASE}/dashboard.html`);
+  await page.locator('#unmapped li.unmapped-group select').first().waitFor();
+  await idle(page);
+  const before = Number(await page.locator('svg.chart g.row[data-foundation="vocation"]').getAttribute('data-minutes'));
+  await tabTo('#unmapped li.unmapped-group select');
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Foundation for “Weekly sync”');
+  // Typing picks an option of a closed select, as it does for a keyboard user.
+  await page.keyboard.press('v');
+  assert.equal(await page.evaluate(() => document.activeElement.value), 'vocation');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Classify “Weekly sync”');
+  await page.keyboard.press('Enter');
+  await page.locator('#notice', { hasText: 'A new rule classifies “Weekly sync” as Vocation.' }).waitFor();
+  await page.waitForFunction((n) => Number(document.querySelector('svg.chart g.row[data-foundation="vocation"]').dataset.minutes) === n, before + 60);
+  // The keyboard goes on to the next group.
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Foundation for “reading”');
+  const rules = async () => (await api.get('/integration/rules')).body.map((r) => Object.values(r.match)[0]);
+  assert.deepEqual(await rules(), ['standup', 'Weekly sync']);
+
+  await tabTo('#rules li.rule button.move-down');
+  await page.keyboard.press('Enter');
+  await page.locator('#notice', { hasText: 'Label contains “standup” is now rule 2.' }).waitFor();
+  assert.deepEqual(await rules(), ['Weekly sync', 'standup']);
+  // The keyboard stays with the rule it moved (at the end now, so on its Move up).
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Move up: rule 2, Label contains “standup” to Mission');
+  await page.keyboard.press('Space');
+  await page.locator('#notice', { hasText: 'Label contains “standup” is now rule 1.' }).waitFor();
+  assert.deepEqual(await rules(), ['standup', 'Weekly sync']);
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Move down: rule 1, Label contains “standup” to Mission');
 });
 
 test('account: a new key shown, another session, older activity, a refused deletion', async (t) => {

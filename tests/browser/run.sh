@@ -5,8 +5,9 @@
 #   bash tests/browser/run.sh            # from anywhere; builds the service (debug) first
 #
 # Every *.test.mjs here runs, one file after another (each with its own people): the journey,
-# accessibility (a11y), the account's data flows, the profile's conflicts in two tabs, and
-# notifications (the e-mail setting, webhooks, a check-in's link).
+# accessibility (a11y), the account's data flows, the profile's conflicts in two tabs,
+# notifications (the e-mail setting, webhooks, a check-in's link), and classifying time on the
+# dashboard (the Unclassified panel and the rules list).
 # A second service runs beside the first (MAIL_BASE_URL) with e-mail configured (SMTP_URL; nothing
 # listens there and nothing is sent) and DELIVERY_WORKER=false, for what needs e-mail turned on.
 # Screenshots of every page (phone 390 px and desktop 1280 px) go to docs/screenshots/, or to

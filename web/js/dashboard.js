@@ -1,11 +1,37 @@
 // The dashboard: time per foundation over 7, 14, 30 or 90 days as a bar chart with shares
-// (neglected foundations highlighted), the plain-language summary and the per-day series.
-import { api } from './api.js';
-import { el, fill, initPage, notice, explain, FOUNDATION_TITLES } from './ui.js';
+// (neglected foundations highlighted), how much of it is classified, the plain-language summary,
+// the unclassified time (a foundation chosen for a group adds the rule that classifies it), the
+// person's rules (move up or down, delete after a confirmation) and the per-day series.
+import { api, ApiError } from './api.js';
+import { el, fill, initPage, notice, explain, busy, FOUNDATION_TITLES } from './ui.js';
 
 initPage();
 
 const SVG = 'http://www.w3.org/2000/svg';
+/** At most this many unclassified groups are shown, the largest. */
+const UNMAPPED_LIMIT = 100;
+/** A rule's kind of match, in words. */
+const MATCH_WORDS = {
+  label_equals: 'Label is',
+  label_contains: 'Label contains',
+  tag: 'Tagged',
+  external_task_id_prefix: 'Tracker id starts with',
+};
+
+/** The six foundations in order, as `GET /integration/foundations` names them (ui.js's until then). */
+let foundations = Object.entries(FOUNDATION_TITLES).map(([key, title]) => ({ key, title, description: '' }));
+let days = 14;
+/** The latest load; an older one that answers later is dropped. */
+let loading = null;
+
+function title(key) {
+  const found = foundations.find((f) => f.key === key);
+  return found ? found.title : FOUNDATION_TITLES[key] || key;
+}
+
+function quoted(text) {
+  return `“${text}”`;
+}
 
 function svg(tag, attrs = {}, text) {
   const node = document.createElementNS(SVG, tag);
@@ -29,14 +55,14 @@ function chart(patterns) {
   const height = rowHeight * patterns.foundations.length + 8;
   const max = Math.max(1, ...patterns.foundations.map((f) => f.minutes));
   const root = svg('svg', { class: 'chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-labelledby': 'chart-title chart-desc' });
-  root.append(svg('title', { id: 'chart-title' }, `Time per foundation, last ${patterns.days} days`));
+  root.append(svg('title', { id: 'chart-title' }, `Classified time per foundation, last ${patterns.days} days`));
   root.append(svg('desc', { id: 'chart-desc' }, patterns.foundations
-    .map((f) => `${FOUNDATION_TITLES[f.foundation] || f.foundation}: ${hours(f.minutes)}, ${Math.round(f.share * 100)}%${f.neglected ? ', neglected' : ''}`)
+    .map((f) => `${title(f.foundation)}: ${hours(f.minutes)}, ${Math.round(f.share * 100)}%${f.neglected ? ', neglected' : ''}`)
     .join('; ')));
   patterns.foundations.forEach((f, i) => {
     const y = i * rowHeight + 8;
-    const group = svg('g', { class: f.neglected ? 'row neglected' : 'row', 'data-foundation': f.foundation });
-    group.append(svg('text', { x: 0, y: y + 20 }, FOUNDATION_TITLES[f.foundation] || f.foundation));
+    const group = svg('g', { class: f.neglected ? 'row neglected' : 'row', 'data-foundation': f.foundation, 'data-minutes': f.minutes });
+    group.append(svg('text', { x: 0, y: y + 20 }, title(f.foundation)));
     group.append(svg('rect', { class: 'track', x: labelWidth, y: y + 4, width: barWidth, height: 22, rx: 4 }));
     const w = Math.round((f.minutes / max) * barWidth);
     if (w > 0) group.append(svg('rect', { class: f.neglected ? 'bar neglected' : 'bar', x: labelWidth, y: y + 4, width: w, height: 22, rx: 4 }));
@@ -51,7 +77,7 @@ function chart(patterns) {
 function daily(patterns) {
   const keys = patterns.foundations.map((f) => f.foundation);
   const head = el('tr', null, el('th', { scope: 'col', text: 'Date' }),
-    keys.map((k) => el('th', { scope: 'col', class: 'num', text: FOUNDATION_TITLES[k] || k })),
+    keys.map((k) => el('th', { scope: 'col', class: 'num', text: title(k) })),
     el('th', { scope: 'col', class: 'num', text: 'Total' }));
   const rows = patterns.daily.slice().reverse().map((day) => {
     const total = keys.reduce((sum, k) => sum + (day.minutes[k] || 0), 0);
@@ -60,24 +86,250 @@ function daily(patterns) {
       el('td', { class: 'num', text: String(total) }));
   });
   return el('table', { id: 'daily-table' },
-    el('caption', { class: 'muted', text: 'Minutes per foundation per day (UTC), newest first' }),
+    el('caption', { class: 'muted', text: 'Classified minutes per foundation per day (UTC), newest first' }),
     el('thead', null, head), el('tbody', null, rows));
 }
 
-async function show(days) {
+/** "12 h 30 min logged in the last 14 days · 83% classified, 2 h 5 min not yet". */
+function totals(patterns) {
+  const logged = patterns.total_minutes + patterns.unmapped_minutes;
+  const parts = [el('span', { id: 'logged', 'data-minutes': String(logged),
+    text: `${hours(logged)} logged in the last ${patterns.days} days` })];
+  if (logged > 0) {
+    // Rounded down, as the check-ins do: 99.6% is not yet "100% classified".
+    const percent = Math.floor(patterns.coverage * 100);
+    parts.push(' · ', el('span', {
+      id: 'coverage', 'data-coverage': String(patterns.coverage), 'data-unmapped': String(patterns.unmapped_minutes),
+      text: patterns.unmapped_minutes
+        ? `${percent}% classified, ${hours(patterns.unmapped_minutes)} not yet`
+        : `${percent}% classified`,
+    }));
+  }
+  return parts;
+}
+
+/** What a group is called, and the rule that classifies it (null when there is nothing to match). */
+function describeGroup(group) {
+  const label = group.task_label && group.task_label.trim() ? group.task_label : null;
+  if (label) return { name: label, match: { label_equals: group.task_label } };
+  if (group.tags.length) return { name: group.tags.join(', '), match: { tag: group.tags[0] } };
+  return { name: '(no label)', match: null };
+}
+
+function day(ts) {
+  return new Date(ts).toLocaleDateString(undefined, { dateStyle: 'medium' });
+}
+
+function unmappedItem(group) {
+  const { name, match } = describeGroup(group);
+  const facts = [hours(group.minutes), group.entries === 1 ? '1 entry' : `${group.entries} entries`, `last ${day(group.last_occurred_at)}`];
+  if (match && match.label_equals && group.tags.length) facts.push(`tags: ${group.tags.join(', ')}`);
+  let control;
+  if (match) {
+    const select = el('select', { class: 'classify-foundation', 'aria-label': `Foundation for ${quoted(name)}` },
+      el('option', { value: '', text: 'Choose a foundation' }),
+      foundations.map((f) => el('option', { value: f.key, text: f.title })));
+    const button = el('button', { type: 'submit', class: 'secondary', text: 'Classify', 'aria-label': `Classify ${quoted(name)}` });
+    control = el('form', { class: 'classify' }, select, button);
+    control.addEventListener('submit', (event) => {
+      event.preventDefault();
+      classify(name, match, select, button);
+    });
+  } else {
+    control = el('span', { class: 'hint', text: 'No label or tag to match: give these entries one in your tracker.' });
+  }
+  return el('li', { class: 'unmapped-group', 'data-minutes': String(group.minutes) },
+    el('div', { class: 'row' },
+      el('span', null, el('strong', { class: 'group-name', text: name }), el('br'),
+        el('span', { class: 'muted group-facts', text: facts.join(' · ') }),
+        match && match.tag ? [el('br'), el('span', { class: 'hint', text: `Classifies everything tagged ${quoted(match.tag)}.` })] : null),
+      control));
+}
+
+function renderUnmapped(groups, patterns) {
+  const logged = patterns.total_minutes + patterns.unmapped_minutes;
+  fill(document.getElementById('unmapped'), groups.length ? groups.map(unmappedItem)
+    : el('li', { class: 'muted', id: 'unmapped-empty', text: logged
+      ? `Nothing to classify in the last ${patterns.days} days: all the time logged has a foundation.`
+      : `Nothing was logged in the last ${patterns.days} days.` }));
+  const more = document.getElementById('unmapped-more');
+  more.hidden = groups.length < UNMAPPED_LIMIT;
+  more.textContent = `The ${UNMAPPED_LIMIT} largest groups are shown; the rest appear as you classify these.`;
+}
+
+function ruleWords(rule) {
+  const [kind, text] = Object.entries(rule.match || {})[0] || ['', ''];
+  return `${MATCH_WORDS[kind] || kind} ${quoted(text)}`;
+}
+
+/** A rule's id the page can put in a selector (the service's are UUIDs). */
+function ruleSelector(id) {
+  return `#rules li.rule[data-id="${CSS.escape(id)}"]`;
+}
+
+function ruleItem(rule, index, count) {
+  const words = ruleWords(rule);
+  const named = `rule ${rule.position}, ${words} to ${title(rule.foundation)}`;
+  const up = el('button', { type: 'button', class: 'secondary move-up', text: 'Move up', 'aria-label': `Move up: ${named}`, disabled: index === 0 });
+  const down = el('button', { type: 'button', class: 'secondary move-down', text: 'Move down', 'aria-label': `Move down: ${named}`, disabled: index === count - 1 });
+  const remove = el('button', { type: 'button', class: 'secondary delete-rule', text: 'Delete', 'aria-label': `Delete ${named}` });
+  up.addEventListener('click', () => move(rule, rule.position - 1, 'up', up));
+  down.addEventListener('click', () => move(rule, rule.position + 1, 'down', down));
+
+  const questionId = `delete-rule-q-${rule.id}`;
+  const yes = el('button', { type: 'button', class: 'danger confirm-delete', text: 'Yes, delete it' });
+  const confirmBox = el('div', { class: 'card delete-confirm', hidden: true, role: 'group', 'aria-labelledby': questionId },
+    el('p', { id: questionId, text: `Delete rule ${rule.position} (${words} to ${title(rule.foundation)})? The time it classified goes back to the other rules, or to Unclassified.` }),
+    el('div', { class: 'actions' }, yes,
+      el('button', { type: 'button', class: 'secondary', text: 'Keep it',
+        onclick: () => { confirmBox.hidden = true; remove.focus(); } })));
+  remove.addEventListener('click', () => { confirmBox.hidden = false; yes.focus(); });
+  yes.addEventListener('click', () => deleteRule(rule, words, yes));
+
+  return el('li', { class: 'rule', 'data-id': rule.id, 'data-position': String(rule.position) },
+    el('div', { class: 'row' },
+      el('span', null, el('span', { class: 'rule-position', text: `${rule.position}. ` }),
+        el('strong', { class: 'rule-match', text: words }), ' → ',
+        el('span', { class: 'rule-foundation', text: title(rule.foundation) })),
+      el('span', { class: 'actions' }, up, down, remove)),
+    confirmBox);
+}
+
+function renderRules(rules) {
+  fill(document.getElementById('rules'), rules.length ? rules.map((rule, i) => ruleItem(rule, i, rules.length))
+    : el('li', { class: 'muted', id: 'no-rules', text: 'No rules yet. Choose a foundation for an unclassified group above and its rule shows here.' }));
+}
+
+function renderHelp() {
+  fill(document.getElementById('foundation-help'), foundations.map((f) => [
+    el('dt', { text: f.title }), el('dd', { text: f.description || '' })]));
+}
+
+/**
+ * Loads and shows everything of the current window: totals, bars, table, unclassified time and
+ * rules. Resolves to false when a newer load took over; rejects with the API's error.
+ */
+async function refresh() {
+  const sequence = (loading = Symbol('load'));
+  const [patterns, groups, rules] = await Promise.all([
+    api.get(`/integration/work-patterns?days=${days}`),
+    api.get(`/integration/unmapped?days=${days}&limit=${UNMAPPED_LIMIT}`),
+    api.get('/integration/rules'),
+  ]);
+  if (sequence !== loading) return false;
+  fill(document.getElementById('total'), totals(patterns));
+  document.getElementById('summary').textContent = patterns.summary;
+  fill(document.getElementById('chart'), chart(patterns));
+  renderUnmapped(groups, patterns);
+  renderRules(rules);
+  fill(document.getElementById('daily'), daily(patterns));
+  return true;
+}
+
+/** Puts the keyboard on `target`, unless the person has moved it somewhere that still exists. */
+function keepFocus(target) {
+  const now = document.activeElement;
+  if (now && now !== document.body && now.isConnected) return;
+  if (target) target.focus();
+}
+
+/** A rule that is gone (deleted in another tab): say so and show the rules as they are. */
+async function gone(error) {
+  if (!(error instanceof ApiError && error.status === 404)) throw error;
+  notice('That rule is not there any more (changed in another tab?); here are your rules as they are now.', 'error');
+  await refresh();
+}
+
+async function classify(name, match, select, button) {
+  const foundation = select.value;
+  if (!foundation) {
+    notice(`Choose a foundation for ${quoted(name)} first.`, 'error');
+    select.focus();
+    return;
+  }
+  const item = select.closest('li');
+  const index = [...document.querySelectorAll('#unmapped li.unmapped-group')].indexOf(item);
+  select.disabled = true;
+  await busy(button, async () => {
+    try {
+      await api.post('/integration/rules', { match, foundation });
+    } finally {
+      select.disabled = false;
+    }
+    if (!(await refresh())) return;
+    notice(`A new rule classifies ${quoted(name)} as ${title(foundation)}.`);
+    // The group has left the panel: the keyboard goes on to the group that took its place.
+    const left = [...document.querySelectorAll('#unmapped li.unmapped-group')];
+    const next = left[Math.min(index, left.length - 1)];
+    keepFocus((next && next.querySelector('select')) || document.getElementById('unmapped-title'));
+  });
+  if (select.isConnected && !select.disabled && document.activeElement === document.body) button.focus();
+}
+
+async function move(rule, position, direction, button) {
+  const words = ruleWords(rule);
+  await busy(button, async () => {
+    try {
+      await api.put(`/integration/rules/${encodeURIComponent(rule.id)}`, { match: rule.match, foundation: rule.foundation, position });
+    } catch (error) {
+      await gone(error);
+      keepFocus(document.getElementById('rules-title'));
+      return;
+    }
+    if (!(await refresh())) return;
+    notice(`${words} is now rule ${position}.`);
+    // The keyboard stays with the rule it moved: on the same button, or the other one at an end.
+    const item = document.querySelector(ruleSelector(rule.id));
+    if (!item) return;
+    const same = item.querySelector(`button.move-${direction}`);
+    keepFocus(same && !same.disabled ? same : item.querySelector(`button.move-${direction === 'up' ? 'down' : 'up'}`));
+  });
+}
+
+async function deleteRule(rule, words, button) {
+  const item = button.closest('li.rule');
+  const neighbour = item.nextElementSibling || item.previousElementSibling;
+  const neighbourId = neighbour && neighbour.dataset.id;
+  await busy(button, async () => {
+    try {
+      await api.delete(`/integration/rules/${encodeURIComponent(rule.id)}`);
+    } catch (error) {
+      await gone(error);
+      keepFocus(document.getElementById('rules-title'));
+      return;
+    }
+    if (!(await refresh())) return;
+    notice(`The rule ${words} to ${title(rule.foundation)} is deleted; your time is classified again without it.`);
+    const other = neighbourId && document.querySelector(ruleSelector(neighbourId));
+    keepFocus((other && other.querySelector('button:not(:disabled)')) || document.getElementById('rules-title'));
+  });
+}
+
+/** Shows the window of `wanted` days; `clear` empties the notice area once it has loaded. */
+async function show(wanted, clear = true) {
+  days = wanted;
   for (const button of document.querySelectorAll('#periods button')) {
     button.setAttribute('aria-pressed', String(button.dataset.days === String(days)));
   }
   try {
-    const patterns = await api.get(`/integration/work-patterns?days=${days}`);
-    document.getElementById('total').textContent = `${hours(patterns.total_minutes)} logged in the last ${patterns.days} days`;
-    document.getElementById('summary').textContent = patterns.summary;
-    fill(document.getElementById('chart'), chart(patterns));
-    fill(document.getElementById('daily'), daily(patterns));
-    notice('');
+    if ((await refresh()) && clear) notice('');
   } catch (error) {
     notice(explain(error), 'error');
   }
+}
+
+async function main() {
+  let named = true;
+  try {
+    foundations = await api.get('/integration/foundations');
+  } catch (error) {
+    // The page still works with the titles it knows; the error stays shown.
+    notice(explain(error), 'error');
+    named = false;
+  }
+  renderHelp();
+  const asked = Number(new URLSearchParams(location.search).get('days'));
+  await show([7, 14, 30, 90].includes(asked) ? asked : 14, named);
 }
 
 for (const button of document.querySelectorAll('#periods button')) {
@@ -86,5 +338,4 @@ for (const button of document.querySelectorAll('#periods button')) {
     show(Number(button.dataset.days));
   });
 }
-const asked = Number(new URLSearchParams(location.search).get('days'));
-show([7, 14, 30, 90].includes(asked) ? asked : 14);
+main();
