@@ -10,6 +10,7 @@ pub mod client;
 pub mod entries;
 pub mod import;
 pub mod mapping;
+pub mod tags;
 pub mod timew;
 
 use std::fmt;

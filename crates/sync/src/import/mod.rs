@@ -4,6 +4,9 @@
 //!
 //! - [`toggl`]: Toggl Track's detailed report, CSV.
 //! - [`clockify`]: Clockify's detailed report, CSV.
+//! - [`activitywatch`]: ActivityWatch's export, JSON: active time per host, app and UTC hour
+//!   (its own rules for ids, tags and skipped events are in that module; what follows is the
+//!   two CSV formats').
 //!
 //! **Rows.** A row that cannot be read (bad date, time or duration, a missing cell, text that is
 //! not UTF-8) becomes a [`SkippedRow`] naming its line: the physical line where the row starts,
@@ -42,6 +45,7 @@
 //! nearest minute, 30 seconds up ([`crate::entries::rounded_minutes`]). An entry over 1,440
 //! minutes is kept whole: whoever sends it splits it with [`crate::entries::pieces`].
 
+pub mod activitywatch;
 pub mod clockify;
 pub mod toggl;
 
@@ -54,11 +58,9 @@ use time::macros::format_description;
 use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 
 use crate::entries::{MAX_LABEL_CHARS, rounded_minutes};
+use crate::tags::fit_tags_with;
 
-/// The contract's cap on the number of tags of one entry.
-pub const MAX_TAGS: usize = 20;
-/// The contract's cap on one tag's length, in characters.
-pub const MAX_TAG_CHARS: usize = 100;
+pub use crate::tags::{MAX_TAG_CHARS, MAX_TAGS};
 
 /// One entry read from a tracker's export.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +107,14 @@ pub enum ImportError {
     Header(String),
     /// Strict mode: the first malformed row.
     Row { line: usize, reason: String },
+    /// Strict mode: the first malformed event of an ActivityWatch export, at `index` (0-based,
+    /// as `jq '.buckets[BUCKET].events[INDEX]'` counts) of `bucket`; no index when the bucket
+    /// itself is malformed.
+    Event {
+        bucket: String,
+        index: Option<usize>,
+        reason: String,
+    },
     /// The input could not be read at all.
     Read(String),
 }
@@ -114,11 +124,26 @@ impl fmt::Display for ImportError {
         match self {
             Self::Header(m) | Self::Read(m) => f.write_str(m),
             Self::Row { line, reason } => write!(f, "line {line}: {reason}"),
+            Self::Event {
+                bucket,
+                index,
+                reason,
+            } => write!(f, "{}: {reason}", event_locator(bucket, *index)),
         }
     }
 }
 
 impl std::error::Error for ImportError {}
+
+/// Where an ActivityWatch event is: `<bucket> events[<index>]`, or `bucket <bucket>` for the
+/// whole bucket.
+#[must_use]
+pub fn event_locator(bucket: &str, index: Option<usize>) -> String {
+    match index {
+        Some(i) => format!("{bucket} events[{i}]"),
+        None => format!("bucket {bucket}"),
+    }
+}
 
 /// How to read dates written with slashes, `03/04/2026`: the trackers write them in the
 /// person's chosen format, and the text alone cannot tell April 3rd from March 4th.
@@ -361,45 +386,14 @@ pub fn stable_id(source: &str, who: &str, local_start: PrimitiveDateTime) -> Str
     format!("{source}:{}", &digest[..16])
 }
 
-/// At most [`MAX_TAGS`] distinct non-empty tags of at most [`MAX_TAG_CHARS`] characters, in order.
+/// At most [`MAX_TAGS`] distinct non-empty tags of at most [`MAX_TAG_CHARS`] characters, in
+/// order; each cut or drop is a [`Warning`] on `line`.
 fn fit_tags<'a>(
     tags: impl Iterator<Item = &'a str>,
     line: usize,
     warnings: &mut Vec<Warning>,
 ) -> Vec<String> {
-    let mut kept: Vec<String> = Vec::new();
-    let mut dropped: Vec<String> = Vec::new();
-    for tag in tags.filter(|t| !t.is_empty()) {
-        let fitted = if tag.chars().count() > MAX_TAG_CHARS {
-            let cut: String = tag.chars().take(MAX_TAG_CHARS).collect();
-            warnings.push(Warning {
-                line,
-                message: format!("tag {cut:?}... cut to {MAX_TAG_CHARS} characters"),
-            });
-            cut
-        } else {
-            tag.to_owned()
-        };
-        if kept.contains(&fitted) || dropped.contains(&fitted) {
-            continue;
-        }
-        if kept.len() < MAX_TAGS {
-            kept.push(fitted);
-        } else {
-            dropped.push(fitted);
-        }
-    }
-    if !dropped.is_empty() {
-        warnings.push(Warning {
-            line,
-            message: format!(
-                "{} tags over the limit of {MAX_TAGS} dropped: {}",
-                dropped.len(),
-                dropped.join(", ")
-            ),
-        });
-    }
-    kept
+    fit_tags_with(tags, |message| warnings.push(Warning { line, message }))
 }
 
 /// `YYYY-MM-DD`, `DD.MM.YYYY`, or `a/b/YYYY` read as `slash` says.

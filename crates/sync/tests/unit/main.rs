@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod activitywatch;
 mod import;
 
 use discovery_sync::client::{MAX_BATCH, batch_bodies};

@@ -1,0 +1,410 @@
+//! ActivityWatch's export (the JSON of `GET /api/0/export`, or Settings → Export all buckets as
+//! JSON) read into one entry per host, app and UTC hour of *active* time.
+//!
+//! ```text
+//! {"buckets": {"aw-watcher-window_laptop": {"id": "...", "type": "currentwindow", "client": "aw-watcher-window",
+//!   "hostname": "laptop", "created": "...", "events": [{"timestamp": "2026-03-16T09:00:00.250000+00:00",
+//!   "duration": 1529.5, "data": {"app": "Firefox", "title": "..."}}, ...]}, ...}}
+//! ```
+//!
+//! **Which buckets.** Those of type `currentwindow` (aw-watcher-window: `data.app`, the title is
+//! not used) and `afkstatus` (aw-watcher-afk: `data.status` `"afk"` or `"not-afk"`), grouped by
+//! their `hostname`. Other buckets (browser tabs, editors, ...) are left out: their time is
+//! already inside the window time of the browser or editor.
+//!
+//! **Active time.** A host's window time counts only where its AFK watcher said `not-afk`, as
+//! ActivityWatch's own summaries count it: time the AFK watcher did not cover (it was not
+//! running) does not count either. A host with **no** `afkstatus` bucket at all (the AFK
+//! watcher never ran there) has its window time counted as it is, and that host is named in a
+//! [`ExportWarning`]: it is all there is to go on, and leaving the host out would hide it.
+//! Overlapping window events of one host (the watcher's heartbeats can overlap by a moment, or
+//! two window buckets name one host) count once: the event that starts first keeps the overlap.
+//!
+//! **Entries.** Active time is cut at each UTC hour and added up per (host, app, hour); each
+//! becomes one [`ImportedEntry`]:
+//! - `occurred_at`: the start of the hour (UTC);
+//! - `task_label`: the app, cut to 500 characters (window titles are never sent: they hold
+//!   document names and e-mail subjects, and are too fine-grained to classify);
+//! - `tags`: `app:<app>` then `host:<hostname>` (cut to 100 characters with a warning), so a
+//!   rule `{"tag": "app:Code"}` classifies an app everywhere and `{"tag": "host:work-laptop"}`
+//!   a whole machine;
+//! - `minutes`: the active time rounded to the nearest minute, 30 seconds up (the same rule as
+//!   [`crate::entries::rounded_minutes`], applied to the exact sum); an hour that rounds to 0
+//!   minutes is not an entry;
+//! - `external_task_id`: `activitywatch:` and 16 hex digits of SHA-256 over the JSON array
+//!   `[hostname, app, hour start]` (the hour as `2026-03-16T09:00:00Z`): the same export, or a
+//!   later export that has grown, gives the same ids, so importing again updates the hours
+//!   already sent (an hour still under way when the first export was made gets its full
+//!   minutes) instead of adding duplicates.
+//!
+//! **Malformed events** (no timestamp or not RFC 3339, a duration that is not a number of
+//! seconds >= 0, an `app` or `status` missing or not a string) are [`SkippedEvent`]s located by
+//! bucket id and 0-based event index (`jq '.buckets["aw-watcher-window_laptop"].events[3]'`);
+//! a window or AFK bucket without a hostname or an events list is skipped whole. With
+//! [`ExportOptions::strict`] the first of them is an [`ImportError::Event`] instead. Buckets
+//! and events are read in bucket-id order, then event order.
+//!
+//! The whole export is read into memory (ActivityWatch writes it as one JSON document).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+use time::macros::format_description;
+
+use super::{ImportError, ImportedEntry, event_locator};
+use crate::entries::MAX_LABEL_CHARS;
+use crate::tags::fit_tags_with;
+
+/// The id prefix.
+pub const SOURCE: &str = "activitywatch";
+/// The bucket type of aw-watcher-window.
+pub const WINDOW_TYPE: &str = "currentwindow";
+/// The bucket type of aw-watcher-afk.
+pub const AFK_TYPE: &str = "afkstatus";
+
+const NANOS_PER_SECOND: i128 = 1_000_000_000;
+const NANOS_PER_MINUTE: i128 = 60 * NANOS_PER_SECOND;
+const NANOS_PER_HOUR: i128 = 60 * NANOS_PER_MINUTE;
+
+/// How to read an export.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// The first malformed event fails the import instead of being skipped.
+    pub strict: bool,
+}
+
+/// An event (or, without an index, a whole bucket) left out, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedEvent {
+    pub bucket: String,
+    /// 0-based, in the bucket's `events` list.
+    pub index: Option<usize>,
+    pub reason: String,
+}
+
+impl SkippedEvent {
+    /// `aw-watcher-window_laptop events[3]`, or `bucket aw-watcher-window_laptop`.
+    #[must_use]
+    pub fn locator(&self) -> String {
+        event_locator(&self.bucket, self.index)
+    }
+}
+
+/// Something the person should know: a host without an AFK watcher, a tag cut to fit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportWarning {
+    /// What it is about: `bucket <id>` or `host <hostname>`.
+    pub at: String,
+    pub message: String,
+}
+
+/// What an import of an export read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParsedExport {
+    pub entries: Vec<ImportedEntry>,
+    pub skipped: Vec<SkippedEvent>,
+    pub warnings: Vec<ExportWarning>,
+    /// Events read from window and AFK buckets, skipped ones included.
+    pub events: usize,
+}
+
+/// `activitywatch:<16 hex digits of SHA-256 over the JSON array [host, app, hour start]>`.
+#[must_use]
+pub fn stable_id(host: &str, app: &str, hour: OffsetDateTime) -> String {
+    let canonical =
+        serde_json::to_string(&[host, app, hour_stamp(hour).as_str()]).unwrap_or_default();
+    let digest = hex::encode(Sha256::digest(canonical.as_bytes()));
+    format!("{SOURCE}:{}", &digest[..16])
+}
+
+/// `2026-03-16T09:00:00Z`.
+fn hour_stamp(at: OffsetDateTime) -> String {
+    let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]Z");
+    at.to_offset(time::UtcOffset::UTC)
+        .format(format)
+        .unwrap_or_default()
+}
+
+/// A span of time in nanoseconds since the Unix epoch, `[start, end)`.
+type Span = (i128, i128);
+
+/// One window event, read.
+struct Window {
+    span: Span,
+    app: String,
+    /// Where it came from, to break ties in a stable order.
+    bucket: String,
+    index: usize,
+}
+
+/// What one host's buckets hold.
+#[derive(Default)]
+struct Host {
+    windows: Vec<Window>,
+    /// `None` while the host has no AFK bucket at all.
+    not_afk: Option<Vec<Span>>,
+    /// The first window bucket, for warnings about the host.
+    window_bucket: Option<String>,
+}
+
+/// Reads an ActivityWatch export.
+///
+/// # Errors
+/// [`ImportError::Read`] when the input cannot be read; [`ImportError::Header`] when it is not
+/// JSON or has no `buckets` object; [`ImportError::Event`] for the first malformed event in
+/// strict mode.
+pub fn parse<R: Read>(mut input: R, options: ExportOptions) -> Result<ParsedExport, ImportError> {
+    let mut bytes = Vec::new();
+    input
+        .read_to_end(&mut bytes)
+        .map_err(|e| ImportError::Read(format!("cannot read the export: {e}")))?;
+    let root: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| ImportError::Header(format!("not an ActivityWatch export: not JSON ({e})")))?;
+    let buckets = root
+        .get("buckets")
+        .and_then(Value::as_object)
+        .ok_or_else(|| {
+            ImportError::Header(
+                "not an ActivityWatch export: no \"buckets\" object at the top".to_owned(),
+            )
+        })?;
+    let mut parsed = ParsedExport::default();
+    let mut hosts: BTreeMap<String, Host> = BTreeMap::new();
+    // Sorted whatever the JSON map keeps, so reports and ties come out the same every time.
+    let ids: BTreeSet<&String> = buckets.keys().collect();
+    for id in ids {
+        read_bucket(id, &buckets[id.as_str()], options, &mut hosts, &mut parsed)?;
+    }
+    let mut active: BTreeMap<(i128, String, String), i128> = BTreeMap::new();
+    for (name, host) in hosts {
+        if host.not_afk.is_none()
+            && let Some(bucket) = &host.window_bucket
+        {
+            parsed.warnings.push(ExportWarning {
+                at: event_locator(bucket, None),
+                message: format!(
+                    "host {name:?} has no AFK bucket ({AFK_TYPE}): its window time is \
+                         counted whole, idle time included"
+                ),
+            });
+        }
+        add_active_time(&name, host, &mut active);
+    }
+    for ((hour, host, app), nanos) in active {
+        let minutes = (nanos + 30 * NANOS_PER_SECOND) / NANOS_PER_MINUTE;
+        if minutes == 0 {
+            continue;
+        }
+        let Ok(occurred_at) = OffsetDateTime::from_unix_timestamp_nanos(hour) else {
+            continue;
+        };
+        let tags = fit_tags_with(
+            [format!("app:{app}"), format!("host:{host}")]
+                .iter()
+                .map(String::as_str),
+            |message| {
+                let warning = ExportWarning {
+                    at: format!("host {host}"),
+                    message,
+                };
+                // Once per host and app, not once per hour.
+                if !parsed.warnings.contains(&warning) {
+                    parsed.warnings.push(warning);
+                }
+            },
+        );
+        parsed.entries.push(ImportedEntry {
+            external_task_id: stable_id(&host, &app, occurred_at),
+            task_label: Some(app.chars().take(MAX_LABEL_CHARS).collect()),
+            tags,
+            project: None,
+            minutes: u32::try_from(minutes).unwrap_or(u32::MAX),
+            occurred_at,
+        });
+    }
+    Ok(parsed)
+}
+
+/// Reads one bucket into `hosts`: window events, AFK spans, or nothing for other types.
+fn read_bucket(
+    id: &str,
+    bucket: &Value,
+    options: ExportOptions,
+    hosts: &mut BTreeMap<String, Host>,
+    parsed: &mut ParsedExport,
+) -> Result<(), ImportError> {
+    let skip = |parsed: &mut ParsedExport, index: Option<usize>, reason: String| {
+        let skipped = SkippedEvent {
+            bucket: id.to_owned(),
+            index,
+            reason,
+        };
+        if options.strict {
+            return Err(ImportError::Event {
+                bucket: skipped.bucket,
+                index: skipped.index,
+                reason: skipped.reason,
+            });
+        }
+        parsed.skipped.push(skipped);
+        Ok(())
+    };
+    let Some(bucket) = bucket.as_object() else {
+        return skip(parsed, None, "the bucket is not a JSON object".to_owned());
+    };
+    let kind = match bucket.get("type").and_then(Value::as_str) {
+        Some(kind @ (WINDOW_TYPE | AFK_TYPE)) => kind,
+        Some(_) => return Ok(()),
+        None => return skip(parsed, None, "the bucket has no \"type\"".to_owned()),
+    };
+    let Some(host) = bucket
+        .get("hostname")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+    else {
+        return skip(parsed, None, "the bucket has no \"hostname\"".to_owned());
+    };
+    let Some(events) = bucket.get("events").and_then(Value::as_array) else {
+        return skip(parsed, None, "the bucket has no \"events\" list".to_owned());
+    };
+    parsed.events += events.len();
+    let entry = hosts.entry(host.to_owned()).or_default();
+    if kind == AFK_TYPE {
+        entry.not_afk.get_or_insert_with(Vec::new);
+    } else if entry.window_bucket.is_none() {
+        entry.window_bucket = Some(id.to_owned());
+    }
+    for (index, event) in events.iter().enumerate() {
+        let read = event
+            .as_object()
+            .ok_or_else(|| "the event is not a JSON object".to_owned())
+            .and_then(|event| Ok((span_of(event)?, data_of(event)?)));
+        let (span, data) = match read {
+            Ok(read) => read,
+            Err(reason) => {
+                skip(parsed, Some(index), reason)?;
+                continue;
+            }
+        };
+        if kind == AFK_TYPE {
+            match data.get("status").and_then(Value::as_str) {
+                Some("not-afk") => entry.not_afk.get_or_insert_with(Vec::new).push(span),
+                Some("afk") => {}
+                Some(other) => skip(
+                    parsed,
+                    Some(index),
+                    format!("unknown AFK status {other:?} (expected \"afk\" or \"not-afk\")"),
+                )?,
+                None => skip(
+                    parsed,
+                    Some(index),
+                    "no \"status\" string in data".to_owned(),
+                )?,
+            }
+        } else {
+            match data.get("app").and_then(Value::as_str).map(str::trim) {
+                Some(app) if !app.is_empty() => entry.windows.push(Window {
+                    span,
+                    app: app.to_owned(),
+                    bucket: id.to_owned(),
+                    index,
+                }),
+                _ => skip(parsed, Some(index), "no \"app\" string in data".to_owned())?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The event's `[timestamp, timestamp + duration)` in nanoseconds.
+fn span_of(event: &Map<String, Value>) -> Result<Span, String> {
+    let stamp = event
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .ok_or_else(|| "no \"timestamp\" string".to_owned())?;
+    let start = OffsetDateTime::parse(stamp, &Rfc3339)
+        .map_err(|_| format!("bad timestamp {stamp:?} (expected RFC 3339)"))?
+        .unix_timestamp_nanos();
+    let seconds = match event.get("duration") {
+        Some(Value::Number(n)) => n.as_f64(),
+        _ => None,
+    }
+    .ok_or_else(|| "no \"duration\" number".to_owned())?;
+    // A century is more than any watcher can have recorded; beyond it the number is nonsense.
+    if !(0.0..=3.2e9).contains(&seconds) {
+        return Err(format!("bad duration {seconds} (expected seconds >= 0)"));
+    }
+    // Rounded to the nanosecond, as ActivityWatch reads it (515.968 s is not exact in binary).
+    #[allow(clippy::cast_possible_truncation)]
+    let nanos = (seconds * 1e9).round() as i128;
+    Ok((start, start + nanos))
+}
+
+fn data_of(event: &Map<String, Value>) -> Result<&Map<String, Value>, String> {
+    event
+        .get("data")
+        .and_then(Value::as_object)
+        .ok_or_else(|| "no \"data\" object".to_owned())
+}
+
+/// Adds `host`'s active time per (hour, host, app) to `active`, in nanoseconds.
+fn add_active_time(
+    name: &str,
+    mut host: Host,
+    active: &mut BTreeMap<(i128, String, String), i128>,
+) {
+    host.windows
+        .sort_by(|a, b| (a.span.0, &a.bucket, a.index).cmp(&(b.span.0, &b.bucket, b.index)));
+    let not_afk = host.not_afk.map(union);
+    let mut covered_until = i128::MIN;
+    for window in &host.windows {
+        let (start, end) = (window.span.0.max(covered_until), window.span.1);
+        covered_until = covered_until.max(end);
+        if start >= end {
+            continue;
+        }
+        let parts = match &not_afk {
+            None => vec![(start, end)],
+            Some(spans) => intersect((start, end), spans),
+        };
+        for (mut from, to) in parts {
+            while from < to {
+                let hour = from.div_euclid(NANOS_PER_HOUR) * NANOS_PER_HOUR;
+                let cut = to.min(hour + NANOS_PER_HOUR);
+                *active
+                    .entry((hour, name.to_owned(), window.app.clone()))
+                    .or_insert(0) += cut - from;
+                from = cut;
+            }
+        }
+    }
+}
+
+/// The spans merged where they overlap or touch, sorted.
+fn union(mut spans: Vec<Span>) -> Vec<Span> {
+    spans.sort_unstable();
+    let mut merged: Vec<Span> = Vec::with_capacity(spans.len());
+    for (start, end) in spans {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
+}
+
+/// The parts of `span` inside the sorted, disjoint `spans`.
+fn intersect(span: Span, spans: &[Span]) -> Vec<Span> {
+    let first = spans.partition_point(|s| s.1 <= span.0);
+    spans[first..]
+        .iter()
+        .take_while(|s| s.0 < span.1)
+        .map(|s| (s.0.max(span.0), s.1.min(span.1)))
+        .filter(|(a, b)| a < b)
+        .collect()
+}
