@@ -85,6 +85,19 @@ impl Client {
     /// The failure and the totals so far: on a transport error, a 401 (the key), or any other
     /// non-success answer (quoting the service's error code, message and details).
     pub fn send(&self, bodies: &[String]) -> Result<Totals, (Failure, Totals)> {
+        self.send_each(bodies, |_| {})
+    }
+
+    /// [`Client::send`], calling `accepted` with the index of each batch the service accepted
+    /// (for a progress bar).
+    ///
+    /// # Errors
+    /// As [`Client::send`].
+    pub fn send_each(
+        &self,
+        bodies: &[String],
+        mut accepted: impl FnMut(usize),
+    ) -> Result<Totals, (Failure, Totals)> {
         let mut totals = Totals::default();
         for (i, body) in bodies.iter().enumerate() {
             let answer = self.send_one(body).map_err(|e| {
@@ -98,6 +111,7 @@ impl Client {
             totals.created += answer.0;
             totals.updated += answer.1;
             totals.batches += 1;
+            accepted(i);
         }
         Ok(totals)
     }

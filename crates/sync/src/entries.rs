@@ -11,6 +11,11 @@
 //!   intervals are never split, even across midnight: one interval, one entry.
 //! - **Open intervals** (still being tracked, no `end`) are left out; the next run after
 //!   `timew stop` sends them.
+//! - **Foundation.** With a mapping file ([`plan`]), the file decides and no tags are sent.
+//!   Without one ([`plan_for_rules`]), every closed interval is sent without a foundation and
+//!   with its tags (at most 20 of at most 100 characters, as the contract allows), so the
+//!   server's rules decide (API.md, "Mapping rules and unmapped time"). Ids, labels and
+//!   minutes are the same either way.
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -30,7 +35,12 @@ pub const MAX_LABEL_CHARS: usize = 500;
 pub struct Item {
     pub external_task_id: String,
     pub task_label: Option<String>,
-    pub foundation: String,
+    /// Left out of the body when empty (the service's default).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Left out of the body when `None`: the server's rules decide.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub foundation: Option<String>,
     pub minutes: i64,
     #[serde(with = "time::serde::rfc3339")]
     pub occurred_at: OffsetDateTime,
@@ -48,6 +58,8 @@ pub struct Plan {
     pub skipped: usize,
     /// Intervals over 1,440 minutes, sent as several entries.
     pub split: usize,
+    /// Tags cut or dropped to fit the contract (sending tags only), `interval <n>: <what>`.
+    pub warnings: Vec<String>,
 }
 
 /// The stable id of the entry starting at `start` with these tags (in any order).
@@ -107,21 +119,52 @@ pub fn pieces(start: OffsetDateTime, end: OffsetDateTime) -> Vec<(OffsetDateTime
 /// Every entry to send for `intervals` under `mapping`.
 #[must_use]
 pub fn plan(intervals: &[Interval], mapping: &Mapping) -> Plan {
+    plan_with(intervals, |interval, _| {
+        match mapping.target_of(&interval.tags) {
+            Target::Skip => None,
+            Target::Foundation(f) => Some((Some(f.clone()), Vec::new())),
+        }
+    })
+}
+
+/// Every closed interval, to send without a foundation and with its tags: the server's rules
+/// decide.
+#[must_use]
+pub fn plan_for_rules(intervals: &[Interval]) -> Plan {
+    plan_with(intervals, |interval, warnings| {
+        let tags =
+            crate::tags::fit_tags_with(interval.tags.iter().map(String::as_str), |message| {
+                warnings.push(message)
+            });
+        Some((None, tags))
+    })
+}
+
+/// The plan with `decide` giving each closed interval's foundation and tags, or `None` to leave
+/// it out; `decide` may add warnings.
+fn plan_with(
+    intervals: &[Interval],
+    mut decide: impl FnMut(&Interval, &mut Vec<String>) -> Option<(Option<String>, Vec<String>)>,
+) -> Plan {
     let mut plan = Plan {
         intervals: intervals.len(),
         ..Plan::default()
     };
-    for interval in intervals {
+    for (number, interval) in intervals.iter().enumerate() {
         let Some(end) = interval.end else {
             plan.open += 1;
             continue;
         };
-        let foundation = match mapping.target_of(&interval.tags) {
-            Target::Skip => {
-                plan.skipped += 1;
-                continue;
-            }
-            Target::Foundation(f) => f,
+        let mut warnings = Vec::new();
+        let decided = decide(interval, &mut warnings);
+        plan.warnings.extend(
+            warnings
+                .into_iter()
+                .map(|w| format!("interval {}: {w}", number + 1)),
+        );
+        let Some((foundation, tags)) = decided else {
+            plan.skipped += 1;
+            continue;
         };
         let start = interval.start.to_offset(time::UtcOffset::UTC);
         let parts = pieces(start, end.to_offset(time::UtcOffset::UTC));
@@ -132,6 +175,7 @@ pub fn plan(intervals: &[Interval], mapping: &Mapping) -> Plan {
             .extend(parts.into_iter().map(|(at, minutes)| Item {
                 external_task_id: external_id(at, &interval.tags),
                 task_label: label(&interval.tags),
+                tags: tags.clone(),
                 foundation: foundation.clone(),
                 minutes,
                 occurred_at: at,

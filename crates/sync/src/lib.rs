@@ -1,15 +1,24 @@
-//! `discovery-sync`: reads a time tracker's entries, maps them onto the six foundations and
-//! upserts them as task mappings through the service's HTTP API (`POST
-//! /integration/task-mappings/batch`, `X-API-Key`).
+//! `discovery-sync`: reads a time tracker's entries, maps them onto the six foundations (or
+//! leaves that to the server's rules) and upserts them as task mappings through the service's
+//! HTTP API (`POST /integration/task-mappings/batch`, `X-API-Key`).
 //!
 //! The pieces are plain functions over values so they can be tested without a tracker or a
 //! service: [`mapping`] (the TOML rules), [`timew`] (reading `timew export`), [`entries`]
-//! (intervals to task mappings: ids, minutes, labels) and [`client`] (the batched upload).
+//! (intervals to task mappings: ids, minutes, labels), [`import`] (Toggl, Clockify and
+//! ActivityWatch exports), [`items`] (imported entries to task mappings), [`tags`] (the
+//! contract's limits on tags) and [`client`] (the batched upload). The binary's side: [`cli`]
+//! (the flags), [`run`] (one subcommand to the end), [`progress`] (the bar) and [`summary`]
+//! (the summary line and exit code).
 
+pub mod cli;
 pub mod client;
 pub mod entries;
 pub mod import;
+pub mod items;
 pub mod mapping;
+pub mod progress;
+pub mod run;
+pub mod summary;
 pub mod tags;
 pub mod timew;
 

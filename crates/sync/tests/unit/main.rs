@@ -5,6 +5,9 @@
 
 mod activitywatch;
 mod import;
+mod items;
+mod offsets;
+mod server_rules;
 
 use discovery_sync::client::{MAX_BATCH, batch_bodies};
 use discovery_sync::entries::{Item, external_id, label, pieces, plan, rounded_minutes};
@@ -279,14 +282,16 @@ fn the_plan_leaves_out_open_and_skipped_intervals_and_counts_them() {
             Item {
                 external_task_id: external_id(at, &tags(&["writing"])),
                 task_label: Some("writing".into()),
-                foundation: "vocation".into(),
+                tags: Vec::new(),
+                foundation: Some("vocation".into()),
                 minutes: 90,
                 occurred_at: at,
             },
             Item {
                 external_task_id: external_id(at + time::Duration::hours(4), &[]),
                 task_label: None,
-                foundation: "mission".into(),
+                tags: Vec::new(),
+                foundation: Some("mission".into()),
                 minutes: 60,
                 occurred_at: at + time::Duration::hours(4),
             },
@@ -331,7 +336,8 @@ fn bodies_hold_at_most_a_thousand_items_each_in_order() {
         .map(|i| Item {
             external_task_id: format!("t{i}"),
             task_label: None,
-            foundation: "love".into(),
+            tags: Vec::new(),
+            foundation: Some("love".into()),
             minutes: 1,
             occurred_at: at,
         })

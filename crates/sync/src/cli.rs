@@ -1,0 +1,159 @@
+//! The command line: the subcommands and their flags (clap). What they do is in [`crate::run`].
+
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args, Parser, Subcommand};
+use time::UtcOffset;
+
+use crate::import::{CsvOptions, SlashDates};
+
+/// The service's address when neither `--url` nor DISCOVERY_URL says otherwise.
+pub const DEFAULT_URL: &str = "http://127.0.0.1:8011";
+
+/// Sends time-tracker entries to the Discovery Service as task mappings.
+#[derive(Debug, Parser)]
+#[command(name = "discovery-sync", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub tracker: Tracker,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Tracker {
+    /// Timewarrior: `timew export [RANGE...]` (or a saved export) to the service, idempotently.
+    ///
+    /// The API key is read from DISCOVERY_API_KEY.
+    #[command(group(ArgGroup::new("classify").required(true).args(["mapping", "server_rules"])))]
+    Timewarrior {
+        /// The TOML file mapping tags to foundations (ordered rules, first match wins).
+        #[arg(long, value_name = "FILE")]
+        mapping: Option<PathBuf>,
+        /// Leave the mapping to the server: send every closed interval without a foundation
+        /// and with its tags, for the rules of `/integration/rules` to classify.
+        #[arg(long)]
+        server_rules: bool,
+        /// Read a saved `timew export` from FILE (`-` = stdin) instead of running timew.
+        #[arg(long, value_name = "FILE|-")]
+        input: Option<PathBuf>,
+        /// The service's base URL.
+        #[arg(long, env = "DISCOVERY_URL", default_value = DEFAULT_URL)]
+        url: String,
+        /// The timew program to run.
+        #[arg(long, value_name = "PROGRAM", default_value = "timew")]
+        timew: String,
+        /// Print the exact request bodies, one per line, and send nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// The range given to `timew export` (e.g. `:week`, or `from 2026-11-01 to today`);
+        /// none = everything. Not allowed with --input.
+        #[arg(value_name = "RANGE", conflicts_with = "input")]
+        range: Vec<String>,
+    },
+    /// Toggl Track: a detailed report CSV (Reports → Detailed → Export → CSV) to the service.
+    ///
+    /// Entries go without a foundation, tagged `project:<name>` and with their Toggl tags: the
+    /// server's rules classify them. The API key is read from DISCOVERY_API_KEY.
+    Toggl(CsvImport),
+    /// Clockify: a detailed report CSV (Reports → Detailed → Export → Save as CSV) to the service.
+    ///
+    /// Entries go without a foundation, tagged `project:<name>` and with their Clockify tags:
+    /// the server's rules classify them. The API key is read from DISCOVERY_API_KEY.
+    Clockify(CsvImport),
+    /// ActivityWatch: an export (`/api/0/export`) to the service as active time per host, app
+    /// and UTC hour.
+    ///
+    /// Entries go without a foundation, tagged `app:<app>` and `host:<hostname>`: the
+    /// server's rules classify them. The API key is read from DISCOVERY_API_KEY.
+    #[command(name = "activitywatch")]
+    ActivityWatch(ExportImport),
+}
+
+/// The flags of a CSV import.
+#[derive(Debug, Args)]
+pub struct CsvImport {
+    /// The exported CSV file.
+    #[arg(long, value_name = "FILE")]
+    pub csv: PathBuf,
+    /// The UTC offset of the times in the file: the time zone of the exporting person's
+    /// profile, e.g. `+01:00`, `-05:00`, `+05:30` or `Z` (the file does not say it).
+    #[arg(long, value_name = "±HH:MM", allow_hyphen_values = true, value_parser = parse_offset)]
+    pub utc_offset: UtcOffset,
+    /// Read `03/04/2026` as 3 April (day first) instead of 4 March (month first, the US form).
+    #[arg(long)]
+    pub day_first: bool,
+    #[command(flatten)]
+    pub upload: Upload,
+}
+
+impl CsvImport {
+    /// The parser's options.
+    #[must_use]
+    pub fn options(&self) -> CsvOptions {
+        CsvOptions {
+            offset: self.utc_offset,
+            strict: self.upload.strict,
+            slash_dates: if self.day_first {
+                SlashDates::DayFirst
+            } else {
+                SlashDates::MonthFirst
+            },
+        }
+    }
+}
+
+/// The flags of an ActivityWatch import.
+#[derive(Debug, Args)]
+pub struct ExportImport {
+    /// The export: ActivityWatch's JSON of all buckets.
+    #[arg(long, value_name = "FILE")]
+    pub export: PathBuf,
+    #[command(flatten)]
+    pub upload: Upload,
+}
+
+/// The flags every import shares.
+#[derive(Debug, Args)]
+pub struct Upload {
+    /// The service's base URL.
+    #[arg(long, env = "DISCOVERY_URL", default_value = DEFAULT_URL)]
+    pub url: String,
+    /// Print the exact request bodies, one per line, and send nothing (no API key needed).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Stop at the first malformed row (exit 1, nothing sent) instead of skipping it.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// `+02:00`, `-05:00`, `+0530`, `+2`, `Z` or `UTC`.
+///
+/// # Errors
+/// A message naming the forms accepted.
+pub fn parse_offset(text: &str) -> Result<UtcOffset, String> {
+    let bad = || format!("bad UTC offset {text:?} (expected e.g. +02:00, -05:00, +05:30 or Z)");
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("z") || text.eq_ignore_ascii_case("utc") {
+        return Ok(UtcOffset::UTC);
+    }
+    let (sign, rest) = match text.split_at_checked(1) {
+        Some(("+", rest)) => (1, rest),
+        Some(("-", rest)) => (-1, rest),
+        _ => return Err(bad()),
+    };
+    let (hours, minutes) = match rest.split_once(':') {
+        Some((h, m)) => (h, m),
+        None if rest.len() == 4 => rest.split_at(2),
+        None => (rest, "0"),
+    };
+    let number = |s: &str| {
+        if s.is_empty() || s.len() > 2 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        s.parse::<i8>().map_err(|_| bad())
+    };
+    let (hours, minutes) = (number(hours)?, number(minutes)?);
+    if hours > 18 || minutes > 59 {
+        return Err(bad());
+    }
+    UtcOffset::from_hms(sign * hours, sign * minutes, 0).map_err(|_| bad())
+}

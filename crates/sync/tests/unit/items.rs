@@ -1,0 +1,73 @@
+//! Imported entries to the items sent: no foundation, tags and label kept, long entries split.
+
+use discovery_sync::client::batch_bodies;
+use discovery_sync::import::ImportedEntry;
+use discovery_sync::items::items_of;
+use serde_json::Value;
+use time::macros::datetime;
+
+fn entry(id: &str, minutes: u32, at: time::OffsetDateTime) -> ImportedEntry {
+    ImportedEntry {
+        external_task_id: id.into(),
+        task_label: Some("Long session".into()),
+        tags: vec!["project:Website".into(), "dev".into()],
+        project: Some("Website".into()),
+        minutes,
+        occurred_at: at,
+    }
+}
+
+#[test]
+fn an_entry_up_to_a_day_is_one_item_without_a_foundation_with_its_tags() {
+    let at = datetime!(2026-03-16 22:00 UTC);
+    let (items, split) = items_of(&[entry("toggl:abc", 1_440, at)]);
+    assert_eq!(0, split);
+    assert_eq!(1, items.len());
+    let item = &items[0];
+    assert_eq!(
+        ("toggl:abc", 1_440, at, None),
+        (
+            item.external_task_id.as_str(),
+            item.minutes,
+            item.occurred_at,
+            item.foundation.as_deref()
+        )
+    );
+    let body: Value = serde_json::from_str(&batch_bodies(&items).unwrap()[0]).unwrap();
+    let sent = &body["items"][0];
+    assert!(sent.get("foundation").is_none(), "{sent}");
+    assert_eq!(sent["tags"], serde_json::json!(["project:Website", "dev"]));
+    assert_eq!(sent["task_label"], "Long session");
+}
+
+#[test]
+fn a_longer_entry_is_split_at_utc_midnight_keeping_its_id_on_the_first_piece() {
+    let at = datetime!(2026-03-16 20:00 UTC);
+    // 30 hours: 4 + 24 + 2.
+    let (items, split) = items_of(&[entry("clockify:abc", 1_800, at)]);
+    assert_eq!(1, split);
+    assert_eq!(
+        vec![
+            ("clockify:abc".to_owned(), at, 240),
+            (
+                "clockify:abc:d1".to_owned(),
+                datetime!(2026-03-17 00:00 UTC),
+                1_440
+            ),
+            (
+                "clockify:abc:d2".to_owned(),
+                datetime!(2026-03-18 00:00 UTC),
+                120
+            ),
+        ],
+        items
+            .iter()
+            .map(|i| (i.external_task_id.clone(), i.occurred_at, i.minutes))
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        items
+            .iter()
+            .all(|i| i.tags.len() == 2 && i.foundation.is_none())
+    );
+}
