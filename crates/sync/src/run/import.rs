@@ -114,10 +114,7 @@ fn run_into(report: &mut Report, format: Format, file: &Path, url: &str) -> Resu
     report.warnings = read.warnings.len();
     report.entries = items.len();
     report.split = split;
-    let (totals, result) = match deliver(&items, client.as_ref()) {
-        Ok(totals) => (totals, Ok(())),
-        Err((failure, totals)) => (totals, Err(failure)),
-    };
+    let (totals, result) = deliver(&items, client.as_ref());
     report.totals = totals;
     result
 }

@@ -34,17 +34,18 @@ pub fn client_for(url: &str, dry_run: bool) -> Result<Option<Client>, Failure> {
 }
 
 /// Sends `items` in batches of at most 1,000 with a progress bar on a terminal's stderr, or,
-/// without a client (a dry run), prints the exact request bodies on stdout, one per line.
-///
-/// # Errors
-/// The failure and the totals of the batches accepted before it.
-pub fn deliver(items: &[Item], client: Option<&Client>) -> Result<Totals, (Failure, Totals)> {
-    let bodies = client::batch_bodies(items).map_err(|e| (e, Totals::default()))?;
+/// without a client (a dry run), prints the exact request bodies on stdout, one per line. The
+/// totals of the batches accepted, and the failure that stopped the sending if one did.
+pub fn deliver(items: &[Item], client: Option<&Client>) -> (Totals, Result<(), Failure>) {
+    let bodies = match client::batch_bodies(items) {
+        Ok(bodies) => bodies,
+        Err(failure) => return (Totals::default(), Err(failure)),
+    };
     let Some(client) = client else {
         for body in &bodies {
             println!("{body}");
         }
-        return Ok(Totals::default());
+        return (Totals::default(), Ok(()));
     };
     let sizes: Vec<usize> = items.chunks(MAX_BATCH).map(<[Item]>::len).collect();
     let progress = Progress::entries(items.len());
@@ -52,5 +53,8 @@ pub fn deliver(items: &[Item], client: Option<&Client>) -> Result<Totals, (Failu
         progress.sent(sizes.get(batch).copied().unwrap_or(0));
     });
     progress.finish();
-    sent
+    match sent {
+        Ok(totals) => (totals, Ok(())),
+        Err((failure, totals)) => (totals, Err(failure)),
+    }
 }

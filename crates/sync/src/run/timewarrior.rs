@@ -85,11 +85,7 @@ fn run_into(
     for warning in &report.plan.warnings {
         eprintln!("warning {warning}");
     }
-    let delivered = deliver(&report.plan.items, client.as_ref());
-    let (totals, result) = match delivered {
-        Ok(totals) => (totals, Ok(())),
-        Err((failure, totals)) => (totals, Err(failure)),
-    };
+    let (totals, result) = deliver(&report.plan.items, client.as_ref());
     report.totals = totals;
     result
 }
