@@ -93,14 +93,19 @@ impl App {
 
     /// Every task mapping of the key's owner, newest `occurred_at` first.
     pub async fn mappings(&self, key: &str) -> Vec<Value> {
+        self.list(key, "").await
+    }
+
+    /// Every page of `GET /integration/task-mappings?<query>`.
+    async fn list(&self, key: &str, query: &str) -> Vec<Value> {
         let mut all = Vec::new();
-        let mut path = "/integration/task-mappings?limit=1000".to_owned();
+        let mut path = format!("/integration/task-mappings?{query}limit=1000");
         loop {
             let page = self.get(key, &path).await;
             all.extend(page["items"].as_array().expect("items").iter().cloned());
             match page["next_cursor"].as_str() {
                 Some(cursor) => {
-                    path = format!("/integration/task-mappings?limit=1000&before={cursor}")
+                    path = format!("/integration/task-mappings?{query}limit=1000&before={cursor}")
                 }
                 None => return all,
             }
@@ -110,6 +115,38 @@ impl App {
     /// `GET /integration/work-patterns?days=14`.
     pub async fn work_patterns(&self, key: &str) -> Value {
         self.get(key, "/integration/work-patterns?days=14").await
+    }
+
+    /// `GET /integration/work-patterns?days=<days>`.
+    pub async fn work_patterns_over(&self, key: &str, days: i64) -> Value {
+        self.get(key, &format!("/integration/work-patterns?days={days}"))
+            .await
+    }
+
+    /// Every task mapping of the key's owner with `occurred_at` in `[from, to]`, page by page.
+    pub async fn mappings_between(
+        &self,
+        key: &str,
+        from: OffsetDateTime,
+        to: OffsetDateTime,
+    ) -> Vec<Value> {
+        let window = format!("from={}&to={}&", stamp(from), stamp(to));
+        self.list(key, &window).await
+    }
+
+    /// Creates a rule through `POST /integration/rules`: entries with `tag` go to `foundation`.
+    pub async fn tag_rule(&self, key: &str, tag: &str, foundation: &str) {
+        let response = self
+            .http
+            .post(format!("{}/integration/rules", self.address))
+            .header("X-API-Key", key)
+            .json(&json!({"match": {"tag": tag}, "foundation": foundation}))
+            .send()
+            .await
+            .expect("the service answers");
+        let status = response.status();
+        let body = response.text().await.unwrap_or_default();
+        assert_eq!(status, 201, "POST /integration/rules {tag}: {body}");
     }
 }
 

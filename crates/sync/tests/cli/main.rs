@@ -2,7 +2,8 @@
 //! process against the real service (started in-process on a random port over a throw-away
 //! database: PostgreSQL when `TEST_DATABASE_URL` is set, else SQLite) and, where a test needs
 //! it, the real Timewarrior over a temporary database (skipped with a notice when `timew` is
-//! missing, unless `REQUIRE_TIMEWARRIOR=1`).
+//! missing, unless `REQUIRE_TIMEWARRIOR=1`). The importers (Toggl, Clockify, ActivityWatch)
+//! run over the hand-written fixtures in `tests/fixtures/import/`.
 
 #![allow(
     clippy::unwrap_used,
@@ -10,8 +11,11 @@
     missing_debug_implementations
 )]
 
+mod expected;
 mod harness;
 
 mod failures;
+mod importers;
 mod input;
+mod server_rules;
 mod timewarrior;
