@@ -57,7 +57,7 @@ use time::macros::format_description;
 
 use super::{ImportError, ImportedEntry, event_locator};
 use crate::entries::MAX_LABEL_CHARS;
-use crate::tags::fit_tags_with;
+use crate::tags::{fit_tags_with, without_refused};
 
 /// The id prefix.
 pub const SOURCE: &str = "activitywatch";
@@ -219,7 +219,12 @@ pub fn parse<R: Read>(mut input: R, options: ExportOptions) -> Result<ParsedExpo
         );
         parsed.entries.push(ImportedEntry {
             external_task_id: stable_id(&host, &app, occurred_at),
-            task_label: Some(app.chars().take(MAX_LABEL_CHARS).collect()),
+            task_label: Some(
+                without_refused(&app)
+                    .chars()
+                    .take(MAX_LABEL_CHARS)
+                    .collect(),
+            ),
             tags,
             project: None,
             minutes: u32::try_from(minutes).unwrap_or(u32::MAX),

@@ -39,7 +39,9 @@
 //! a [`Warning`] with the row's line (the entry itself is kept). The project, being first, is
 //! never dropped.
 //!
-//! **Label.** The description, trimmed and cut to 500 characters; `None` when empty.
+//! **Label.** The description, trimmed and cut to 500 characters; `None` when empty. Control
+//! characters the service refuses in text (below the space, but tab, line feed and carriage
+//! return) become spaces, in labels silently and in tags with a [`Warning`].
 //!
 //! **Minutes.** The export's duration cell (`H:MM:SS`, hours may exceed 24), rounded to the
 //! nearest minute, 30 seconds up ([`crate::entries::rounded_minutes`]). An entry over 1,440
@@ -58,7 +60,7 @@ use time::macros::format_description;
 use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 
 use crate::entries::{MAX_LABEL_CHARS, rounded_minutes};
-use crate::tags::fit_tags_with;
+use crate::tags::{fit_tags_with, without_refused};
 
 pub use crate::tags::{MAX_TAG_CHARS, MAX_TAGS};
 
@@ -346,9 +348,10 @@ fn read_row(
     let project = Some(optional(columns.project))
         .filter(|p| !p.is_empty())
         .map(str::to_owned);
-    let description = optional(columns.description);
+    let description = without_refused(optional(columns.description));
     let task_label = Some(
         description
+            .trim()
             .chars()
             .take(MAX_LABEL_CHARS)
             .collect::<String>(),
