@@ -45,6 +45,14 @@ bench-deliveries users="10000":
 bench-http seconds="10":
     BENCH_SECONDS={{seconds}} TEST_DATABASE_URL={{pg_url}} cargo bench -p api-actix --bench http
 
+# Bulk ingest: the batch route against the native floor (and the peer, given its binary).
+bench-ingest peer="":
+    PEER_AW_SERVER={{peer}} TEST_DATABASE_URL={{pg_url}} cargo bench -p api-actix --bench ingest
+
+# Builds the ingest bench's peer, aw-server-rust at 59eaae3, from a clone of its source.
+build-peer source:
+    bash crates/api-actix/benches/peer/build-aw-server.sh {{source}}
+
 # Contract fuzzing: schemathesis against the service's /openapi.json (zero failures expected).
 contract:
     bash tests/contract/run.sh
@@ -68,3 +76,7 @@ scale-out seconds="60":
 # wrk against the main routes beside raw-database baselines, peak RSS (release; report in the target dir).
 load seconds="10":
     TEST_DATABASE_URL={{pg_url}} LOAD_SECONDS={{seconds}} RELIABILITY_PROFILE=release python3 tests/reliability/load.py
+
+# Scale on PostgreSQL: 10,000 people, 10,000,000 task mappings, work patterns, a rule change and a 1,000,000-row Toggl import against raw baselines (15-30 minutes; smaller: SCALE_ROWS=200000 SCALE_HEAVY=50000 SCALE_IMPORT=50000).
+bench-scale:
+    TEST_DATABASE_URL={{pg_url}} cargo bench -p sync --bench scale

@@ -26,9 +26,8 @@
     missing_debug_implementations
 )]
 
-use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -38,8 +37,11 @@ use adapters_diesel::{Backend, Database, DbConfig, DbConnection};
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Date, Nullable, Text, Timestamp};
-use serde_json::{Value, json};
+use serde_json::Value;
+use support::{Person, Server};
 use time::{OffsetDateTime, PrimitiveDateTime};
+
+mod support;
 
 const CONNECTIONS: usize = 32;
 const PEOPLE: usize = 10;
@@ -117,7 +119,7 @@ fn run_backend(
         rounds,
         ref only,
     } = *plan;
-    let server = Server::start(test_db.url());
+    let server = Server::start(test_db.url(), CONNECTIONS);
     let people: Vec<Person> = (0..PEOPLE)
         .map(|n| rt.block_on(server.person(&format!("bench{n}@example.org"))))
         .collect();
@@ -278,98 +280,7 @@ fn ratio_line(
 }
 
 /// The release binary on a free loopback port, in dev mode over the given database.
-struct Server {
-    child: Child,
-    base: String,
-    work: tempfile_dir::TempDir,
-}
-
-/// A signed-in person with an API key.
-struct Person {
-    id: String,
-    jwt: String,
-    key: String,
-}
-
 impl Server {
-    fn start(database_url: &str) -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let work = tempfile_dir::TempDir::new();
-        let log = std::fs::File::create(work.path().join("server.log")).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_discovery-api"))
-            .arg("--dev")
-            .env("DATABASE_URL", database_url)
-            .env("BIND_ADDR", format!("127.0.0.1:{port}"))
-            .env("RUST_LOG", "warn")
-            // As many database connections as load connections, like the raw baseline.
-            .env("DATABASE_MAX_CONNECTIONS", CONNECTIONS.to_string())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        let server = Self {
-            child,
-            base: format!("http://127.0.0.1:{port}"),
-            work,
-        };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "the service did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        server
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    async fn person(&self, email: &str) -> Person {
-        let client = reqwest::Client::new();
-        let login = client
-            .post(self.url("/api/auth/dev-login"))
-            .json(&json!({"email": email}))
-            .send()
-            .await
-            .unwrap();
-        assert!(login.status().is_success(), "dev login failed");
-        let jwt = login
-            .cookies()
-            .find(|c| c.name() == "ds_access")
-            .unwrap()
-            .value()
-            .to_owned();
-        let bearer = format!("Bearer {jwt}");
-        let me: Value = client
-            .get(self.url("/api/me"))
-            .header("Authorization", &bearer)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let key: Value = client
-            .post(self.url("/api/me/api-keys"))
-            .header("Authorization", &bearer)
-            .json(&json!({"name": "bench"}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        Person {
-            id: me["id"].as_str().unwrap().to_owned(),
-            jwt,
-            key: key["key"].as_str().unwrap().to_owned(),
-        }
-    }
-
     async fn total_minutes(&self, url: &str, key: &str) -> i64 {
         let body: Value = reqwest::Client::new()
             .get(url)
@@ -381,13 +292,6 @@ impl Server {
             .await
             .unwrap();
         body["total_minutes"].as_i64().unwrap()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -681,30 +585,4 @@ fn seed(db: &Database, people: &[&str], rows: usize) {
         ),
     };
     conn.batch_execute(&sql).unwrap();
-}
-
-/// A temporary directory removed on drop (the Lua script and the server log live here).
-mod tempfile_dir {
-    use std::path::{Path, PathBuf};
-
-    pub struct TempDir(PathBuf);
-
-    impl TempDir {
-        pub fn new() -> Self {
-            let path =
-                std::env::temp_dir().join(format!("discovery-bench-{}", uuid::Uuid::now_v7()));
-            std::fs::create_dir_all(&path).unwrap();
-            Self(path)
-        }
-
-        pub fn path(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
 }
