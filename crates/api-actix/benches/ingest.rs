@@ -169,6 +169,10 @@ fn run_backend(
         let r = service_rate(rt, &fresh(), &batches, None);
         let per_row = floor_rate(rt, &fresh(), &batches, 1);
         let multi_row = floor_rate(rt, &fresh(), &batches, 500);
+        if std::env::var("BENCH_STATEMENT").is_ok() {
+            let same = statement_rate(rt, &fresh(), &batches);
+            eprintln!("{name} round {round}: the route's own statement alone {same:.0} rows/s");
+        }
         let f = per_row.max(multi_row);
         eprintln!(
             "{name} round {round}: route {r:.0} rows/s, native floor {f:.0} rows/s \
@@ -404,6 +408,76 @@ fn floor_rate(
     let stored: i64 = task_mapping::table.count().get_result(&mut *conn).unwrap();
     assert_eq!(stored, rows as i64, "every row was written");
     rows as f64 / elapsed.as_secs_f64()
+}
+
+/// The route's own statement (`DO UPDATE ... RETURNING id`, 500 rows), straight on the
+/// database: what the route's storage costs without HTTP and JSON (`BENCH_STATEMENT=1`).
+fn statement_rate(rt: &tokio::runtime::Runtime, db: &TestDb, batches: &[Vec<Entry>]) -> f64 {
+    use diesel::upsert::excluded;
+    use task_mapping as tm;
+    let database = db.db();
+    let identity = LoginIdentity {
+        issuer: "https://id.example.org".into(),
+        subject: "ingest".into(),
+        email: Email::new("ingest@example.org").unwrap(),
+        name: None,
+    };
+    let user = rt
+        .block_on(
+            DieselUserRepository::new(database.clone())
+                .upsert_login(&identity, OffsetDateTime::now_utc()),
+        )
+        .unwrap()
+        .id
+        .to_string();
+    let mut conn = database.connection().unwrap();
+    let DbConnection::Sqlite(c) = &mut *conn else {
+        return 0.0;
+    };
+    let started = Instant::now();
+    for batch in batches {
+        let now = pdt(OffsetDateTime::now_utc());
+        let rows: Vec<Row> = batch
+            .iter()
+            .map(|e| Row {
+                id: uuid::Uuid::now_v7().to_string(),
+                user_id: &user,
+                external_task_id: &e.external_task_id,
+                task_label: Some(&e.task_label),
+                foundation: Some(e.foundation),
+                minutes: e.minutes,
+                occurred_at: pdt(e.occurred_at),
+                created_at: now,
+                updated_at: now,
+                tags: "[]",
+                mapped_by: Some("client"),
+            })
+            .collect();
+        c.immediate_transaction(|c| {
+            for chunk in rows.chunks(500) {
+                let ids: Vec<String> = diesel::insert_into(tm::table)
+                    .values(chunk)
+                    .on_conflict((tm::user_id, tm::external_task_id))
+                    .do_update()
+                    .set((
+                        tm::task_label.eq(excluded(tm::task_label)),
+                        tm::foundation.eq(excluded(tm::foundation)),
+                        tm::mapped_by.eq(excluded(tm::mapped_by)),
+                        tm::tags.eq(excluded(tm::tags)),
+                        tm::minutes.eq(excluded(tm::minutes)),
+                        tm::occurred_at.eq(excluded(tm::occurred_at)),
+                        tm::updated_at.eq(excluded(tm::updated_at)),
+                    ))
+                    .returning(tm::id)
+                    .get_results(c)?;
+                assert_eq!(ids.len(), chunk.len());
+            }
+            diesel::QueryResult::Ok(())
+        })
+        .unwrap();
+    }
+    let rows: usize = batches.iter().map(Vec::len).sum();
+    rows as f64 / started.elapsed().as_secs_f64()
 }
 
 fn pdt(at: OffsetDateTime) -> PrimitiveDateTime {

@@ -92,10 +92,33 @@ impl TaskMappingRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaskMappingBatchRequest {
-    /// Read as JSON objects, then each as a [`TaskMappingRequest`] naming its index: serde
-    /// would also read an item from an array, by field order.
     #[schema(schema_with = batch_items)]
-    pub items: Vec<serde_json::Map<String, serde_json::Value>>,
+    pub items: Vec<BatchItem>,
+}
+
+/// One item of a batch, read only from a JSON object: serde would also read a
+/// [`TaskMappingRequest`] from an array, by field order.
+#[derive(Debug)]
+pub struct BatchItem(TaskMappingRequest);
+
+impl<'de> Deserialize<'de> for BatchItem {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ObjectOnly;
+        impl<'de> serde::de::Visitor<'de> for ObjectOnly {
+            type Value = BatchItem;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<BatchItem, A::Error> {
+                TaskMappingRequest::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(BatchItem)
+            }
+        }
+        deserializer.deserialize_map(ObjectOnly)
+    }
 }
 
 fn batch_items() -> ArrayBuilder {
@@ -122,14 +145,7 @@ impl TaskMappingBatchRequest {
         self.items
             .into_iter()
             .enumerate()
-            .map(|(index, item)| {
-                let at = format!("items[{index}].");
-                crate::extract::from_value::<TaskMappingRequest>(
-                    serde_json::Value::Object(item),
-                    &at,
-                )?
-                .into_input(&at)
-            })
+            .map(|(index, BatchItem(item))| item.into_input(&format!("items[{index}].")))
             .collect()
     }
 }
