@@ -317,40 +317,11 @@ fn floor_rate(
     per_statement: usize,
 ) -> f64 {
     let database = db.db();
-    let identity = LoginIdentity {
-        issuer: "https://id.example.org".into(),
-        subject: "ingest".into(),
-        email: Email::new("ingest@example.org").unwrap(),
-        name: None,
-    };
-    let user = rt
-        .block_on(
-            DieselUserRepository::new(database.clone())
-                .upsert_login(&identity, OffsetDateTime::now_utc()),
-        )
-        .unwrap()
-        .id
-        .to_string();
+    let user = bench_user(rt, &database);
     let mut conn = database.connection().unwrap();
     let started = Instant::now();
     for batch in batches {
-        let now = pdt(OffsetDateTime::now_utc());
-        let rows: Vec<Row> = batch
-            .iter()
-            .map(|e| Row {
-                id: uuid::Uuid::now_v7().to_string(),
-                user_id: &user,
-                external_task_id: &e.external_task_id,
-                task_label: Some(&e.task_label),
-                foundation: Some(e.foundation),
-                minutes: e.minutes,
-                occurred_at: pdt(e.occurred_at),
-                created_at: now,
-                updated_at: now,
-                tags: "[]",
-                mapped_by: Some("client"),
-            })
-            .collect();
+        let rows = rows_of(batch, &user);
         // The one-row statement is cached, so it is prepared once per connection.
         match (&mut *conn, per_statement) {
             (DbConnection::Sqlite(c), 1) => c
@@ -416,43 +387,14 @@ fn statement_rate(rt: &tokio::runtime::Runtime, db: &TestDb, batches: &[Vec<Entr
     use diesel::upsert::excluded;
     use task_mapping as tm;
     let database = db.db();
-    let identity = LoginIdentity {
-        issuer: "https://id.example.org".into(),
-        subject: "ingest".into(),
-        email: Email::new("ingest@example.org").unwrap(),
-        name: None,
-    };
-    let user = rt
-        .block_on(
-            DieselUserRepository::new(database.clone())
-                .upsert_login(&identity, OffsetDateTime::now_utc()),
-        )
-        .unwrap()
-        .id
-        .to_string();
+    let user = bench_user(rt, &database);
     let mut conn = database.connection().unwrap();
     let DbConnection::Sqlite(c) = &mut *conn else {
         return 0.0;
     };
     let started = Instant::now();
     for batch in batches {
-        let now = pdt(OffsetDateTime::now_utc());
-        let rows: Vec<Row> = batch
-            .iter()
-            .map(|e| Row {
-                id: uuid::Uuid::now_v7().to_string(),
-                user_id: &user,
-                external_task_id: &e.external_task_id,
-                task_label: Some(&e.task_label),
-                foundation: Some(e.foundation),
-                minutes: e.minutes,
-                occurred_at: pdt(e.occurred_at),
-                created_at: now,
-                updated_at: now,
-                tags: "[]",
-                mapped_by: Some("client"),
-            })
-            .collect();
+        let rows = rows_of(batch, &user);
         c.immediate_transaction(|c| {
             for chunk in rows.chunks(500) {
                 let ids: Vec<String> = diesel::insert_into(tm::table)
@@ -478,6 +420,44 @@ fn statement_rate(rt: &tokio::runtime::Runtime, db: &TestDb, batches: &[Vec<Entr
     }
     let rows: usize = batches.iter().map(Vec::len).sum();
     rows as f64 / started.elapsed().as_secs_f64()
+}
+
+/// The person the rows written straight to the database belong to.
+fn bench_user(rt: &tokio::runtime::Runtime, database: &adapters_diesel::Database) -> String {
+    let identity = LoginIdentity {
+        issuer: "https://id.example.org".into(),
+        subject: "ingest".into(),
+        email: Email::new("ingest@example.org").unwrap(),
+        name: None,
+    };
+    rt.block_on(
+        DieselUserRepository::new(database.clone())
+            .upsert_login(&identity, OffsetDateTime::now_utc()),
+    )
+    .unwrap()
+    .id
+    .to_string()
+}
+
+/// One batch as the rows the service would store for it.
+fn rows_of<'a>(batch: &'a [Entry], user: &'a str) -> Vec<Row<'a>> {
+    let now = pdt(OffsetDateTime::now_utc());
+    batch
+        .iter()
+        .map(|e| Row {
+            id: uuid::Uuid::now_v7().to_string(),
+            user_id: user,
+            external_task_id: &e.external_task_id,
+            task_label: Some(&e.task_label),
+            foundation: Some(e.foundation),
+            minutes: e.minutes,
+            occurred_at: pdt(e.occurred_at),
+            created_at: now,
+            updated_at: now,
+            tags: "[]",
+            mapped_by: Some("client"),
+        })
+        .collect()
 }
 
 fn pdt(at: OffsetDateTime) -> PrimitiveDateTime {
