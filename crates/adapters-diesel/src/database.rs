@@ -5,7 +5,7 @@
 
 use std::fmt;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use diesel::r2d2::{CustomizeConnection, ManageConnection, Pool, R2D2Connection};
 use domain::RepoError;
@@ -13,11 +13,12 @@ use domain::RepoError;
 use crate::connection::{
     Backend, DbConfig, DbConnection, DbConnectionManager, DbPooledConnection, SqlitePragmas, Target,
 };
-use crate::error::{DbError, StoreError, StoreResult};
+use crate::error::{DbError, StoreResult};
 use crate::group_commit::{self, GroupCommit, Waiting, run_group};
 use crate::migrations;
 use crate::reachability::Reachability;
 use crate::read_group::{self, ReadGroup};
+use crate::sqlite_writer::{SqliteWriter, pool_error};
 use crate::tx::write_tx;
 
 /// How many groups of single-statement writes may commit at once on PostgreSQL.
@@ -37,8 +38,9 @@ pub struct Database {
     backend: Backend,
     reachability: Reachability,
     /// SQLite admits one writer at a time and makes the others sleep and retry (1 ms, 2 ms,
-    /// 5 ms...); queuing this process's writers on a mutex instead hands the lock on at once.
-    sqlite_writer: Arc<Mutex<()>>,
+    /// 5 ms...); queuing this process's writers on a mutex instead hands the lock on at once,
+    /// and they all write on one connection (see [`crate::sqlite_writer`]).
+    sqlite_writer: Arc<SqliteWriter>,
     /// Single-statement writes that arrive together share a commit.
     group_commit: Arc<GroupCommit>,
     /// One permit per pooled connection: a caller waits for one here, as a parked task, before
@@ -95,6 +97,7 @@ impl Database {
         })?;
         let applied = migrations::run_migrations(&mut first)?;
         drop(first);
+        let keeps_writer = backend == Backend::Sqlite && config.max_connections >= 2;
         let pool = Pool::builder()
             .max_size(config.max_connections.max(1))
             .min_idle(Some(config.min_idle.min(config.max_connections)))
@@ -112,9 +115,11 @@ impl Database {
                 pool,
                 backend,
                 reachability,
-                sqlite_writer: Arc::default(),
+                sqlite_writer: Arc::new(SqliteWriter::new(keeps_writer)),
+                // The writer's kept connection is out of the pool: one permit fewer.
                 permits: Arc::new(tokio::sync::Semaphore::new(
-                    usize::try_from(config.max_connections.max(1)).unwrap_or(1),
+                    usize::try_from(config.max_connections.max(1) - u32::from(keeps_writer))
+                        .unwrap_or(1),
                 )),
                 group_commit: Arc::new(GroupCommit::new(match backend {
                     Backend::Sqlite => 1,
@@ -272,16 +277,18 @@ impl Database {
             // Detached: the leader answers every write it runs through its own channel.
             drop(tokio::task::spawn_blocking(move || {
                 group_commit::lead(leader, |steps| {
-                    let _turn = turn
-                        .as_ref()
-                        .map(|t| t.lock().unwrap_or_else(PoisonError::into_inner));
-                    match reachability.checkout(&pool) {
-                        Ok(mut conn) => run_group(&mut conn, steps),
-                        Err(e) => {
-                            let e = StoreError::Pool(e);
-                            steps.iter().map(|_| Err(e.for_each_of_a_group())).collect()
-                        }
-                    }
+                    let checkout = || reachability.checkout(&pool).map_err(pool_error);
+                    let ran = match &turn {
+                        Some(writer) => writer.run(
+                            checkout,
+                            |conn| run_group(&mut *conn, steps),
+                            |answers| answers.iter().all(Result::is_ok),
+                        ),
+                        None => checkout().map(|mut conn| run_group(&mut conn, steps)),
+                    };
+                    ran.unwrap_or_else(|e| {
+                        steps.iter().map(|_| Err(e.for_each_of_a_group())).collect()
+                    })
                 });
             }));
         }
@@ -294,7 +301,7 @@ impl Database {
     async fn blocking<T, F>(
         &self,
         context: &'static str,
-        turn: Option<Arc<Mutex<()>>>,
+        turn: Option<Arc<SqliteWriter>>,
         step: F,
     ) -> Result<T, RepoError>
     where
@@ -306,12 +313,11 @@ impl Database {
         let permit = Arc::clone(&self.permits).acquire_owned().await.ok();
         let joined = tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            // The mutex guards no data, so a panic elsewhere leaves nothing to repair.
-            let _turn = turn
-                .as_ref()
-                .map(|t| t.lock().unwrap_or_else(PoisonError::into_inner));
-            let mut conn = reachability.checkout(&pool)?;
-            step(&mut conn)
+            let checkout = || reachability.checkout(&pool).map_err(pool_error);
+            match turn {
+                Some(writer) => writer.run(checkout, |conn| step(&mut *conn), Result::is_ok)?,
+                None => step(&mut *checkout()?),
+            }
         })
         .await;
         match joined {

@@ -23,6 +23,7 @@ mod reachability;
 mod read_group;
 mod repos;
 pub mod schema;
+mod sqlite_writer;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod tx;
