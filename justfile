@@ -77,6 +77,6 @@ scale-out seconds="60":
 load seconds="10":
     TEST_DATABASE_URL={{pg_url}} LOAD_SECONDS={{seconds}} RELIABILITY_PROFILE=release python3 tests/reliability/load.py
 
-# Scale on PostgreSQL: 10,000 people, 10,000,000 task mappings, work patterns, a rule change and a 1,000,000-row Toggl import against raw baselines (15-30 minutes; smaller: SCALE_ROWS=200000 SCALE_HEAVY=50000 SCALE_IMPORT=50000).
+# Scale on PostgreSQL: 10,000 people, 10,000,000 task mappings, work patterns, a rule change and a 1,000,000-row Toggl import against raw baselines (about 10 minutes on 2 cores; smaller: SCALE_ROWS=200000 SCALE_HEAVY=50000 SCALE_IMPORT=50000).
 bench-scale:
     TEST_DATABASE_URL={{pg_url}} cargo bench -p sync --bench scale
