@@ -1,6 +1,8 @@
 //! The upload: the entries as `POST /integration/task-mappings/batch` bodies of at most 1,000
-//! items, sent one after another with `X-API-Key`.
+//! items, sent with `X-API-Key`, two at a time.
 
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -11,6 +13,12 @@ use crate::entries::Item;
 
 /// The contract's cap on one batch.
 pub const MAX_BATCH: usize = 1_000;
+
+/// Batches in flight at once: while the service writes one, it reads the next, which keeps
+/// both of its sides busy (a 1,000,000-row import ran at 0.47-0.53x of a raw batched INSERT
+/// one batch at a time). Every batch is an idempotent upsert of ids of its own, so their order
+/// does not matter.
+const IN_FLIGHT: usize = 2;
 
 /// The path of the batch upsert.
 pub const BATCH_PATH: &str = "/integration/task-mappings/batch";
@@ -77,9 +85,10 @@ impl Client {
         })
     }
 
-    /// Sends `bodies` one by one and adds up the answers. Stops at the first failure; the
-    /// totals of the batches accepted before it come with the error (the batches are
-    /// all-or-nothing each, so nothing of the failed one was written).
+    /// Sends `bodies`, [`IN_FLIGHT`] at a time, and adds up the answers. Stops at the first
+    /// failure: no batch starts after it, and the totals of the batches accepted (those before
+    /// it, and any that was in flight beside it) come with the error. Each batch is
+    /// all-or-nothing, so nothing of the failed one was written.
     ///
     /// # Errors
     /// The failure and the totals so far: on a transport error, a 401 (the key), or any other
@@ -96,24 +105,56 @@ impl Client {
     pub fn send_each(
         &self,
         bodies: &[String],
-        mut accepted: impl FnMut(usize),
+        accepted: impl Fn(usize) + Sync,
     ) -> Result<Totals, (Failure, Totals)> {
-        let mut totals = Totals::default();
-        for (i, body) in bodies.iter().enumerate() {
-            let answer = self.send_one(body).map_err(|e| {
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let totals = Mutex::new(Totals::default());
+        let first_failure: Mutex<Option<(usize, String)>> = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for _ in 0..IN_FLIGHT.min(bodies.len()) {
+                scope.spawn(|| {
+                    while !stop.load(Ordering::SeqCst) {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(body) = bodies.get(i) else { return };
+                        match self.send_one(body) {
+                            Ok((created, updated)) => {
+                                let mut t = totals.lock().unwrap_or_else(|e| e.into_inner());
+                                t.created += created;
+                                t.updated += updated;
+                                t.batches += 1;
+                                drop(t);
+                                accepted(i);
+                            }
+                            Err(e) => {
+                                stop.store(true, Ordering::SeqCst);
+                                let mut failure =
+                                    first_failure.lock().unwrap_or_else(|e| e.into_inner());
+                                // The earliest batch that failed is the one to report.
+                                if failure.as_ref().is_none_or(|(at, _)| i < *at) {
+                                    *failure = Some((i, e));
+                                }
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        let totals = totals.into_inner().unwrap_or_else(|e| e.into_inner());
+        match first_failure
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+        {
+            None => Ok(totals),
+            Some((i, e)) => {
                 let at = if bodies.len() > 1 {
                     format!("batch {} of {}: ", i + 1, bodies.len())
                 } else {
                     String::new()
                 };
-                (Failure::Failed(self.redact(&format!("{at}{e}"))), totals)
-            })?;
-            totals.created += answer.0;
-            totals.updated += answer.1;
-            totals.batches += 1;
-            accepted(i);
+                Err((Failure::Failed(self.redact(&format!("{at}{e}"))), totals))
+            }
         }
-        Ok(totals)
     }
 
     fn send_one(&self, body: &str) -> Result<(u64, u64), String> {
