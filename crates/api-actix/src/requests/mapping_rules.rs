@@ -60,8 +60,9 @@ pub fn rule_match() -> Schema {
     Schema::OneOf(one_of.build())
 }
 
+/// `null` reads as absent.
 fn position() -> Object {
-    rules::integer(KnownFormat::Int64, 1, i64::from(u32::MAX))
+    rules::integer_or_null(KnownFormat::Int64, 1, i64::from(u32::MAX))
 }
 
 impl RuleRequest {
@@ -149,6 +150,12 @@ mod tests {
         }
         let placed = read(json!({"match": {"tag": "x"}, "foundation": "love", "position": 2.0}));
         assert_eq!(placed.unwrap().position, NonZeroU32::new(2));
+        let nulled = read(json!({"match": {"tag": "x"}, "foundation": "love", "position": null}));
+        assert_eq!(
+            nulled.unwrap().position,
+            None,
+            "null is absent, as the document says"
+        );
     }
 
     #[test]
