@@ -68,8 +68,9 @@ impl<T: DeserializeOwned + 'static, const LIMIT: usize> FromRequest for ApiJson<
 /// contract is a JSON object: serde would also read a struct from an array, by field order.
 ///
 /// An object is read in one pass, straight into `T` (a batch of 1,000 entries need not be built
-/// as a tree of values first); only when that fails is the whole body checked for syntax, so a
-/// body that is not JSON at all still answers 400 whatever field came before the break.
+/// as a tree of values first), without tracking where the reader is; only when that fails is it
+/// read again to name the field, and the whole body checked for syntax, so a body that is not
+/// JSON at all still answers 400 whatever field came before the break.
 fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let starts_as_object = bytes
         .iter()
@@ -81,6 +82,9 @@ fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             return Err(ApiError::invalid("body", "must be a JSON object"));
         }
         return from_value(value, "");
+    }
+    if let Ok(body) = serde_json::from_slice(bytes) {
+        return Ok(body);
     }
     let mut reader = serde_json::Deserializer::from_slice(bytes);
     match serde_path_to_error::deserialize::<_, T>(&mut reader) {

@@ -254,11 +254,12 @@ pub trait TaskMappingRepository: Send + Sync {
         input: &TaskMappingInput,
         now: OffsetDateTime,
     ) -> Result<(TaskMapping, UpsertOutcome), RepoError>;
-    /// Upserts every item in one transaction; returns `(created, updated)`.
+    /// Upserts every item in one transaction; returns `(created, updated)`. Takes the items
+    /// whole: the storage works on them on its own thread.
     async fn upsert_batch(
         &self,
         user: UserId,
-        inputs: &[TaskMappingInput],
+        inputs: Vec<TaskMappingInput>,
         now: OffsetDateTime,
     ) -> Result<(usize, usize), RepoError>;
     /// Newest `occurred_at` first.

@@ -3,13 +3,13 @@
 use diesel::prelude::*;
 use domain::foundation::Foundation;
 use domain::ids::TaskMappingId;
-use domain::integration::{MappedBy, TaskMapping, TaskMappingInput};
-use time::{OffsetDateTime, PrimitiveDateTime};
+use domain::integration::{MappedBy, TaskLabel, TaskMapping, TaskMappingInput};
+use time::PrimitiveDateTime;
 
 use crate::convert::{from_db, invalid, parse, to_db};
 use crate::schema::task_mapping;
 
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[derive(Debug, Clone, Queryable, Selectable)]
 #[diesel(table_name = task_mapping)]
 #[diesel(treat_none_as_default_value = false)]
 pub(crate) struct TaskMappingRow {
@@ -27,30 +27,65 @@ pub(crate) struct TaskMappingRow {
     pub mapped_by: Option<String>,
 }
 
-impl TaskMappingRow {
+/// A row about to be written, borrowing from the request: a batch of 1,000 builds one per entry,
+/// and only its fresh id is allocated.
+#[derive(Debug, Insertable)]
+#[diesel(table_name = task_mapping)]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct NewTaskMapping<'a> {
+    pub id: String,
+    pub user_id: &'a str,
+    pub external_task_id: &'a str,
+    pub task_label: Option<&'a str>,
+    pub foundation: Option<&'static str>,
+    pub minutes: i32,
+    pub occurred_at: PrimitiveDateTime,
+    pub created_at: PrimitiveDateTime,
+    pub updated_at: PrimitiveDateTime,
+    /// A JSON array of strings, see [`tags_json`].
+    pub tags: String,
+    pub mapped_by: Option<&'static str>,
+}
+
+impl<'a> NewTaskMapping<'a> {
     /// A row for a fresh insert, with the foundation already decided
     /// ([`TaskMappingInput::mapping`]); an upsert that finds the external id keeps the stored id
     /// and `created_at`.
     pub(crate) fn new(
-        user: &str,
-        input: &TaskMappingInput,
+        user: &'a str,
+        input: &'a TaskMappingInput,
         mapping: Option<(Foundation, MappedBy)>,
-        now: OffsetDateTime,
+        now: PrimitiveDateTime,
     ) -> Self {
-        let now = to_db(now);
-        let (foundation, mapped_by) = mapping_columns(mapping);
         Self {
             id: TaskMappingId::new().to_string(),
-            user_id: user.to_owned(),
-            external_task_id: input.external_task_id.as_str().to_owned(),
-            task_label: input.task_label.as_ref().map(|l| l.as_str().to_owned()),
-            foundation,
+            user_id: user,
+            external_task_id: input.external_task_id.as_str(),
+            task_label: input.task_label.as_ref().map(TaskLabel::as_str),
+            foundation: mapping.map(|(foundation, _)| foundation.key()),
             minutes: i32::from(input.minutes.get()),
             occurred_at: to_db(input.occurred_at),
             created_at: now,
             updated_at: now,
             tags: tags_json(input.tags.as_slice()),
-            mapped_by,
+            mapped_by: mapping.map(|(_, by)| by.key()),
+        }
+    }
+
+    /// The row as it reads back once inserted.
+    pub(crate) fn stored(&self) -> TaskMappingRow {
+        TaskMappingRow {
+            id: self.id.clone(),
+            user_id: self.user_id.to_owned(),
+            external_task_id: self.external_task_id.to_owned(),
+            task_label: self.task_label.map(str::to_owned),
+            foundation: self.foundation.map(str::to_owned),
+            minutes: self.minutes,
+            occurred_at: self.occurred_at,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            tags: self.tags.clone(),
+            mapped_by: self.mapped_by.map(str::to_owned),
         }
     }
 }

@@ -2,7 +2,8 @@
 //! with the person's rules in the same transaction), the filtered listing, the unmapped view,
 //! and the per-day rollup summed by the database.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 
 use async_trait::async_trait;
 use diesel::dsl::{count_star, max, sum};
@@ -24,7 +25,7 @@ use crate::connection::DbConnection;
 use crate::convert::{from_db, parse, to_db};
 use crate::error::{StoreError, StoreResult};
 use crate::expressions::{GroupKey, UtcDate};
-use crate::models::task_mapping::{TaskMappingRow, tags_from_json};
+use crate::models::task_mapping::{NewTaskMapping, TaskMappingRow, tags_from_json};
 use crate::schema::task_mapping;
 use crate::tx::on_backend;
 
@@ -47,7 +48,7 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
         self.db
             .write_one("storing a task mapping", move |conn| {
                 let rules = rules_for(conn, &user, std::slice::from_ref(&input))?;
-                let row = TaskMappingRow::new(&user, &input, input.mapping(&rules), now);
+                let row = NewTaskMapping::new(&user, &input, input.mapping(&rules), to_db(now));
                 let (stored, outcome) = upsert(conn, &row)?;
                 Ok((TaskMapping::try_from(stored)?, outcome))
             })
@@ -57,21 +58,25 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
     async fn upsert_batch(
         &self,
         user: UserId,
-        inputs: &[TaskMappingInput],
+        inputs: Vec<TaskMappingInput>,
         now: OffsetDateTime,
     ) -> Result<(usize, usize), RepoError> {
-        let (user, inputs) = (user.to_string(), inputs.to_vec());
+        if inputs.is_empty() {
+            // Nothing to write (and an INSERT without rows is not SQL).
+            return Ok((0, 0));
+        }
+        let user = user.to_string();
         self.db
             .write("storing a batch of task mappings", move |conn| {
                 let rules = rules_for(conn, &user, &inputs)?;
-                let rows = last_of_each_id(
-                    inputs
-                        .iter()
-                        .map(|i| TaskMappingRow::new(&user, i, i.mapping(&rules), now)),
-                );
-                let mut created = 0;
-                for chunk in rows.chunks(ROWS_PER_STATEMENT) {
-                    created += upsert_many(conn, chunk)?;
+                let now = to_db(now);
+                let rows: Vec<NewTaskMapping<'_>> = last_of_each_id(&inputs)
+                    .into_iter()
+                    .map(|i| NewTaskMapping::new(&user, i, i.mapping(&rules), now))
+                    .collect();
+                let created = insert_new(conn, &rows)?;
+                if created < rows.len() {
+                    update_existing(conn, &rows)?;
                 }
                 // A repeated external id updates what its first occurrence created, as two
                 // calls would: every item that did not create a row updated one.
@@ -342,34 +347,44 @@ fn daily_sums(
         .load(conn)?)
 }
 
-/// Rows per multi-row upsert: a whole batch of 1,000 in one statement (one parse, one plan);
-/// its 11,000 parameters stay below both backends' limits (SQLite 32,766, PostgreSQL 65,535).
-const ROWS_PER_STATEMENT: usize = domain::integration::MAX_BATCH;
-
-/// One row per external id, the last one sent, in the order the ids first came: what upserting
-/// them one after another would leave. (One statement may not touch a row twice.)
-fn last_of_each_id(rows: impl Iterator<Item = TaskMappingRow>) -> Vec<TaskMappingRow> {
-    let mut kept: Vec<TaskMappingRow> = Vec::new();
-    let mut at: HashMap<String, usize> = HashMap::new();
-    for row in rows {
-        match at.get(&row.external_task_id) {
-            Some(&i) => kept[i] = row,
-            None => {
-                at.insert(row.external_task_id.clone(), kept.len());
-                kept.push(row);
+/// The entries to write, one per external id: the last one sent, in the order the ids first
+/// came, which is what upserting them one after another would leave. (One statement may not
+/// touch a row twice.)
+fn last_of_each_id(inputs: &[TaskMappingInput]) -> Vec<&TaskMappingInput> {
+    let mut kept: Vec<&TaskMappingInput> = Vec::with_capacity(inputs.len());
+    let mut at: HashMap<&str, usize> = HashMap::with_capacity(inputs.len());
+    for input in inputs {
+        match at.entry(input.external_task_id.as_str()) {
+            Entry::Occupied(first) => kept[*first.get()] = input,
+            Entry::Vacant(first) => {
+                first.insert(kept.len());
+                kept.push(input);
             }
         }
     }
     kept
 }
 
-/// Upserts `rows` (distinct external ids) in one statement and returns how many it created.
-/// An existing row keeps its id and `created_at` and takes everything else; the ids that come
-/// back tell the two apart, since a new row's id is the fresh UUIDv7 it was sent with.
-fn upsert_many(conn: &mut DbConnection, rows: &[TaskMappingRow]) -> StoreResult<usize> {
+/// Inserts the rows whose external id is new, in one statement (a batch of 1,000 has 11,000
+/// parameters, below both backends' limits), and returns how many: the others are left alone.
+/// This is the whole write when an import brings new entries, its common case.
+fn insert_new(conn: &mut DbConnection, rows: &[NewTaskMapping<'_>]) -> StoreResult<usize> {
+    use task_mapping as tm;
+    Ok(on_backend!(conn, c => diesel::insert_into(tm::table)
+        .values(rows)
+        .on_conflict((tm::user_id, tm::external_task_id))
+        .do_nothing()
+        .execute(c))?)
+}
+
+/// Updates the rows [`insert_new`] left alone, in one statement: an existing row keeps its id
+/// and `created_at` and takes everything else. The rows it just inserted are set again to what
+/// they hold. (diesel's SQLite multi-row insert takes no `WHERE` on `DO UPDATE` to skip them, and
+/// a batch that mixes new and known entries is rare: an import repeated past where it stopped.)
+fn update_existing(conn: &mut DbConnection, rows: &[NewTaskMapping<'_>]) -> StoreResult<()> {
     use diesel::upsert::excluded;
     use task_mapping as tm;
-    let stored: Vec<String> = on_backend!(conn, c => diesel::insert_into(tm::table)
+    on_backend!(conn, c => diesel::insert_into(tm::table)
         .values(rows)
         .on_conflict((tm::user_id, tm::external_task_id))
         .do_update()
@@ -382,13 +397,8 @@ fn upsert_many(conn: &mut DbConnection, rows: &[TaskMappingRow]) -> StoreResult<
             tm::occurred_at.eq(excluded(tm::occurred_at)),
             tm::updated_at.eq(excluded(tm::updated_at)),
         ))
-        .returning(tm::id)
-        .get_results(c))?;
-    let sent: HashSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-    Ok(stored
-        .iter()
-        .filter(|id| sent.contains(id.as_str()))
-        .count())
+        .execute(c))?;
+    Ok(())
 }
 
 /// Inserts the row, or updates the one with the same (user, external id) keeping its id and
@@ -398,7 +408,7 @@ fn upsert_many(conn: &mut DbConnection, rows: &[TaskMappingRow]) -> StoreResult<
 /// case as cheap as a plain INSERT.
 fn upsert(
     conn: &mut DbConnection,
-    row: &TaskMappingRow,
+    row: &NewTaskMapping<'_>,
 ) -> StoreResult<(TaskMappingRow, UpsertOutcome)> {
     use task_mapping as tm;
     // A row deleted between the two statements sends us round once more.
@@ -409,7 +419,7 @@ fn upsert(
             .do_nothing()
             .execute(c))?;
         if inserted == 1 {
-            return Ok((row.clone(), UpsertOutcome::Created));
+            return Ok((row.stored(), UpsertOutcome::Created));
         }
         let updated: Option<TaskMappingRow> = on_backend!(conn, c => diesel::update(
             tm::table
@@ -417,9 +427,9 @@ fn upsert(
                 .filter(tm::external_task_id.eq(&row.external_task_id)),
         )
         .set((
-            tm::task_label.eq(&row.task_label),
-            tm::foundation.eq(&row.foundation),
-            tm::mapped_by.eq(&row.mapped_by),
+            tm::task_label.eq(row.task_label),
+            tm::foundation.eq(row.foundation),
+            tm::mapped_by.eq(row.mapped_by),
             tm::tags.eq(&row.tags),
             tm::minutes.eq(row.minutes),
             tm::occurred_at.eq(row.occurred_at),

@@ -88,7 +88,10 @@ dual_test!(
             entry("b", "Lunch with Sam", &[], None),
             entry("c", "Code review", &["deep"], Some(Foundation::Love)),
         ];
-        tasks.upsert_batch(ada.id, &batch, T0).await.unwrap();
+        tasks
+            .upsert_batch(ada.id, batch.to_vec(), T0)
+            .await
+            .unwrap();
         let single = entry("d", "Café planning", &[], None);
         tasks.upsert(ada.id, &single, T0).await.unwrap();
         assert_eq!(
@@ -322,7 +325,7 @@ dual_test!(
         let items: Vec<_> = (0..50)
             .map(|n| entry(&format!("e{n:02}"), "Code", &[], None))
             .collect();
-        tasks.upsert_batch(ada.id, &items, T0).await.unwrap();
+        tasks.upsert_batch(ada.id, items.clone(), T0).await.unwrap();
         // The database refuses to re-map one entry in the middle, as a full disk or a lost
         // connection could at any row.
         let trigger = match db.backend() {
@@ -379,7 +382,10 @@ dual_test!(unmapped_time_is_its_own_sum_and_view, |db| {
         // Outside a one-day window.
         at(60 * 30, "u5", "Email", &["inbox"], None, 500),
     ];
-    tasks.upsert_batch(ada.id, &items, T0).await.unwrap();
+    tasks
+        .upsert_batch(ada.id, items.to_vec(), T0)
+        .await
+        .unwrap();
     let window = Window::ending_at(T0, 1).unwrap();
     let days = tasks.daily_minutes(ada.id, &window).await.unwrap();
     let mapped: i64 = days.iter().map(|d| d.minutes.total()).sum();

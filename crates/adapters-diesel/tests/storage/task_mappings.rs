@@ -112,7 +112,10 @@ dual_test!(
             input("c", Foundation::Mission, 30, T0),
             input("b", Foundation::Strength, 21, T0),
         ];
-        assert_eq!(repo.upsert_batch(ada.id, &batch, T0).await.unwrap(), (2, 2));
+        assert_eq!(
+            repo.upsert_batch(ada.id, batch.to_vec(), T0).await.unwrap(),
+            (2, 2)
+        );
         let rows = repo
             .list(ada.id, &TaskMappingQuery::default())
             .await
@@ -123,7 +126,65 @@ dual_test!(
             .map(|m| (m.external_task_id.as_str(), m.minutes))
             .collect();
         assert_eq!(minutes, BTreeMap::from([("a", 11), ("b", 21), ("c", 30)]));
-        assert_eq!(repo.upsert_batch(ada.id, &[], T0).await.unwrap(), (0, 0));
+        assert_eq!(
+            repo.upsert_batch(ada.id, Vec::new(), T0).await.unwrap(),
+            (0, 0)
+        );
+    }
+);
+
+dual_test!(
+    a_batch_replaces_known_entries_keeping_their_id_and_created_at,
+    |db| {
+        let ada = user(&db, "ada@example.org").await;
+        let repo = DieselTaskMappingRepository::new(db.clone());
+        let (known, _) = repo
+            .upsert(ada.id, &input("known", Foundation::Love, 10, T0), T0)
+            .await
+            .unwrap();
+        let later = T0 + Duration::hours(2);
+        let mut changed = input("known", Foundation::Vocation, 40, later);
+        changed.task_label = None;
+        let batch = vec![
+            changed,
+            input("fresh", Foundation::Mission, 5, later),
+            input("fresh", Foundation::Strength, 6, later),
+        ];
+        // Known and new mixed: the insert leaves "known" alone, the update then replaces it.
+        assert_eq!(
+            repo.upsert_batch(ada.id, batch, later).await.unwrap(),
+            (1, 2)
+        );
+        let rows: BTreeMap<String, TaskMapping> =
+            list_all(&repo, ada.id, TaskMappingQuery::default())
+                .await
+                .into_iter()
+                .map(|m| (m.external_task_id.clone(), m))
+                .collect();
+        let replaced = &rows["known"];
+        assert_eq!((replaced.id, replaced.created_at), (known.id, T0));
+        assert_eq!(
+            (
+                replaced.foundation,
+                replaced.minutes,
+                replaced.task_label.as_deref(),
+                replaced.occurred_at,
+                replaced.updated_at
+            ),
+            (Some(Foundation::Vocation), 40, None, later, later)
+        );
+        let fresh = &rows["fresh"];
+        assert_eq!(
+            (
+                fresh.foundation,
+                fresh.minutes,
+                fresh.created_at,
+                fresh.updated_at
+            ),
+            (Some(Foundation::Strength), 6, later, later),
+            "the last of a repeated id is kept"
+        );
+        assert_eq!(rows.len(), 2);
     }
 );
 
@@ -152,7 +213,7 @@ dual_test!(a_batch_with_one_failing_item_stores_nothing, |db| {
         input("new-2", Foundation::Love, 1, T0),
     ];
     assert!(matches!(
-        repo.upsert_batch(ada.id, &batch, T0).await,
+        repo.upsert_batch(ada.id, batch.to_vec(), T0).await,
         Err(RepoError::Unexpected(_))
     ));
     let rows = repo
@@ -181,8 +242,10 @@ dual_test!(
             let foundation = Foundation::ALL[usize::try_from(n % 3).unwrap()];
             inputs.push(input(&format!("t{n}"), foundation, n, at));
         }
-        repo.upsert_batch(ada.id, &inputs, T0).await.unwrap();
-        repo.upsert_batch(bob.id, &inputs[..5], T0).await.unwrap();
+        repo.upsert_batch(ada.id, inputs.clone(), T0).await.unwrap();
+        repo.upsert_batch(bob.id, inputs[..5].to_vec(), T0)
+            .await
+            .unwrap();
 
         let limit = PageLimit::new(4).unwrap();
         let all = list_all(

@@ -65,15 +65,16 @@ fn minutes() -> Object {
 }
 
 impl TaskMappingRequest {
-    /// `at` is the field path prefix for error details (`""` or `"items[3]."`).
+    /// `at` names the entry's place for error details: `""` alone, `"items[3]."` in a batch
+    /// (called only on an error, so a valid batch formats no paths).
     ///
     /// # Errors
     /// 422 naming `external_task_id` when it is blank, or `tags` / `tags[i]`.
-    pub fn into_input(self, at: &str) -> Result<TaskMappingInput, ApiError> {
+    pub fn into_input(self, at: impl Fn() -> String) -> Result<TaskMappingInput, ApiError> {
         let tags = Tags::new(self.tags).map_err(|e| match e {
-            TagsError::TooMany => ApiError::invalid(format!("{at}tags"), e),
+            TagsError::TooMany => ApiError::invalid(format!("{}tags", at()), e),
             TagsError::Tag { index, error } => {
-                ApiError::invalid(format!("{at}tags[{index}]"), error)
+                ApiError::invalid(format!("{}tags[{index}]", at()), error)
             }
         })?;
         TaskMappingInput::new(
@@ -84,7 +85,7 @@ impl TaskMappingRequest {
             self.minutes,
             self.occurred_at,
         )
-        .map_err(|e| ApiError::invalid(format!("{at}external_task_id"), e))
+        .map_err(|e| ApiError::invalid(format!("{}external_task_id", at()), e))
     }
 }
 
@@ -145,7 +146,7 @@ impl TaskMappingBatchRequest {
         self.items
             .into_iter()
             .enumerate()
-            .map(|(index, BatchItem(item))| item.into_input(&format!("items[{index}].")))
+            .map(|(index, BatchItem(item))| item.into_input(|| format!("items[{index}].")))
             .collect()
     }
 }

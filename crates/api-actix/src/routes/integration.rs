@@ -78,7 +78,7 @@ pub(crate) async fn upsert(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("task_mapping.upsert"));
-    let input = body.into_inner().into_input("")?;
+    let input = body.into_inner().into_input(String::new)?;
     let (mapping, outcome) = state.integration.upsert(caller.user_id, &input).await?;
     let mut response = match outcome {
         UpsertOutcome::Created => HttpResponse::Created(),
@@ -107,11 +107,7 @@ pub(crate) async fn batch(
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("task_mapping.batch"));
     let inputs = body.into_inner().into_inputs()?;
-    match state
-        .integration
-        .upsert_batch(caller.user_id, &inputs)
-        .await
-    {
+    match state.integration.upsert_batch(caller.user_id, inputs).await {
         Ok((created, updated)) => Ok(HttpResponse::Ok().json(BatchReport::new(created, updated))),
         Err(BatchError::TooLarge(n)) => Err(ApiError::invalid(
             "items",

@@ -75,7 +75,7 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
     pub async fn upsert_batch(
         &self,
         user: UserId,
-        inputs: &[TaskMappingInput],
+        inputs: Vec<TaskMappingInput>,
     ) -> Result<(usize, usize), BatchError> {
         if inputs.len() > MAX_BATCH {
             return Err(BatchError::TooLarge(inputs.len()));
@@ -220,7 +220,7 @@ mod tests {
         let mut tasks = MockTaskMappingRepository::new();
         tasks.expect_upsert_batch().never();
         let items: Vec<_> = (0..=MAX_BATCH).map(input).collect();
-        let err = block_on(service(tasks).upsert_batch(UserId::new(), &items)).unwrap_err();
+        let err = block_on(service(tasks).upsert_batch(UserId::new(), items)).unwrap_err();
         assert!(matches!(err, BatchError::TooLarge(1_001)));
     }
 
@@ -234,7 +234,7 @@ mod tests {
             .returning(|_, items, _| Ok((items.len(), 0)));
         let items: Vec<_> = (0..MAX_BATCH).map(input).collect();
         assert_eq!(
-            block_on(service(tasks).upsert_batch(UserId::new(), &items)).unwrap(),
+            block_on(service(tasks).upsert_batch(UserId::new(), items)).unwrap(),
             (1_000, 0)
         );
     }
