@@ -18,7 +18,8 @@
 //! the medians. `BENCH_ROWS` (default 100,000), `BENCH_BATCH` (1,000), `BENCH_ROUNDS` (5);
 //! PostgreSQL too when `BENCH_DATABASE_URL` or `TEST_DATABASE_URL` names a server.
 //! `BENCH_RULES=N` also runs the route with the foundation left to N rules (the importers'
-//! case). Run: `cargo bench -p api-actix --bench ingest`.
+//! case); `BENCH_AGAIN=1` posts every batch a second time (an import run twice, every entry
+//! known). Run: `cargo bench -p api-actix --bench ingest`.
 
 #![allow(
     clippy::unwrap_used,
@@ -164,15 +165,12 @@ fn run_backend(
     report: &mut Vec<String>,
 ) {
     let batches = plan.batches();
-    let (mut route, mut floor, mut peer, mut ruled) = (vec![], vec![], vec![], vec![]);
+    let (mut route, mut floor, mut peer, mut ruled, mut known) =
+        (vec![], vec![], vec![], vec![], vec![]);
     for round in 1..=plan.rounds {
-        let r = service_rate(rt, &fresh(), &batches, None);
+        let (r, again) = service_rate(rt, &fresh(), &batches, None);
         let per_row = floor_rate(rt, &fresh(), &batches, 1);
         let multi_row = floor_rate(rt, &fresh(), &batches, 500);
-        if std::env::var("BENCH_STATEMENT").is_ok() {
-            let same = statement_rate(rt, &fresh(), &batches);
-            eprintln!("{name} round {round}: the route's own statement alone {same:.0} rows/s");
-        }
         let f = per_row.max(multi_row);
         eprintln!(
             "{name} round {round}: route {r:.0} rows/s, native floor {f:.0} rows/s \
@@ -180,8 +178,12 @@ fn run_backend(
         );
         route.push(r);
         floor.push(f);
+        if let Some(again) = again {
+            eprintln!("{name} round {round}: route, every entry known: {again:.0} rows/s");
+            known.push(again);
+        }
         if plan.rules > 0 {
-            let d = service_rate(rt, &fresh(), &batches, Some(plan.rules));
+            let (d, _) = service_rate(rt, &fresh(), &batches, Some(plan.rules));
             eprintln!(
                 "{name} round {round}: route, {} rules deciding: {d:.0} rows/s",
                 plan.rules
@@ -203,6 +205,14 @@ fn run_backend(
         plan.batch,
         plan.rounds
     ));
+    if !known.is_empty() {
+        let known = median(&mut known);
+        report.push(format!(
+            "{name}: batch route with every entry known (the same batches again) {known:.0} \
+             rows/s: {:.2}x of the native floor",
+            known / floor
+        ));
+    }
     if !ruled.is_empty() {
         let ruled = median(&mut ruled);
         report.push(format!(
@@ -229,13 +239,14 @@ fn median(values: &mut [f64]) -> f64 {
 
 /// The release service over `db`: one person posts every batch, one after another; rows/s
 /// from the first request to the last answer. With `rules`, entries come without a foundation
-/// and that many rules (the last one matching) decide it.
+/// and that many rules (the last one matching) decide it. With `BENCH_AGAIN`, also the rate of
+/// posting every batch a second time (every entry known: an import run twice).
 fn service_rate(
     rt: &tokio::runtime::Runtime,
     db: &TestDb,
     batches: &[Vec<Entry>],
     rules: Option<usize>,
-) -> f64 {
+) -> (f64, Option<f64>) {
     let server = Server::start(db.url(), 4);
     let person = rt.block_on(server.person("ingest@example.org"));
     let client = reqwest::Client::new();
@@ -268,27 +279,44 @@ fn service_rate(
         })
         .collect();
     let url = server.url("/integration/task-mappings/batch");
+    let rows: usize = batches.iter().map(Vec::len).sum();
+    let (created, first) = post_all(rt, &client, &url, &person.key, &bodies);
+    assert_eq!(created, rows, "every entry was created");
+    let again = std::env::var("BENCH_AGAIN").is_ok().then(|| {
+        let (created, elapsed) = post_all(rt, &client, &url, &person.key, &bodies);
+        assert_eq!(created, 0, "every entry was known the second time");
+        rows as f64 / elapsed
+    });
+    (rows as f64 / first, again)
+}
+
+/// Posts every body in turn; returns how many entries were created and the seconds from the
+/// first request to the last answer.
+fn post_all(
+    rt: &tokio::runtime::Runtime,
+    client: &reqwest::Client,
+    url: &str,
+    key: &str,
+    bodies: &[Vec<u8>],
+) -> (usize, f64) {
     let started = Instant::now();
     let mut created = 0;
     for body in bodies {
         let response = rt
             .block_on(
                 client
-                    .post(&url)
-                    .header("X-API-Key", &person.key)
+                    .post(url)
+                    .header("X-API-Key", key)
                     .header("Content-Type", "application/json")
-                    .body(body)
+                    .body(body.clone())
                     .send(),
             )
             .unwrap();
         assert_eq!(response.status(), 200);
         let report: Value = rt.block_on(response.json()).unwrap();
-        created += report["created"].as_u64().unwrap();
+        created += usize::try_from(report["created"].as_u64().unwrap()).unwrap();
     }
-    let elapsed = started.elapsed();
-    let rows: usize = batches.iter().map(Vec::len).sum();
-    assert_eq!(created, rows as u64, "every entry was created");
-    rows as f64 / elapsed.as_secs_f64()
+    (created, started.elapsed().as_secs_f64())
 }
 
 #[derive(Insertable)]
@@ -379,47 +407,6 @@ fn floor_rate(
     let stored: i64 = task_mapping::table.count().get_result(&mut *conn).unwrap();
     assert_eq!(stored, rows as i64, "every row was written");
     rows as f64 / elapsed.as_secs_f64()
-}
-
-/// The route's own statement (`DO UPDATE ... RETURNING id`, 500 rows), straight on the
-/// database: what the route's storage costs without HTTP and JSON (`BENCH_STATEMENT=1`).
-fn statement_rate(rt: &tokio::runtime::Runtime, db: &TestDb, batches: &[Vec<Entry>]) -> f64 {
-    use diesel::upsert::excluded;
-    use task_mapping as tm;
-    let database = db.db();
-    let user = bench_user(rt, &database);
-    let mut conn = database.connection().unwrap();
-    let DbConnection::Sqlite(c) = &mut *conn else {
-        return 0.0;
-    };
-    let started = Instant::now();
-    for batch in batches {
-        let rows = rows_of(batch, &user);
-        c.immediate_transaction(|c| {
-            for chunk in rows.chunks(500) {
-                let ids: Vec<String> = diesel::insert_into(tm::table)
-                    .values(chunk)
-                    .on_conflict((tm::user_id, tm::external_task_id))
-                    .do_update()
-                    .set((
-                        tm::task_label.eq(excluded(tm::task_label)),
-                        tm::foundation.eq(excluded(tm::foundation)),
-                        tm::mapped_by.eq(excluded(tm::mapped_by)),
-                        tm::tags.eq(excluded(tm::tags)),
-                        tm::minutes.eq(excluded(tm::minutes)),
-                        tm::occurred_at.eq(excluded(tm::occurred_at)),
-                        tm::updated_at.eq(excluded(tm::updated_at)),
-                    ))
-                    .returning(tm::id)
-                    .get_results(c)?;
-                assert_eq!(ids.len(), chunk.len());
-            }
-            diesel::QueryResult::Ok(())
-        })
-        .unwrap();
-    }
-    let rows: usize = batches.iter().map(Vec::len).sum();
-    rows as f64 / started.elapsed().as_secs_f64()
 }
 
 /// The person the rows written straight to the database belong to.
