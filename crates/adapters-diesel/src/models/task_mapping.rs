@@ -57,18 +57,19 @@ impl<'a> NewTaskMapping<'a> {
         mapping: Option<(Foundation, MappedBy)>,
         now: PrimitiveDateTime,
     ) -> Self {
+        let (foundation, mapped_by) = mapping_columns(mapping);
         Self {
             id: TaskMappingId::new().to_string(),
             user_id: user,
             external_task_id: input.external_task_id.as_str(),
             task_label: input.task_label.as_ref().map(TaskLabel::as_str),
-            foundation: mapping.map(|(foundation, _)| foundation.key()),
+            foundation,
             minutes: i32::from(input.minutes.get()),
             occurred_at: to_db(input.occurred_at),
             created_at: now,
             updated_at: now,
             tags: tags_json(input.tags.as_slice()),
-            mapped_by: mapping.map(|(_, by)| by.key()),
+            mapped_by,
         }
     }
 
@@ -93,9 +94,9 @@ impl<'a> NewTaskMapping<'a> {
 /// The `foundation` and `mapped_by` columns of a decided mapping: both set, or both NULL.
 pub(crate) fn mapping_columns(
     mapping: Option<(Foundation, MappedBy)>,
-) -> (Option<String>, Option<String>) {
+) -> (Option<&'static str>, Option<&'static str>) {
     mapping.map_or((None, None), |(foundation, by)| {
-        (Some(foundation.key().to_owned()), Some(by.key().to_owned()))
+        (Some(foundation.key()), Some(by.key()))
     })
 }
 
