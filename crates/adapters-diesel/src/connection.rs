@@ -40,6 +40,9 @@ pub enum Backend {
     Postgres,
 }
 
+/// The default bound on a wait for a permit or the writer (`DATABASE_WAIT_TIMEOUT_MS`).
+pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// How to reach the database.
 #[derive(Clone)]
 pub struct DbConfig {
@@ -51,10 +54,14 @@ pub struct DbConfig {
     pub min_idle: u32,
     /// How long to wait for a connection (at start-up and from the pool).
     pub connect_timeout: Duration,
+    /// The bound on each wait for room in this process: a connection permit, and SQLite's
+    /// writer. Past it a request is refused as busy with nothing done, never left hanging.
+    pub wait_timeout: Duration,
 }
 
 impl DbConfig {
-    /// A configuration with 10 connections (one kept while idle) and a 5-second timeout.
+    /// A configuration with 10 connections (one kept while idle), a 5-second connect timeout and
+    /// [`DEFAULT_WAIT_TIMEOUT`].
     #[must_use]
     pub fn new(url: impl Into<String>) -> Self {
         Self {
@@ -62,6 +69,7 @@ impl DbConfig {
             max_connections: 10,
             min_idle: 1,
             connect_timeout: Duration::from_secs(5),
+            wait_timeout: DEFAULT_WAIT_TIMEOUT,
         }
     }
 }
@@ -74,6 +82,7 @@ impl fmt::Debug for DbConfig {
             .field("max_connections", &self.max_connections)
             .field("min_idle", &self.min_idle)
             .field("connect_timeout", &self.connect_timeout)
+            .field("wait_timeout", &self.wait_timeout)
             .finish()
     }
 }

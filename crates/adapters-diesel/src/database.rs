@@ -6,6 +6,7 @@
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use diesel::r2d2::{CustomizeConnection, ManageConnection, Pool, R2D2Connection};
 use domain::RepoError;
@@ -48,6 +49,8 @@ pub struct Database {
     /// would hold a thread asleep on the pool's lock, and every connection handed back would
     /// wake them all (measured: most of the process's time went to switching between them).
     permits: Arc<tokio::sync::Semaphore>,
+    /// The bound on waiting for a permit or for SQLite's writer (`DbConfig::wait_timeout`).
+    wait: Duration,
 }
 
 impl fmt::Debug for Database {
@@ -121,6 +124,7 @@ impl Database {
                     usize::try_from(config.max_connections.max(1) - u32::from(keeps_writer))
                         .unwrap_or(1),
                 )),
+                wait: config.wait_timeout,
                 group_commit: Arc::new(GroupCommit::new(match backend {
                     Backend::Sqlite => 1,
                     // Groups overlap their round trips; a few leave the pool to everyone else.
@@ -273,13 +277,15 @@ impl Database {
         };
         if let Some(leader) = self.group_commit.enqueue(waiting) {
             let turn = (self.backend == Backend::Sqlite).then(|| Arc::clone(&self.sqlite_writer));
-            let (pool, reachability) = (self.pool.clone(), self.reachability.clone());
+            let (pool, reachability, wait) =
+                (self.pool.clone(), self.reachability.clone(), self.wait);
             // Detached: the leader answers every write it runs through its own channel.
             drop(tokio::task::spawn_blocking(move || {
                 group_commit::lead(leader, |steps| {
                     let checkout = || reachability.checkout(&pool).map_err(pool_error);
                     let ran = match &turn {
                         Some(writer) => writer.run(
+                            wait,
                             checkout,
                             |conn| run_group(&mut *conn, steps),
                             |answers| answers.iter().all(Result::is_ok),
@@ -308,14 +314,27 @@ impl Database {
         F: FnOnce(&mut DbConnection) -> StoreResult<T> + Send + 'static,
         T: Send + 'static,
     {
-        let (pool, reachability) = (self.pool.clone(), self.reachability.clone());
-        // Never closed, so acquiring fails only if it were; then go straight to the pool.
-        let permit = Arc::clone(&self.permits).acquire_owned().await.ok();
+        let (pool, reachability, wait) = (self.pool.clone(), self.reachability.clone(), self.wait);
+        // A bounded wait: past it the request is refused as busy, having done nothing. The
+        // semaphore is never closed, so acquiring fails only if it were; then go to the pool.
+        let permit =
+            match tokio::time::timeout(wait, Arc::clone(&self.permits).acquire_owned()).await {
+                Ok(permit) => permit.ok(),
+                Err(_) => {
+                    tracing::warn!(
+                        context,
+                        "no database permit within the bound; refused as busy"
+                    );
+                    return Err(RepoError::Busy);
+                }
+            };
         let joined = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             let checkout = || reachability.checkout(&pool).map_err(pool_error);
             match turn {
-                Some(writer) => writer.run(checkout, |conn| step(&mut *conn), Result::is_ok)?,
+                Some(writer) => {
+                    writer.run(wait, checkout, |conn| step(&mut *conn), Result::is_ok)?
+                }
                 None => step(&mut *checkout()?),
             }
         })

@@ -24,6 +24,9 @@ pub(crate) enum StoreError {
     /// A stored value the domain refuses (corrupt data or a bug).
     #[error(transparent)]
     Data(#[from] anyhow::Error),
+    /// The bounded wait for a connection permit or SQLite's writer ran out.
+    #[error("the database had no room for this request in time")]
+    Busy,
 }
 
 /// The result of one blocking database step.
@@ -36,6 +39,7 @@ impl StoreError {
         match self {
             Self::Conflict => RepoError::Conflict,
             Self::NotFound => RepoError::NotFound,
+            Self::Busy => RepoError::Busy,
             Self::Pool(e) => RepoError::Unavailable(anyhow::Error::new(e).context(context)),
             Self::Unavailable(e) => RepoError::Unavailable(e.context(context)),
             Self::Data(e) => RepoError::Unexpected(e.context(context)),
@@ -52,7 +56,7 @@ impl StoreError {
     /// writes again at once would only fail again, or wait again).
     pub(crate) fn is_connection_failure(&self) -> bool {
         match self {
-            Self::Pool(_) | Self::Unavailable(_) => true,
+            Self::Pool(_) | Self::Unavailable(_) | Self::Busy => true,
             Self::Query(e) => matches!(classify(e), Kind::Unavailable) && !is_deadlock(e),
             Self::Conflict | Self::NotFound | Self::Data(_) => false,
         }
@@ -64,6 +68,7 @@ impl StoreError {
         match self {
             Self::Conflict => Self::Conflict,
             Self::NotFound => Self::NotFound,
+            Self::Busy => Self::Busy,
             Self::Pool(e) => Self::Unavailable(anyhow::anyhow!("{e}")),
             Self::Unavailable(e) => Self::Unavailable(anyhow::anyhow!("{e:#}")),
             Self::Data(e) => Self::Data(anyhow::anyhow!("{e:#}")),

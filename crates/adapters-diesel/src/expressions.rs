@@ -7,7 +7,7 @@ use diesel::expression::{
 };
 use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
-use diesel::sql_types::Date;
+use diesel::sql_types::{Bool, Date, Integer, Text};
 use diesel::sqlite::Sqlite;
 
 use crate::connection::DbBackend;
@@ -79,5 +79,136 @@ impl<C: QueryFragment<Pg>> QueryFragment<Pg> for GroupKey<C> {
 impl<C: QueryFragment<Sqlite>> QueryFragment<Sqlite> for GroupKey<C> {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
         self.0.walk_ast(out)
+    }
+}
+
+/// Whether a `task_mapping` row is in a re-classification job's scope
+/// ([`domain::integration::Scope`]): it meets one of the conditions on its stored folded keys,
+/// or it was written before those keys existed (`match_tags IS NULL`), or the scope is every
+/// row. Set-based: the database tests each condition as one string function, no rule is tried
+/// in Rust for rows outside the scope.
+#[derive(Debug, Clone)]
+pub(crate) struct InScope {
+    /// `None`: every row.
+    conditions: Option<Vec<Condition>>,
+}
+
+/// One condition, with the text bound as the SQL compares it.
+#[derive(Debug, Clone)]
+enum Condition {
+    LabelEquals(String),
+    LabelContains(String),
+    /// `\u{1f}tag\u{1f}`, found inside `match_tags`.
+    Tag(String),
+    /// The folded prefix and its length in characters.
+    IdPrefix(String, i32),
+}
+
+impl InScope {
+    pub(crate) fn new(scope: &domain::integration::Scope) -> Self {
+        use domain::integration::{MatchKind, Scope, tag_needle};
+        let conditions = match scope {
+            Scope::Every => None,
+            Scope::Matching(matches) => Some(
+                matches
+                    .iter()
+                    .map(|m| {
+                        let text = m.folded().to_owned();
+                        match m.kind() {
+                            MatchKind::LabelEquals => Condition::LabelEquals(text),
+                            MatchKind::LabelContains => Condition::LabelContains(text),
+                            MatchKind::Tag => Condition::Tag(tag_needle(&text)),
+                            MatchKind::ExternalTaskIdPrefix => {
+                                let chars = i32::try_from(text.chars().count()).unwrap_or(i32::MAX);
+                                Condition::IdPrefix(text, chars)
+                            }
+                        }
+                    })
+                    .collect(),
+            ),
+        };
+        Self { conditions }
+    }
+
+    /// The shared SQL; `position` spells "where `needle` starts in `haystack`, 0 when absent".
+    fn walk<'b, DB>(
+        &'b self,
+        mut out: AstPass<'_, 'b, DB>,
+        position: &'static str,
+    ) -> QueryResult<()>
+    where
+        DB: diesel::backend::Backend,
+        DB: diesel::sql_types::HasSqlType<Text> + diesel::sql_types::HasSqlType<Integer>,
+        String: diesel::serialize::ToSql<Text, DB>,
+        i32: diesel::serialize::ToSql<Integer, DB>,
+    {
+        let Some(conditions) = &self.conditions else {
+            out.push_sql("1 = 1");
+            return Ok(());
+        };
+        out.push_sql("(match_tags IS NULL");
+        for condition in conditions {
+            out.push_sql(" OR ");
+            match condition {
+                Condition::LabelEquals(text) => {
+                    out.push_sql("match_label = ");
+                    out.push_bind_param::<Text, _>(text)?;
+                }
+                Condition::LabelContains(text) => {
+                    out.push_sql(position);
+                    out.push_sql("(match_label, ");
+                    out.push_bind_param::<Text, _>(text)?;
+                    out.push_sql(") > 0");
+                }
+                Condition::Tag(needle) => {
+                    out.push_sql(position);
+                    out.push_sql("(match_tags, ");
+                    out.push_bind_param::<Text, _>(needle)?;
+                    out.push_sql(") > 0");
+                }
+                Condition::IdPrefix(text, chars) => {
+                    out.push_sql("substr(COALESCE(match_id, external_task_id), 1, ");
+                    out.push_bind_param::<Integer, _>(chars)?;
+                    out.push_sql(") = ");
+                    out.push_bind_param::<Text, _>(text)?;
+                }
+            }
+        }
+        out.push_sql(")");
+        Ok(())
+    }
+}
+
+impl Expression for InScope {
+    type SqlType = Bool;
+}
+
+impl QueryId for InScope {
+    type QueryId = ();
+    // The SQL depends on the conditions: cached by its text, not its type.
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl AppearsOnTable<crate::schema::task_mapping::table> for InScope {}
+impl SelectableExpression<crate::schema::task_mapping::table> for InScope {}
+impl<GB> ValidGrouping<GB> for InScope {
+    type IsAggregate = is_aggregate::Never;
+}
+
+impl QueryFragment<DbBackend> for InScope {
+    fn walk_ast<'b>(&'b self, pass: AstPass<'_, 'b, DbBackend>) -> QueryResult<()> {
+        DbBackend::walk_variant_ast(self, pass)
+    }
+}
+
+impl QueryFragment<Pg> for InScope {
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        self.walk(out, "strpos")
+    }
+}
+
+impl QueryFragment<Sqlite> for InScope {
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        self.walk(out, "instr")
     }
 }

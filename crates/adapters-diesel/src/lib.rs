@@ -28,7 +28,7 @@ mod sqlite_writer;
 pub mod testing;
 mod tx;
 
-pub use connection::{Backend, DbConfig, DbConnection, DbPooledConnection};
+pub use connection::{Backend, DEFAULT_WAIT_TIMEOUT, DbConfig, DbConnection, DbPooledConnection};
 pub use database::Database;
 pub use error::DbError;
 pub use repos::{

@@ -216,6 +216,20 @@ diesel::table! {
         updated_at -> Timestamp,
         tags -> Text,
         mapped_by -> Nullable<Text>,
+        match_label -> Nullable<Text>,
+        match_tags -> Nullable<Text>,
+        match_id -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    reclassification (user_id) {
+        user_id -> Text,
+        generation -> BigInt,
+        scope -> Nullable<Text>,
+        resume_after -> Nullable<Text>,
+        done -> BigInt,
+        total -> Nullable<BigInt>,
     }
 }
 
@@ -258,6 +272,7 @@ diesel::joinable!(mapping_rules -> users (user_id));
 diesel::joinable!(notification_settings -> users (user_id));
 diesel::joinable!(outbox_events -> users (user_id));
 diesel::joinable!(profile_revision -> discovery_profile (profile_id));
+diesel::joinable!(reclassification -> users (user_id));
 diesel::joinable!(reflection_message -> users (user_id));
 diesel::joinable!(refresh_tokens -> sessions (session_id));
 diesel::joinable!(sessions -> users (user_id));
@@ -277,6 +292,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     notification_settings,
     outbox_events,
     profile_revision,
+    reclassification,
     reflection_message,
     refresh_tokens,
     sessions,

@@ -9,8 +9,14 @@
 //! back only after a write that succeeded: after a failure or a panic it goes back to the pool,
 //! which drops it if it is broken (say, left inside a transaction), and the next write takes a
 //! fresh one. With a pool of one connection nothing is kept, or readers would starve.
+//!
+//! **Why the wait is bounded.** A writer that cannot have its turn within the bound gives up
+//! with [`StoreError::Busy`] (503 `busy` with `Retry-After`) before writing anything, so no
+//! request hangs behind a long write, and the caller can try again.
 
-use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use parking_lot::Mutex;
 
 use crate::connection::DbPooledConnection;
 use crate::error::{StoreError, StoreResult};
@@ -32,15 +38,18 @@ impl SqliteWriter {
     }
 
     /// Runs `write` in the writer's turn on the kept connection (or one from `checkout`); it
-    /// is kept for the next write when `succeeded` says so of the answer.
+    /// is kept for the next write when `succeeded` says so of the answer. Waits at most `wait`
+    /// for the turn, else [`StoreError::Busy`] with nothing written.
     pub(crate) fn run<T>(
         &self,
+        wait: Duration,
         checkout: impl FnOnce() -> StoreResult<DbPooledConnection>,
         write: impl FnOnce(&mut DbPooledConnection) -> T,
         succeeded: impl FnOnce(&T) -> bool,
     ) -> StoreResult<T> {
-        // The mutex guards only a connection, which a panic (below) never puts back.
-        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        // The mutex guards only a connection, which a panic (below) never puts back; it does
+        // not poison.
+        let mut kept = self.kept.try_lock_for(wait).ok_or(StoreError::Busy)?;
         let mut conn = match kept.take() {
             Some(conn) => conn,
             None => checkout()?,

@@ -310,6 +310,11 @@ impl Settings {
             DbConfig::new(var("DATABASE_URL").unwrap_or_else(|| DEV_DATABASE_URL.to_owned()));
         database.max_connections = u32::try_from(number("DATABASE_MAX_CONNECTIONS", 10, 1)?)
             .map_err(|e| invalid("DATABASE_MAX_CONNECTIONS", e))?;
+        let default_wait =
+            i64::try_from(adapters_diesel::DEFAULT_WAIT_TIMEOUT.as_millis()).unwrap_or(i64::MAX);
+        database.wait_timeout = std::time::Duration::from_millis(
+            u64::try_from(number("DATABASE_WAIT_TIMEOUT_MS", default_wait, 1)?).unwrap_or(u64::MAX),
+        );
         let public_base_url = origin(
             "PUBLIC_BASE_URL",
             &var("PUBLIC_BASE_URL").unwrap_or_else(|| DEFAULT_PUBLIC_BASE_URL.to_owned()),
@@ -643,6 +648,8 @@ mod tests {
             ("OIDC_ISSUER_URL", "http://id.example.org"),
             ("LLM_PROVIDER", "gpt"),
             ("DATABASE_MAX_CONNECTIONS", "0"),
+            ("DATABASE_WAIT_TIMEOUT_MS", "0"),
+            ("DATABASE_WAIT_TIMEOUT_MS", "soon"),
             ("RATE_LIMIT_SIGN_IN_PER_MINUTE", "-1"),
             ("RATE_LIMIT_REFLECT_PER_MINUTE", "many"),
             ("RATE_LIMIT_COMPLETE_PER_MINUTE", "2.5"),

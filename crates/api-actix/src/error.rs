@@ -61,6 +61,9 @@ pub enum ApiError {
     CoachUnavailable,
     #[error("The service is temporarily unavailable.")]
     Unavailable(#[source] anyhow::Error),
+    /// The database had no room for this request within the bound; nothing was changed.
+    #[error("The service is busy right now; nothing was changed. Try again in a moment.")]
+    Busy,
     #[error("Something went wrong on our side.")]
     Internal(#[source] anyhow::Error),
 }
@@ -98,6 +101,7 @@ impl ApiError {
             Self::RateLimited { .. } => "rate_limited",
             Self::CoachUnavailable => "coach_unavailable",
             Self::Unavailable(_) => "unavailable",
+            Self::Busy => "busy",
             Self::Internal(_) => "internal",
         }
     }
@@ -121,10 +125,15 @@ impl From<RepoError> for ApiError {
                 message: "The record changed in the meantime; reload and try again.",
             },
             RepoError::Unavailable(cause) => Self::Unavailable(cause),
+            RepoError::Busy => Self::Busy,
             RepoError::Unexpected(cause) => Self::Internal(cause),
         }
     }
 }
+
+/// What a `busy` answer asks the caller to wait: the bound is seconds, and the request that held
+/// the room is usually done well within one.
+pub const BUSY_RETRY_AFTER_SECONDS: u64 = 1;
 
 /// Every error: `{"error": {"code", "message", "details"?}}`.
 #[derive(Debug, Serialize, ToSchema)]
@@ -160,7 +169,7 @@ impl ResponseError for ApiError {
             Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::CoachUnavailable => StatusCode::BAD_GATEWAY,
-            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Unavailable(_) | Self::Busy => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -187,6 +196,9 @@ impl ResponseError for ApiError {
         } = self
         {
             response.insert_header((header::RETRY_AFTER, retry_after_seconds.to_string()));
+        }
+        if matches!(self, Self::Busy) {
+            response.insert_header((header::RETRY_AFTER, BUSY_RETRY_AFTER_SECONDS.to_string()));
         }
         if let Self::MethodNotAllowed { allow } = self {
             response.insert_header((header::ALLOW, allow.as_str()));
@@ -231,6 +243,18 @@ mod tests {
         assert_eq!(internal.for_log(), "opening a session: connection refused");
         let refused = ApiError::InvalidJson("invalid type: string \"my words\"".into());
         assert_eq!(refused.for_log(), "invalid_json");
+    }
+
+    #[actix_web::test]
+    async fn busy_is_503_with_a_retry_after() {
+        let response = ApiError::from(RepoError::Busy).error_response();
+        assert_eq!(response.status().as_u16(), 503);
+        assert_eq!(
+            response.headers().get(header::RETRY_AFTER).unwrap(),
+            &BUSY_RETRY_AFTER_SECONDS.to_string()
+        );
+        let (_, json) = body(ApiError::Busy).await;
+        assert_eq!(json["error"]["code"], "busy");
     }
 
     #[actix_web::test]

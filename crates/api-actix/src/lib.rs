@@ -11,6 +11,7 @@ pub mod metrics;
 pub mod middleware;
 pub mod openapi;
 pub mod pages;
+pub mod reclassify_worker;
 pub mod requests;
 pub mod routes;
 pub mod services;

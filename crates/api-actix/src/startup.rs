@@ -43,6 +43,7 @@ use crate::middleware::client_ip::ForwardedFor;
 use crate::middleware::rate_limit::{self, RateLimits};
 use crate::middleware::request_id;
 use crate::pages::Pages;
+use crate::reclassify_worker::ReclassifyWorker;
 use crate::routes::documented_paths::DocumentedPaths;
 use crate::state::AppState;
 use crate::{auth, extract, metrics, openapi, routes, telemetry};
@@ -58,6 +59,7 @@ pub struct Application {
     activity: ActivityWriter,
     /// `None` with `DELIVERY_WORKER=false`.
     delivery_worker: Option<DeliveryWorker>,
+    reclassify_worker: ReclassifyWorker,
 }
 
 impl Application {
@@ -128,6 +130,7 @@ impl Application {
             DieselRuleRepository::new(db.clone()),
             SystemClock,
         );
+        let reclassify_worker = ReclassifyWorker::spawn(integration.clone());
         let allow_private = settings.delivery.webhook_allow_private;
         if allow_private {
             tracing::warn!(
@@ -266,6 +269,7 @@ impl Application {
             server,
             activity: activity_writer,
             delivery_worker,
+            reclassify_worker,
         })
     }
 
@@ -284,6 +288,7 @@ impl Application {
         if let Some(worker) = self.delivery_worker {
             worker.shutdown().await;
         }
+        self.reclassify_worker.shutdown().await;
         let written = self.activity.shutdown().await;
         tracing::info!(activity_entries_written = written, "stopped");
         served

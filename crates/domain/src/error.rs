@@ -10,6 +10,10 @@ pub enum RepoError {
     /// A concurrent writer changed the record first (version mismatch, duplicate key).
     #[error("conflicting concurrent change")]
     Conflict,
+    /// The database had no room for this request within the bound (a connection permit, or
+    /// SQLite's single writer): nothing was done, and trying again shortly may succeed.
+    #[error("storage busy")]
+    Busy,
     /// The database could not be reached or did not answer in time.
     #[error("storage unavailable")]
     Unavailable(#[source] anyhow::Error),

@@ -19,8 +19,8 @@ use crate::ids::{
     UserId, WebhookId,
 };
 use crate::integration::{
-    DailyMinutes, NewRule, Rule, RuleChangeError, TaskMapping, TaskMappingInput, TaskMappingQuery,
-    UnmappedGroup, UnmappedQuery, UpsertOutcome, Window,
+    DailyMinutes, NewRule, Reclassification, ReclassifyStep, Rule, RuleChangeError, TaskMapping,
+    TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, Window,
 };
 use crate::notifications::{
     Delivery, DeliveryOutcome, NotificationSettings, OutboxEvent, Webhook, WebhookSecret,
@@ -292,9 +292,11 @@ pub trait TaskMappingRepository: Send + Sync {
     ) -> Result<BTreeMap<UserId, Vec<DailyMinutes>>, RepoError>;
 }
 
-/// A person's mapping rules. Every change re-applies the rules, in the same transaction, to
-/// the person's entries whose foundation is unmapped or came from a rule (never to one the
-/// tracker sent), so a failure anywhere changes nothing.
+/// A person's mapping rules, and the re-classification of their entries. Every change commits
+/// the rule at once and, in the same transaction, queues (or restarts) the person's job, which
+/// then decides again, in short steps, the entries whose foundation is unmapped or came from a
+/// rule and that the changed rule matched before or matches now (never one the tracker sent).
+/// Its end state is that of one atomic pass with the rules as they then stand.
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
 #[async_trait]
 pub trait RuleRepository: Send + Sync {
@@ -322,6 +324,17 @@ pub trait RuleRepository: Send + Sync {
         id: RuleId,
         now: OffsetDateTime,
     ) -> Result<(), RuleChangeError>;
+    /// How far the person's re-classification is; idle when none is queued.
+    async fn reclassification(&self, user: UserId) -> Result<Reclassification, RepoError>;
+    /// People whose re-classification is queued or running, at most `limit`.
+    async fn reclassification_queue(&self, limit: u32) -> Result<Vec<UserId>, RepoError>;
+    /// Decides the next stretch of the person's queued entries again, in short transactions
+    /// that hold nothing others need for long; a crash between steps loses only the step.
+    async fn reclassify_step(
+        &self,
+        user: UserId,
+        now: OffsetDateTime,
+    ) -> Result<ReclassifyStep, RepoError>;
 }
 
 /// The activity log.

@@ -3,7 +3,7 @@
 use diesel::prelude::*;
 use domain::foundation::Foundation;
 use domain::ids::TaskMappingId;
-use domain::integration::{MappedBy, TaskLabel, TaskMapping, TaskMappingInput};
+use domain::integration::{MappedBy, RuleSet, TaskLabel, TaskMapping, TaskMappingInput};
 use time::PrimitiveDateTime;
 
 use crate::convert::{from_db, invalid, parse, to_db};
@@ -45,19 +45,24 @@ pub(crate) struct NewTaskMapping<'a> {
     /// A JSON array of strings, see [`tags_json`].
     pub tags: String,
     pub mapped_by: Option<&'static str>,
+    /// What the rules compare, folded once here (`domain::integration::MatchKeys`).
+    pub match_label: Option<String>,
+    pub match_tags: Option<String>,
+    pub match_id: Option<String>,
 }
 
 impl<'a> NewTaskMapping<'a> {
-    /// A row for a fresh insert, with the foundation already decided
+    /// A row for a fresh insert, its foundation decided by `rules` when the tracker sent none
     /// ([`TaskMappingInput::mapping`]); an upsert that finds the external id keeps the stored id
     /// and `created_at`.
     pub(crate) fn new(
         user: &'a str,
         input: &'a TaskMappingInput,
-        mapping: Option<(Foundation, MappedBy)>,
+        rules: &RuleSet,
         now: PrimitiveDateTime,
     ) -> Self {
-        let (foundation, mapped_by) = mapping_columns(mapping);
+        let keys = input.match_keys();
+        let (foundation, mapped_by) = mapping_columns(input.mapping(rules, &keys));
         Self {
             id: TaskMappingId::new().to_string(),
             user_id: user,
@@ -70,6 +75,9 @@ impl<'a> NewTaskMapping<'a> {
             updated_at: now,
             tags: tags_json(input.tags.as_slice()),
             mapped_by,
+            match_label: keys.label,
+            match_tags: Some(keys.tags),
+            match_id: keys.id,
         }
     }
 

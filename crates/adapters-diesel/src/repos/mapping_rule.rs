@@ -1,5 +1,6 @@
 //! [`RuleRepository`] over diesel: a person's mapping rules, kept at positions 1, 2, ... with
-//! no gaps, each change re-applying the rules to the entries they decide in its transaction.
+//! no gaps, each change queueing the re-classification of the entries it can affect in its own
+//! short transaction; and the steps of that job (`reclassification`).
 
 use std::num::NonZeroU32;
 
@@ -8,19 +9,25 @@ use diesel::dsl::count_star;
 use diesel::prelude::*;
 use domain::RepoError;
 use domain::ids::{RuleId, UserId};
-use domain::integration::{MAX_RULES_PER_USER, NewRule, Rule, RuleChangeError, placed_at};
+use domain::integration::{
+    MAX_RULES_PER_USER, MatchKind, NewRule, Pattern, Reclassification, ReclassifyStep, Rule,
+    RuleChangeError, RuleMatch, Scope, placed_at,
+};
 use domain::ports::RuleRepository;
 use time::OffsetDateTime;
 
-use super::rule_application::{load_rules, lock_for_rule_change, reapply};
+use super::reclassification::{self, enqueue};
+use super::rule_application::{load_rules, lock_for_rule_change};
 use crate::connection::DbConnection;
+use crate::convert::invalid;
 use crate::convert::to_db;
 use crate::error::StoreResult;
 use crate::models::mapping_rule::MappingRuleRow;
 use crate::schema::mapping_rules;
+use crate::tx::read_tx;
 
 super::declare::repository!(
-    /// Mapping rules, and their re-application to the person's entries.
+    /// Mapping rules, and the re-classification of the person's entries they queue.
     DieselRuleRepository
 );
 
@@ -70,7 +77,8 @@ impl RuleRepository for DieselRuleRepository {
             diesel::insert_into(mapping_rules::table)
                 .values(row(&id, &user, position, &rule, now))
                 .execute(conn)?;
-            finish(conn, &user, &id, now)
+            enqueue(conn, &user, Scope::of_change(None, Some(&rule.matcher)))?;
+            read_back(conn, &user, &id)
         })
         .await
     }
@@ -80,12 +88,13 @@ impl RuleRepository for DieselRuleRepository {
         user: UserId,
         id: RuleId,
         rule: &NewRule,
-        now: OffsetDateTime,
+        // The re-classification it queues stamps the entries it changes with its own time.
+        _now: OffsetDateTime,
     ) -> Result<Rule, RuleChangeError> {
         let (user, id, rule) = (user.to_string(), id.to_string(), rule.clone());
         self.change("replacing a mapping rule", move |conn| {
             lock_for_rule_change(conn, &user)?;
-            let Some(old) = position_of(conn, &user, &id)? else {
+            let Some((old, before)) = placed(conn, &user, &id)? else {
                 return Ok(Err(Refused::NotFound));
             };
             let count = count_rules(conn, &user)?;
@@ -103,7 +112,12 @@ impl RuleRepository for DieselRuleRepository {
                     r::foundation.eq(rule.foundation.key()),
                 ))
                 .execute(conn)?;
-            finish(conn, &user, &id, now)
+            enqueue(
+                conn,
+                &user,
+                Scope::of_change(Some(&before), Some(&rule.matcher)),
+            )?;
+            read_back(conn, &user, &id)
         })
         .await
     }
@@ -112,21 +126,61 @@ impl RuleRepository for DieselRuleRepository {
         &self,
         user: UserId,
         id: RuleId,
-        now: OffsetDateTime,
+        _now: OffsetDateTime,
     ) -> Result<(), RuleChangeError> {
         let (user, id) = (user.to_string(), id.to_string());
         self.change("deleting a mapping rule", move |conn| {
             lock_for_rule_change(conn, &user)?;
-            let Some(old) = position_of(conn, &user, &id)? else {
+            let Some((old, before)) = placed(conn, &user, &id)? else {
                 return Ok(Err(Refused::NotFound));
             };
             diesel::delete(mapping_rules::table.filter(mapping_rules::id.eq(&id))).execute(conn)?;
             shift(conn, &user, (old + 1).., -1)?;
-            let rules = load_rules(conn, &user)?;
-            reapply(conn, &user, &rules, now)?;
+            enqueue(conn, &user, Scope::of_change(Some(&before), None))?;
             Ok(Ok(()))
         })
         .await
+    }
+
+    async fn reclassification(&self, user: UserId) -> Result<Reclassification, RepoError> {
+        let user = user.to_string();
+        self.db
+            .run("reading re-classification progress", move |conn| {
+                reclassification::progress(conn, &user)
+            })
+            .await
+    }
+
+    async fn reclassification_queue(&self, limit: u32) -> Result<Vec<UserId>, RepoError> {
+        self.db
+            .run("listing queued re-classifications", move |conn| {
+                reclassification::queue(conn, limit)
+            })
+            .await
+    }
+
+    async fn reclassify_step(
+        &self,
+        user: UserId,
+        now: OffsetDateTime,
+    ) -> Result<ReclassifyStep, RepoError> {
+        let user = user.to_string();
+        let reading = user.clone();
+        // The read half takes no writer: on SQLite others write meanwhile.
+        let read = self
+            .db
+            .run("re-classifying entries", move |conn| {
+                read_tx(conn, |conn| reclassification::read_step(conn, &reading))
+            })
+            .await?;
+        let Some(read) = read else {
+            return Ok(ReclassifyStep::Finished);
+        };
+        self.db
+            .write("re-classifying entries", move |conn| {
+                reclassification::write_step(conn, &user, read, now)
+            })
+            .await
     }
 }
 
@@ -141,11 +195,9 @@ impl DieselRuleRepository {
     }
 }
 
-/// Re-applies the rules as they now stand and reads the changed rule back.
-fn finish(conn: &mut DbConnection, user: &str, id: &str, now: OffsetDateTime) -> Step<Rule> {
-    let rules = load_rules(conn, user)?;
-    reapply(conn, user, &rules, now)?;
-    let rule = rules
+/// The changed rule as it now stands.
+fn read_back(conn: &mut DbConnection, user: &str, id: &str) -> Step<Rule> {
+    let rule = load_rules(conn, user)?
         .into_iter()
         .find(|r| r.id.to_string() == id)
         .ok_or(crate::error::StoreError::NotFound)?;
@@ -177,15 +229,27 @@ fn count_rules(conn: &mut DbConnection, user: &str) -> StoreResult<u32> {
     Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
-fn position_of(conn: &mut DbConnection, user: &str, id: &str) -> StoreResult<Option<u32>> {
+/// The rule's position and condition, `None` when the person has no such rule.
+fn placed(conn: &mut DbConnection, user: &str, id: &str) -> StoreResult<Option<(u32, RuleMatch)>> {
     use mapping_rules as r;
-    let position: Option<i32> = r::table
+    let found: Option<(i32, String, String)> = r::table
         .filter(r::user_id.eq(user))
         .filter(r::id.eq(id))
-        .select(r::position)
+        .select((r::position, r::match_kind, r::pattern))
         .first(conn)
         .optional()?;
-    Ok(position.and_then(|p| u32::try_from(p).ok()))
+    found
+        .map(|(position, kind, pattern)| {
+            let kind =
+                MatchKind::from_key(&kind).ok_or_else(|| invalid("mapping_rules.match_kind"))?;
+            let pattern =
+                Pattern::non_blank(pattern).map_err(|_| invalid("mapping_rules.pattern"))?;
+            Ok((
+                u32::try_from(position).unwrap_or(0),
+                RuleMatch::new(kind, pattern),
+            ))
+        })
+        .transpose()
 }
 
 /// Moves every rule of the person at `from` or later by `by` places.

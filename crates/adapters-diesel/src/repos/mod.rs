@@ -14,6 +14,7 @@ mod notification;
 mod outbox;
 mod preferences;
 mod profile;
+mod reclassification;
 mod reflection;
 mod rule_application;
 mod session;

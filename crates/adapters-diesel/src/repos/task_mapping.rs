@@ -12,7 +12,7 @@ use domain::RepoError;
 use domain::foundation::Foundation;
 use domain::ids::UserId;
 use domain::integration::{
-    DailyMinutes, FoundationFilter, FoundationMinutes, Rule, TaskMapping, TaskMappingInput,
+    DailyMinutes, FoundationFilter, FoundationMinutes, RuleSet, TaskMapping, TaskMappingInput,
     TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, Window,
 };
 use domain::pagination::{Cursor, Page};
@@ -48,7 +48,7 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
         self.db
             .write_one("storing a task mapping", move |conn| {
                 let rules = rules_for(conn, &user, std::slice::from_ref(&input))?;
-                let row = NewTaskMapping::new(&user, &input, input.mapping(&rules), to_db(now));
+                let row = NewTaskMapping::new(&user, &input, &rules, to_db(now));
                 let (stored, outcome) = upsert(conn, &row)?;
                 Ok((TaskMapping::try_from(stored)?, outcome))
             })
@@ -72,7 +72,7 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
                 let now = to_db(now);
                 let rows: Vec<NewTaskMapping<'_>> = last_of_each_id(&inputs)
                     .into_iter()
-                    .map(|i| NewTaskMapping::new(&user, i, i.mapping(&rules), now))
+                    .map(|i| NewTaskMapping::new(&user, i, &rules, now))
                     .collect();
                 let created = insert_new(conn, &rows)?;
                 if created < rows.len() {
@@ -267,12 +267,12 @@ fn rules_for(
     conn: &mut DbConnection,
     user: &str,
     inputs: &[TaskMappingInput],
-) -> StoreResult<Vec<Rule>> {
+) -> StoreResult<RuleSet> {
     if inputs.iter().all(|i| i.foundation.is_some()) {
-        return Ok(Vec::new());
+        return Ok(RuleSet::new(&[]));
     }
     lock_for_mapping(conn, user)?;
-    load_rules(conn, user)
+    Ok(RuleSet::new(&load_rules(conn, user)?))
 }
 
 /// A day with nothing logged yet.
@@ -393,6 +393,9 @@ fn update_existing(conn: &mut DbConnection, rows: &[NewTaskMapping<'_>]) -> Stor
             tm::foundation.eq(excluded(tm::foundation)),
             tm::mapped_by.eq(excluded(tm::mapped_by)),
             tm::tags.eq(excluded(tm::tags)),
+            tm::match_label.eq(excluded(tm::match_label)),
+            tm::match_tags.eq(excluded(tm::match_tags)),
+            tm::match_id.eq(excluded(tm::match_id)),
             tm::minutes.eq(excluded(tm::minutes)),
             tm::occurred_at.eq(excluded(tm::occurred_at)),
             tm::updated_at.eq(excluded(tm::updated_at)),
@@ -431,6 +434,9 @@ fn upsert(
             tm::foundation.eq(row.foundation),
             tm::mapped_by.eq(row.mapped_by),
             tm::tags.eq(&row.tags),
+            tm::match_label.eq(&row.match_label),
+            tm::match_tags.eq(&row.match_tags),
+            tm::match_id.eq(&row.match_id),
             tm::minutes.eq(row.minutes),
             tm::occurred_at.eq(row.occurred_at),
             tm::updated_at.eq(row.updated_at),

@@ -98,6 +98,7 @@ column_list!(A, B, C, D, E, F, G, H, I, J);
 column_list!(A, B, C, D, E, F, G, H, I, J, K);
 column_list!(A, B, C, D, E, F, G, H, I, J, K, L);
 column_list!(A, B, C, D, E, F, G, H, I, J, K, L, M);
+column_list!(A, B, C, D, E, F, G, H, I, J, K, L, M, N);
 column_list!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
 column_list!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P);
 
@@ -139,6 +140,7 @@ fn schema_rs() -> Vec<Column> {
         notification_settings,
         outbox_events,
         profile_revision,
+        reclassification,
         reflection_message,
         refresh_tokens,
         sessions,
@@ -202,12 +204,12 @@ dual_test!(migrations_are_idempotent_and_revert_cleanly, |db, url| {
     })
     .await
     .unwrap();
-    assert_eq!(reverted.len(), 13);
+    assert_eq!(reverted.len(), 14);
     assert!(
         left.is_empty(),
         "down migrations leave no table behind: {left:?}"
     );
-    assert_eq!(reapplied.len(), 13);
+    assert_eq!(reapplied.len(), 14);
     assert_eq!(after, before);
 });
 
@@ -238,7 +240,7 @@ dual_test!(
             let conn: &mut DbConnection = &mut conn;
             let sqlite = matches!(conn, DbConnection::Sqlite(_));
             // Back to before 008 (the later ones first), where people were keyed by e-mail.
-            for version in ["013", "012", "011", "010", "009", "008"] {
+            for version in ["014", "013", "012", "011", "010", "009", "008"] {
                 let chain = if sqlite { SQLITE } else { POSTGRES };
                 let reverted = conn.revert_last_migration(chain).unwrap();
                 assert_eq!(reverted.to_string(), version);
@@ -267,7 +269,7 @@ dual_test!(
             .unwrap();
             assert_eq!(
                 run_migrations(conn).unwrap(),
-                ["008", "009", "010", "011", "012", "013"]
+                ["008", "009", "010", "011", "012", "013", "014"]
             );
             if let DbConnection::Sqlite(_) = conn {
                 assert_eq!(

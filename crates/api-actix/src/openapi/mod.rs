@@ -63,6 +63,7 @@ use common_errors::CommonErrors;
         routes::mapping_rules::create,
         routes::mapping_rules::replace,
         routes::mapping_rules::delete,
+        routes::mapping_rules::reclassification,
         routes::mapping_rules::unmapped,
         routes::me::get,
         routes::me::delete,

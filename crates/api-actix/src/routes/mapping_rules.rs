@@ -1,6 +1,7 @@
-//! `/integration/rules` and `/integration/unmapped`: the caller's mapping rules (each change
-//! re-applies them to the entries they decide, in the same transaction) and the unmapped
-//! time still to classify.
+//! `/integration/rules`, `/integration/reclassification` and `/integration/unmapped`: the
+//! caller's mapping rules (each change commits at once and queues the re-classification of the
+//! entries it can affect, which a background worker runs), its progress, and the unmapped time
+//! still to classify.
 
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use domain::ids::RuleId;
@@ -14,7 +15,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::requests::mapping_rules::{RuleRequest, UnmappedQuery};
 use crate::state::AppState;
-use crate::views::mapping_rules::{RuleView, UnmappedGroupView};
+use crate::views::mapping_rules::{ReclassificationView, RuleView, UnmappedGroupView};
 
 /// Mounted under `/integration` (see `routes::configure`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -22,6 +23,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/rules", web::post().to(create))
         .route("/rules/{id}", web::put().to(replace))
         .route("/rules/{id}", web::delete().to(delete))
+        .route("/reclassification", web::get().to(reclassification))
         .route("/unmapped", web::get().to(unmapped));
 }
 
@@ -69,9 +71,11 @@ pub(crate) async fn list(
     post,
     path = "/integration/rules",
     tag = "integration",
-    summary = "Add a rule and re-apply the rules.",
-    description = "Unmapped entries and those a rule mapped are decided again in the same \
-                   transaction; entries sent with a foundation are never touched.",
+    summary = "Add a rule; its entries are re-classified in the background.",
+    description = "The rule commits at once. The unmapped and rule-mapped entries it matches \
+                   are then decided again by a background job (see \
+                   `GET /integration/reclassification`); entries sent with a foundation are \
+                   never touched.",
     request_body = RuleRequest,
     responses(
         (status = 201, description = "The rule, at its position.", body = RuleView),
@@ -95,8 +99,9 @@ pub(crate) async fn create(
     put,
     path = "/integration/rules/{id}",
     tag = "integration",
-    summary = "Replace a rule and re-apply the rules.",
-    description = "Without `position`, the rule keeps its place.",
+    summary = "Replace a rule; its entries are re-classified in the background.",
+    description = "Without `position`, the rule keeps its place. The entries the rule matched \
+                   or now matches are decided again by a background job.",
     params(("id" = String, Path, description = "The rule's id.")),
     request_body = RuleRequest,
     responses(
@@ -126,7 +131,7 @@ pub(crate) async fn replace(
     delete,
     path = "/integration/rules/{id}",
     tag = "integration",
-    summary = "Delete a rule and re-apply the rest.",
+    summary = "Delete a rule; the entries it matched are re-classified in the background.",
     params(("id" = String, Path, description = "The rule's id.")),
     responses(
         (status = 204, description = "Deleted."),
@@ -144,6 +149,25 @@ pub(crate) async fn delete(
     let id = rule_id(&id)?;
     state.integration.delete_rule(caller.user_id, id).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+#[utoipa::path(
+    get,
+    path = "/integration/reclassification",
+    tag = "integration",
+    summary = "How far the re-classification after a rule change is.",
+    description = "While it runs, work patterns carry `reclassifying: true`.",
+    responses(
+        (status = 200, description = "Idle, or running with its progress.", body = ReclassificationView),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn reclassification(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let progress = state.integration.reclassification(caller.user_id).await?;
+    Ok(HttpResponse::Ok().json(ReclassificationView::from(progress)))
 }
 
 #[utoipa::path(

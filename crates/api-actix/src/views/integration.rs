@@ -157,6 +157,9 @@ pub struct WorkPatternView<'a> {
     summary: &'a str,
     /// One entry per UTC date the window touches, oldest first (mapped minutes only).
     daily: Vec<DailyMinutes>,
+    /// A re-classification after a rule change is under way: some entries may still carry
+    /// the foundation of rules that have since changed.
+    reclassifying: bool,
 }
 
 impl<'a> From<&'a WorkPattern> for WorkPatternView<'a> {
@@ -188,6 +191,7 @@ impl<'a> From<&'a WorkPattern> for WorkPatternView<'a> {
                     minutes: d.minutes,
                 })
                 .collect(),
+            reclassifying: p.reclassifying,
         }
     }
 }

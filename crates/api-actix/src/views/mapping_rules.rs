@@ -1,9 +1,10 @@
-//! The mapping-rule responses: a rule, and the unmapped view's label-and-tags groups.
+//! The mapping-rule responses: a rule, the re-classification's progress, and the unmapped
+//! view's label-and-tags groups.
 
 use std::collections::BTreeMap;
 
 use domain::ids::RuleId;
-use domain::integration::{Rule, UnmappedGroup};
+use domain::integration::{Reclassification, Rule, UnmappedGroup};
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -63,6 +64,39 @@ impl<'a> From<&'a UnmappedGroup> for UnmappedGroupView<'a> {
             minutes: count(group.minutes),
             entries: count(group.entries),
             last_occurred_at: group.last_occurred_at,
+        }
+    }
+}
+
+/// How far the re-classification of the caller's entries is (`GET /integration/reclassification`).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Reclassification)]
+pub struct ReclassificationView {
+    state: ReclassificationState,
+    /// Entries decided again so far.
+    done: u64,
+    /// Entries the running job covers: 0 until it has counted them, and when idle.
+    total: u64,
+}
+
+/// `running` from a rule change until every entry it can affect has been decided again.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReclassificationState {
+    Idle,
+    Running,
+}
+
+impl From<Reclassification> for ReclassificationView {
+    fn from(r: Reclassification) -> Self {
+        Self {
+            state: if r.running {
+                ReclassificationState::Running
+            } else {
+                ReclassificationState::Idle
+            },
+            done: r.done,
+            total: r.total,
         }
     }
 }

@@ -823,6 +823,12 @@ async fn every_operation_answers_as_the_document_says() {
         )
         .await;
     c.expect(
+        "GET /integration/reclassification",
+        200,
+        bearer(Method::GET, "/integration/reclassification"),
+    )
+    .await;
+    c.expect(
         add,
         422,
         bearer(Method::POST, "/integration/rules")

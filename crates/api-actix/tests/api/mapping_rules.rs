@@ -1,7 +1,9 @@
 //! Mapping rules and unmapped time, black-box (API.md, "Mapping rules and unmapped time"): every
 //! rule kind, position order and first match, the tracker's own foundation never re-mapped,
-//! re-application of rule-mapped and unmapped entries only and all-or-nothing, the 500-rule
-//! limit, the unmapped view, coverage in work patterns and check-ins, and owner scoping.
+//! re-classification in the background of rule-mapped and unmapped entries only (a failed rule
+//! write changes nothing, a failed step resumes), the 500-rule limit, the unmapped view, coverage
+//! in work patterns and check-ins, and owner scoping. Reads of entries after a rule change wait
+//! for the re-classification to be idle, as a tracker that wants the result would.
 
 use std::collections::BTreeMap;
 
@@ -69,8 +71,40 @@ async fn rules(app: &TestApp, who: &SignedIn) -> Vec<Value> {
     all.as_array().expect("an array").clone()
 }
 
-/// Every entry of the person: external id → (foundation, mapped_by).
+/// The person's re-classification (`GET /integration/reclassification`).
+pub async fn reclassification(app: &TestApp, who: &SignedIn) -> Value {
+    json_body(
+        send(app.with_bearer(
+            &who.access_jwt,
+            Method::GET,
+            "/integration/reclassification",
+        ))
+        .await,
+        200,
+    )
+    .await
+}
+
+/// Waits until the person's re-classification is idle (the worker looks every 200 ms).
+pub async fn settled(app: &TestApp, who: &SignedIn) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let now = reclassification(app, who).await;
+        if now["state"] == "idle" {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the re-classification never ended: {now}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// Every entry of the person once re-classification is idle: external id → (foundation,
+/// mapped_by).
 async fn mapped(app: &TestApp, who: &SignedIn) -> BTreeMap<String, (Value, Value)> {
+    settled(app, who).await;
     let page = json_body(
         send(
             app.with_bearer(&who.access_jwt, Method::GET, "/integration/task-mappings")
@@ -101,7 +135,9 @@ fn unmapped() -> (Value, Value) {
     (Value::Null, Value::Null)
 }
 
+/// The work patterns once re-classification is idle.
 async fn work_patterns(app: &TestApp, who: &SignedIn) -> Value {
+    settled(app, who).await;
     json_body(
         send(app.with_bearer(&who.access_jwt, Method::GET, "/integration/work-patterns")).await,
         200,
@@ -367,7 +403,7 @@ async fn a_single_entry_without_a_foundation_is_decided_and_echoes_its_tags() {
 }
 
 #[tokio::test]
-async fn a_failure_in_the_middle_of_re_applying_changes_nothing() {
+async fn a_failed_step_changes_no_entry_and_the_job_ends_as_one_pass_once_it_can() {
     let app = spawn_app().await;
     let ada = app.dev_login("ada@example.org").await;
     let items: Vec<_> = (0..40)
@@ -380,14 +416,17 @@ async fn a_failure_in_the_middle_of_re_applying_changes_nothing() {
         json!({"match": {"label_equals": "writing"}, "foundation": "vocation"}),
     )
     .await;
+    let before = mapped(&app, &ada).await;
+    assert!(before.values().all(|m| *m == by("vocation", "rule")));
     // The database refuses to re-map one entry in the middle, as a full disk could any row.
-    match app.backend {
+    let untrigger = match app.backend {
         Backend::Sqlite => {
             execute(
                 &app,
                 "CREATE TRIGGER refuse_e20 BEFORE UPDATE ON task_mapping \
                  WHEN NEW.external_task_id = 'e20' BEGIN SELECT RAISE(ABORT, 'refused'); END",
             );
+            "DROP TRIGGER refuse_e20"
         }
         Backend::Postgres => {
             execute(
@@ -400,37 +439,90 @@ async fn a_failure_in_the_middle_of_re_applying_changes_nothing() {
                 "CREATE TRIGGER refuse_e20 BEFORE UPDATE ON task_mapping FOR EACH ROW \
                  WHEN (NEW.external_task_id = 'e20') EXECUTE FUNCTION refuse_e20()",
             );
+            "DROP TRIGGER refuse_e20 ON task_mapping"
+        }
+    };
+    let path = format!("/integration/rules/{}", rule["id"].as_str().unwrap());
+    let replaced = send(
+        app.with_bearer(&ada.access_jwt, Method::PUT, &path)
+            .json(&json!({"match": {"label_equals": "writing"}, "foundation": "mission"})),
+    )
+    .await;
+    assert_eq!(replaced.status(), 200, "the rule write commits at once");
+    assert_eq!(rules(&app, &ada).await[0]["foundation"], "mission");
+    // The worker's steps fail on e20 and are rolled back whole; the job stays queued.
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    let progress = reclassification(&app, &ada).await;
+    assert_eq!(progress["state"], "running", "{progress}");
+    assert_eq!(progress["done"], 0, "{progress}");
+    let patterns = json_body(
+        send(app.with_bearer(&ada.access_jwt, Method::GET, "/integration/work-patterns")).await,
+        200,
+    )
+    .await;
+    assert_eq!(patterns["reclassifying"], true);
+    assert_eq!(
+        count(
+            &app,
+            "SELECT COUNT(*) AS n FROM task_mapping \
+             WHERE foundation = 'vocation' AND mapped_by = 'rule'"
+        ),
+        40,
+        "no entry was re-mapped by a failed step"
+    );
+
+    execute(&app, untrigger);
+    assert!(
+        mapped(&app, &ada)
+            .await
+            .values()
+            .all(|m| *m == by("mission", "rule")),
+        "once it can, the job ends as one pass would"
+    );
+    assert_eq!(work_patterns(&app, &ada).await["reclassifying"], false);
+}
+
+#[tokio::test]
+async fn a_rule_write_that_fails_keeps_neither_the_rule_nor_a_job() {
+    let app = spawn_app().await;
+    let ada = app.dev_login("ada@example.org").await;
+    post_batch(&app, &ada, &[open_entry("e1", Some("Writing"), &[], 15)]).await;
+    // The database refuses the job's row, after the rule's own insert in the same transaction.
+    match app.backend {
+        Backend::Sqlite => {
+            execute(
+                &app,
+                "CREATE TRIGGER refuse_job BEFORE INSERT ON reclassification \
+                 BEGIN SELECT RAISE(ABORT, 'refused'); END",
+            );
+        }
+        Backend::Postgres => {
+            execute(
+                &app,
+                "CREATE FUNCTION refuse_job() RETURNS trigger LANGUAGE plpgsql AS \
+                 $$ BEGIN RAISE EXCEPTION 'refused'; END; $$",
+            );
+            execute(
+                &app,
+                "CREATE TRIGGER refuse_job BEFORE INSERT ON reclassification FOR EACH ROW \
+                 EXECUTE FUNCTION refuse_job()",
+            );
         }
     }
-    let before = mapped(&app, &ada).await;
-    let before_rules = rules(&app, &ada).await;
-    for change in [
+    let response = send(
         app.with_bearer(&ada.access_jwt, Method::POST, "/integration/rules")
-            .json(
-                &json!({"match": {"label_contains": "writ"}, "foundation": "love", "position": 1}),
-            ),
-        app.with_bearer(
-            &ada.access_jwt,
-            Method::PUT,
-            &format!("/integration/rules/{}", rule["id"].as_str().unwrap()),
-        )
-        .json(&json!({"match": {"label_equals": "writing"}, "foundation": "mission"})),
-        app.with_bearer(
-            &ada.access_jwt,
-            Method::DELETE,
-            &format!("/integration/rules/{}", rule["id"].as_str().unwrap()),
-        ),
-    ] {
-        let response = send(change).await;
-        assert!(response.status().is_server_error(), "{}", response.status());
-        let body: Value = response.json().await.unwrap();
-        assert!(
-            !body.to_string().contains("refused"),
-            "no database text leaks: {body}"
-        );
-        assert_eq!(mapped(&app, &ada).await, before, "no entry changed");
-        assert_eq!(rules(&app, &ada).await, before_rules, "no rule changed");
-    }
+            .json(&json!({"match": {"label_equals": "writing"}, "foundation": "love"})),
+    )
+    .await;
+    assert!(response.status().is_server_error(), "{}", response.status());
+    let body: Value = response.json().await.unwrap();
+    assert!(
+        !body.to_string().contains("refused"),
+        "no database text leaks: {body}"
+    );
+    assert!(rules(&app, &ada).await.is_empty(), "the rule is not kept");
+    assert_eq!(reclassification(&app, &ada).await["state"], "idle");
+    assert_eq!(mapped(&app, &ada).await["e1"], unmapped());
 }
 
 #[tokio::test]
@@ -701,6 +793,7 @@ async fn a_check_in_mentions_coverage_below_eighty_percent() {
         json!({"match": {"label_equals": "browsing"}, "foundation": "love"}),
     )
     .await;
+    settled(&app, &ada).await;
     let whole = checkin(&app).await;
     let observation = whole["observation"].as_str().expect("an observation");
     assert!(

@@ -1,11 +1,15 @@
 //! Integration with time trackers: task mappings (a logged entry tied to a foundation, or not
 //! yet), the person's mapping rules, the unmapped view, and the work-pattern rollup.
 
+pub mod matching;
+pub mod reclassification;
 pub mod rules;
 pub mod task_mapping;
 pub mod unmapped;
 pub mod work_pattern;
 
+pub use matching::{MatchKeys, RuleSet, TAG_SEPARATOR, fold, tag_needle};
+pub use reclassification::{Reclassification, ReclassifyStep, Scope};
 pub use rules::{
     EntryFacts, MAX_RULES_PER_USER, MappedBy, MatchKind, NewRule, Pattern, Rule, RuleChangeError,
     RuleMatch, Tags, TagsError, first_match, placed_at,

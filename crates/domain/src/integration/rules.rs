@@ -6,11 +6,11 @@
 use std::num::NonZeroU32;
 
 use time::OffsetDateTime;
-use unicode_normalization::UnicodeNormalization;
 
 use crate::error::RepoError;
 use crate::foundation::Foundation;
 use crate::ids::{RuleId, UserId};
+use crate::integration::matching::fold;
 use crate::text::{Text, TextError};
 
 /// At most this many rules per person.
@@ -94,6 +94,12 @@ impl RuleMatch {
         self.pattern.as_str()
     }
 
+    /// The text in the form it is compared in ([`fold`]).
+    #[must_use]
+    pub fn folded(&self) -> &str {
+        &self.folded
+    }
+
     /// Whether `entry` meets the condition.
     #[must_use]
     pub fn matches(&self, entry: &EntryFacts<'_>) -> bool {
@@ -110,11 +116,6 @@ impl RuleMatch {
             }
         }
     }
-}
-
-/// NFC, then lower case: the form both sides of a comparison are put in.
-fn fold(text: &str) -> String {
-    text.nfc().collect::<String>().to_lowercase()
 }
 
 /// A person's rule.

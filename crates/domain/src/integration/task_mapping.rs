@@ -7,7 +7,8 @@ use time::OffsetDateTime;
 
 use crate::foundation::Foundation;
 use crate::ids::{TaskMappingId, UserId};
-use crate::integration::rules::{EntryFacts, MappedBy, Rule, Tags, first_match};
+use crate::integration::matching::{MatchKeys, RuleSet};
+use crate::integration::rules::{EntryFacts, MappedBy, Tags};
 use crate::number::WholeNumber;
 use crate::pagination::{Cursor, PageLimit};
 use crate::text::Text;
@@ -99,13 +100,26 @@ impl TaskMappingInput {
     }
 
     /// The entry's foundation and where it came from: the tracker's when it sent one, else the
-    /// first matching rule's (`rules` in any order), else none (unmapped).
+    /// first matching rule's, else none (unmapped). `keys` are this entry's
+    /// ([`TaskMappingInput::match_keys`]).
     #[must_use]
-    pub fn mapping(&self, rules: &[Rule]) -> Option<(Foundation, MappedBy)> {
+    pub fn mapping(&self, rules: &RuleSet, keys: &MatchKeys) -> Option<(Foundation, MappedBy)> {
         match self.foundation {
             Some(foundation) => Some((foundation, MappedBy::Client)),
-            None => first_match(rules, &self.facts()).map(|f| (f, MappedBy::Rule)),
+            None => rules
+                .decide(keys, self.external_task_id.as_str())
+                .map(|f| (f, MappedBy::Rule)),
         }
+    }
+
+    /// What the rules compare of this entry, folded: computed once, when it is written.
+    #[must_use]
+    pub fn match_keys(&self) -> MatchKeys {
+        MatchKeys::of(
+            self.external_task_id.as_str(),
+            self.task_label.as_ref().map(TaskLabel::as_str),
+            self.tags.as_slice(),
+        )
     }
 
     /// What rules look at in this entry.

@@ -130,6 +130,9 @@ pub struct WorkPattern {
     pub neglected: Vec<Foundation>,
     pub summary: String,
     pub daily: Vec<DailyMinutes>,
+    /// A re-classification of the person's entries is under way: some may still carry the
+    /// foundation of rules that have since changed.
+    pub reclassifying: bool,
 }
 
 /// Below this coverage, observations say that the shares describe only part of the time.
@@ -189,6 +192,7 @@ pub fn rollup(window: Window, daily: &[DailyMinutes]) -> WorkPattern {
         neglected,
         summary,
         daily,
+        reclassifying: false,
     }
 }
 

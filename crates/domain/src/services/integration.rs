@@ -1,13 +1,14 @@
 //! Integration use cases: task-mapping upserts (single and all-or-nothing batches), listing,
-//! deletion, mapping rules, the unmapped view and the work-pattern read-back.
+//! deletion, mapping rules and the re-classification they queue, the unmapped view and the
+//! work-pattern read-back.
 
 use crate::clock::Clock;
 use crate::error::RepoError;
 use crate::ids::{RuleId, UserId};
 use crate::integration::{
-    ExternalTaskId, InvalidDays, MAX_BATCH, NewRule, Rule, RuleChangeError, TaskMapping,
-    TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, Window,
-    WorkPattern, rollup,
+    ExternalTaskId, InvalidDays, MAX_BATCH, NewRule, Reclassification, ReclassifyStep, Rule,
+    RuleChangeError, TaskMapping, TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery,
+    UpsertOutcome, Window, WorkPattern, rollup,
 };
 use crate::pagination::{Page, PageLimit};
 use crate::ports::{RuleRepository, TaskMappingRepository};
@@ -129,7 +130,9 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
     ) -> Result<WorkPattern, WorkPatternError> {
         let window = Window::ending_at(self.clock.now(), days)?;
         let daily = self.tasks.daily_minutes(user, &window).await?;
-        Ok(rollup(window, &daily))
+        let mut pattern = rollup(window, &daily);
+        pattern.reclassifying = self.rules.reclassification(user).await?.running;
+        Ok(pattern)
     }
 
     /// The unmapped entries of the last `days` days (1-365) grouped by label and tags, most
@@ -158,7 +161,7 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
         self.rules.list(user).await
     }
 
-    /// Adds a rule and re-applies the rules, in one transaction.
+    /// Adds a rule and queues the re-classification of the entries it matches.
     ///
     /// # Errors
     /// [`RuleChangeError::TooMany`] at the limit; storage failures (nothing changed).
@@ -166,7 +169,7 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
         self.rules.create(user, rule, self.clock.now()).await
     }
 
-    /// Replaces a rule and re-applies the rules, in one transaction.
+    /// Replaces a rule and queues the re-classification of the entries it matched or matches.
     ///
     /// # Errors
     /// [`RuleChangeError::NotFound`]; storage failures (nothing changed).
@@ -179,13 +182,50 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
         self.rules.replace(user, id, rule, self.clock.now()).await
     }
 
-    /// Deletes a rule and re-applies the rest, in one transaction.
+    /// Deletes a rule and queues the re-classification of the entries it matched.
     ///
     /// # Errors
     /// [`RuleChangeError::NotFound`]; storage failures (nothing changed).
     pub async fn delete_rule(&self, user: UserId, id: RuleId) -> Result<(), RuleChangeError> {
         self.rules.delete(user, id, self.clock.now()).await
     }
+
+    /// How far the person's re-classification is.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn reclassification(&self, user: UserId) -> Result<Reclassification, RepoError> {
+        self.rules.reclassification(user).await
+    }
+
+    /// One round of the background work: a step of each queued job (at most `people` of
+    /// them), so one person's large job never holds back another's. Returns how many entries
+    /// were decided and whether any job remains.
+    ///
+    /// # Errors
+    /// Storage failures; the jobs stay queued and resume on the next round.
+    pub async fn reclassify_round(&self, people: u32) -> Result<RoundReport, RepoError> {
+        let mut report = RoundReport::default();
+        for user in self.rules.reclassification_queue(people).await? {
+            match self.rules.reclassify_step(user, self.clock.now()).await? {
+                ReclassifyStep::Finished => {}
+                ReclassifyStep::More { decided } => {
+                    report.decided += decided;
+                    report.remaining = true;
+                }
+            }
+        }
+        Ok(report)
+    }
+}
+
+/// What [`IntegrationService::reclassify_round`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RoundReport {
+    /// Entries decided again.
+    pub decided: u64,
+    /// Some job still has work left.
+    pub remaining: bool,
 }
 
 #[cfg(test)]
@@ -281,7 +321,19 @@ mod tests {
                     unmapped: 40,
                 }])
             });
-        let p = block_on(service(tasks).work_patterns(UserId::new(), 30)).unwrap();
+        let mut rules = MockRuleRepository::new();
+        rules.expect_reclassification().times(1).returning(|_| {
+            Ok(Reclassification {
+                running: true,
+                done: 5,
+                total: 9,
+            })
+        });
+        let p = block_on(
+            IntegrationService::new(tasks, rules, clock()).work_patterns(UserId::new(), 30),
+        )
+        .unwrap();
+        assert!(p.reclassifying, "a running job shows in the work patterns");
         assert_eq!(p.total_minutes, 120);
         assert_eq!(p.unmapped_minutes, 40);
         assert_eq!(p.coverage, 0.75);
@@ -348,6 +400,62 @@ mod tests {
         assert!(matches!(
             block_on(service.delete_rule(UserId::new(), RuleId::new())),
             Err(RuleChangeError::NotFound)
+        ));
+    }
+
+    #[test]
+    fn a_round_takes_one_step_of_each_queued_job_and_says_what_remains() {
+        let (a, b) = (UserId::new(), UserId::new());
+        let mut rules = MockRuleRepository::new();
+        rules
+            .expect_reclassification_queue()
+            .withf(|limit| *limit == 10)
+            .times(1)
+            .returning(move |_| Ok(vec![a, b]));
+        rules
+            .expect_reclassify_step()
+            .withf(move |user, now| *user == a && *now == NOW)
+            .times(1)
+            .returning(|_, _| Ok(ReclassifyStep::More { decided: 2_000 }));
+        rules
+            .expect_reclassify_step()
+            .withf(move |user, _| *user == b)
+            .times(1)
+            .returning(|_, _| Ok(ReclassifyStep::Finished));
+        let service = IntegrationService::new(MockTaskMappingRepository::new(), rules, clock());
+        assert_eq!(
+            block_on(service.reclassify_round(10)).unwrap(),
+            RoundReport {
+                decided: 2_000,
+                remaining: true
+            }
+        );
+
+        let mut idle = MockRuleRepository::new();
+        idle.expect_reclassification_queue()
+            .returning(|_| Ok(Vec::new()));
+        idle.expect_reclassify_step().never();
+        let service = IntegrationService::new(MockTaskMappingRepository::new(), idle, clock());
+        assert_eq!(
+            block_on(service.reclassify_round(10)).unwrap(),
+            RoundReport::default()
+        );
+    }
+
+    #[test]
+    fn a_failed_step_is_reported_and_the_rest_of_the_round_waits() {
+        let mut rules = MockRuleRepository::new();
+        rules
+            .expect_reclassification_queue()
+            .returning(|_| Ok(vec![UserId::new(), UserId::new()]));
+        rules
+            .expect_reclassify_step()
+            .times(1)
+            .returning(|_, _| Err(RepoError::Unavailable(anyhow::anyhow!("down"))));
+        let service = IntegrationService::new(MockTaskMappingRepository::new(), rules, clock());
+        assert!(matches!(
+            block_on(service.reclassify_round(10)),
+            Err(RepoError::Unavailable(_))
         ));
     }
 }
