@@ -226,6 +226,31 @@ async function refresh() {
   return true;
 }
 
+/** How long the page waits for a re-classification before showing the totals as they are. */
+const RECLASSIFY_PATIENCE_MS = 60000;
+
+/**
+ * Waits until the re-classification a rule change queued is done, so the totals shown after it
+ * include it; when it takes more than a moment, says how far it is.
+ */
+async function reclassified() {
+  const started = Date.now();
+  for (;;) {
+    const progress = await api.get('/integration/reclassification');
+    if (progress.state !== 'running') return;
+    const waited = Date.now() - started;
+    if (waited > RECLASSIFY_PATIENCE_MS) {
+      notice('Your time is still being classified again; the totals below will catch up.');
+      return;
+    }
+    if (waited > 1000) {
+      const of = progress.total ? ` ${progress.done.toLocaleString()} of ${progress.total.toLocaleString()} entries` : '';
+      notice(`Classifying your time again with your rules…${of}`);
+    }
+    await new Promise((resolve) => { setTimeout(resolve, 200); });
+  }
+}
+
 /** Puts the keyboard on `target`, unless the person has moved it somewhere that still exists. */
 function keepFocus(target) {
   const now = document.activeElement;
@@ -256,6 +281,7 @@ async function classify(name, match, select, button) {
     } finally {
       select.disabled = false;
     }
+    await reclassified();
     if (!(await refresh())) return;
     notice(`A new rule classifies ${quoted(name)} as ${title(foundation)}.`);
     // The group has left the panel: the keyboard goes on to the group that took its place.
@@ -276,6 +302,7 @@ async function move(rule, position, direction, button) {
       keepFocus(document.getElementById('rules-title'));
       return;
     }
+    await reclassified();
     if (!(await refresh())) return;
     notice(`${words} is now rule ${position}.`);
     // The keyboard stays with the rule it moved: on the same button, or the other one at an end.
@@ -298,6 +325,7 @@ async function deleteRule(rule, words, button) {
       keepFocus(document.getElementById('rules-title'));
       return;
     }
+    await reclassified();
     if (!(await refresh())) return;
     notice(`The rule ${words} to ${title(rule.foundation)} is deleted; your time is classified again without it.`);
     const other = neighbourId && document.querySelector(ruleSelector(neighbourId));

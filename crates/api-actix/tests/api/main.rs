@@ -34,4 +34,5 @@ mod rate_limits;
 mod secrets_at_rest;
 mod sessions;
 mod sign_in;
+mod stall;
 mod web;
