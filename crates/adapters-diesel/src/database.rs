@@ -320,6 +320,13 @@ impl Database {
         let permit =
             match tokio::time::timeout(wait, Arc::clone(&self.permits).acquire_owned()).await {
                 Ok(permit) => permit.ok(),
+                // While the database is down the permits' holders fail fast; a wait that
+                // still ran out is the outage's, not the load's.
+                Err(_) if reachability.is_lost() => {
+                    return Err(RepoError::Unavailable(
+                        anyhow::anyhow!("the database is unreachable").context(context),
+                    ));
+                }
                 Err(_) => {
                     tracing::warn!(
                         context,

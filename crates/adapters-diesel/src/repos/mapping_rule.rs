@@ -16,7 +16,7 @@ use domain::integration::{
 use domain::ports::RuleRepository;
 use time::OffsetDateTime;
 
-use super::reclassification::{self, enqueue};
+use super::reclassification::{self, Wrote, enqueue};
 use super::rule_application::{load_rules, lock_for_rule_change};
 use crate::connection::DbConnection;
 use crate::convert::invalid;
@@ -176,11 +176,23 @@ impl RuleRepository for DieselRuleRepository {
         let Some(read) = read else {
             return Ok(ReclassifyStep::Finished);
         };
-        self.db
-            .write("re-classifying entries", move |conn| {
-                reclassification::write_step(conn, &user, read, now)
-            })
-            .await
+        let mut decided = 0;
+        for stretch in read.into_stretches(reclassification::write_cap(self.db.backend())) {
+            let covered = stretch.covered();
+            let user = user.clone();
+            let wrote = self
+                .db
+                .write("re-classifying entries", move |conn| {
+                    reclassification::write_stretch(conn, &user, &stretch, now)
+                })
+                .await?;
+            match wrote {
+                Wrote::Moved => decided += covered,
+                Wrote::Ended => return Ok(ReclassifyStep::Finished),
+                Wrote::Stale => break,
+            }
+        }
+        Ok(ReclassifyStep::More { decided })
     }
 }
 

@@ -1,14 +1,15 @@
 //! The re-classification job of one person (API.md, "Mapping rules and unmapped time"): queued
 //! by a rule change in the change's own transaction, then run a step at a time.
 //!
-//! **A step** reads the next stretch of the person's candidates (unmapped or rule-mapped, in
-//! the job's scope, by external id after `resume_after`) in a read transaction, which on SQLite
-//! does not take the writer, and decides each once with the compiled rules. Only then does it
-//! write, in a short write transaction: under the same lock a rule change takes, it checks that
-//! no rule changed meanwhile (`generation`), reads again just the rows it would change (an
-//! upsert may have rewritten one), decides them again, writes them, and moves `resume_after`.
-//! The write transaction is bounded by [`write_cap`] rows, so a job never holds SQLite's single
-//! writer, or PostgreSQL's row locks, for long.
+//! **A step** reads the next [`READ_CHUNK`] of the person's candidates (unmapped or rule-mapped,
+//! in the job's scope, by external id after `resume_after`) in a read transaction, which on
+//! SQLite does not take the writer, and decides each once with the compiled rules. Only then
+//! does it write, in short write transactions of at most [`write_cap`] rows each (stretches):
+//! under the same lock a rule change takes, each checks that the job is where the read left it
+//! (no rule changed: `generation`; no other worker took it: `resume_after`), so the read's rules
+//! still hold; reads again just the rows it would change (an upsert may have rewritten one),
+//! decides them again, writes them, and moves `resume_after`. So a job never holds SQLite's
+//! single writer, or PostgreSQL's row locks, for more than a few hundred rows.
 //!
 //! **Why the end state is one atomic pass's.** Every rule change bumps `generation` and sends
 //! the job back to the first candidate with the union of the scopes, so the last sweep runs
@@ -17,19 +18,19 @@
 //! flight: the job row says where to resume.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use diesel::dsl::count_star;
 use diesel::prelude::*;
 use domain::foundation::Foundation;
 use domain::ids::UserId;
 use domain::integration::{
-    MappedBy, MatchKeys, MatchKind, Pattern, Reclassification, ReclassifyStep, RuleMatch, RuleSet,
-    Scope,
+    MappedBy, MatchKeys, MatchKind, Pattern, Reclassification, RuleMatch, RuleSet, Scope,
 };
 use time::OffsetDateTime;
 
 use super::rule_application::{load_rules, lock_for_rule_change};
-use crate::connection::DbConnection;
+use crate::connection::{Backend, DbConnection};
 use crate::convert::{invalid, parse, to_db};
 use crate::error::StoreResult;
 use crate::expressions::InScope;
@@ -39,12 +40,12 @@ use crate::schema::{reclassification, task_mapping};
 /// Candidates a step reads and decides.
 pub(crate) const READ_CHUNK: i64 = 2_000;
 
-/// The most rows one step's write transaction changes: small on SQLite, whose single writer
-/// everyone else waits for meanwhile; larger on PostgreSQL, where it holds only those rows.
-pub(crate) const fn write_cap(conn: &DbConnection) -> usize {
-    match conn {
-        DbConnection::Sqlite(_) => 250,
-        DbConnection::Postgresql(_) => 1_000,
+/// The most rows one write transaction of a step changes: few on SQLite, whose single writer
+/// everyone else waits for meanwhile; more on PostgreSQL, where it holds only those rows.
+pub(crate) const fn write_cap(backend: Backend) -> usize {
+    match backend {
+        Backend::Sqlite => 100,
+        Backend::Postgres => 1_000,
     }
 }
 
@@ -271,6 +272,9 @@ pub(crate) struct Read {
     job: Job,
     /// Counted in this step (the job had no total yet).
     counted: Option<i64>,
+    /// The rules the candidates were decided with: still the person's rules as long as the
+    /// job's generation has not moved.
+    rules: Arc<RuleSet>,
     /// The candidates read, in order; `exhausted` when they were the last ones.
     decided: Vec<Decided>,
     exhausted: bool,
@@ -306,67 +310,131 @@ pub(crate) fn read_step(conn: &mut DbConnection, user: &str) -> StoreResult<Opti
     Ok(Some(Read {
         job,
         counted,
+        rules: Arc::new(rules),
         decided,
         exhausted,
     }))
 }
 
-/// The write half of a step, in a write transaction: writes what the read half decided (as far
-/// as [`write_cap`] allows) unless a rule changed meanwhile, and moves the job on.
-pub(crate) fn write_step(
+/// One write transaction's share of a read: the rows to write, and where the job stands before
+/// and after them.
+pub(crate) struct Stretch {
+    /// The job's generation and `resume_after` this stretch follows on from.
+    generation: i64,
+    after: Option<String>,
+    /// Candidates it covers, and the ones among them to write.
+    covered: i64,
+    to_write: Vec<String>,
+    /// Its last candidate, and whether it ends the job.
+    last: Option<String>,
+    ends_job: bool,
+    done_before: i64,
+    total: Option<i64>,
+    rules: Arc<RuleSet>,
+}
+
+impl Stretch {
+    /// Entries it decides again.
+    pub(crate) fn covered(&self) -> u64 {
+        u64::try_from(self.covered).unwrap_or(0)
+    }
+}
+
+impl Read {
+    /// Cuts the read into stretches of at most `cap` rows to write each, every one its own
+    /// short write transaction (in order: each follows on from where the one before left).
+    pub(crate) fn into_stretches(self, cap: usize) -> Vec<Stretch> {
+        let cap = cap.max(1);
+        let total = self.counted.or(self.job.total);
+        let mut stretches: Vec<Stretch> = Vec::new();
+        let mut after = self.job.resume_after.clone();
+        let mut done = self.job.done;
+        let mut to_write = Vec::new();
+        let mut covered = 0;
+        let count = self.decided.len();
+        for (at, decided) in self.decided.into_iter().enumerate() {
+            covered += 1;
+            if decided.needs_write() {
+                to_write.push(decided.external_task_id.clone());
+            }
+            let last_one = at + 1 == count;
+            if to_write.len() == cap || last_one {
+                let last = Some(decided.external_task_id);
+                stretches.push(Stretch {
+                    generation: self.job.generation,
+                    after: after.clone(),
+                    covered,
+                    to_write: std::mem::take(&mut to_write),
+                    last: last.clone(),
+                    ends_job: last_one && self.exhausted,
+                    done_before: done,
+                    total,
+                    rules: Arc::clone(&self.rules),
+                });
+                after = last;
+                done += covered;
+                covered = 0;
+            }
+        }
+        if count == 0 {
+            // Nothing left in scope: the job only has to end.
+            stretches.push(Stretch {
+                generation: self.job.generation,
+                after,
+                covered: 0,
+                to_write: Vec::new(),
+                last: None,
+                ends_job: true,
+                done_before: done,
+                total,
+                rules: self.rules,
+            });
+        }
+        stretches
+    }
+}
+
+/// What a stretch's write did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wrote {
+    /// Written; the job goes on.
+    Moved,
+    /// Written, and the job is done (its row deleted).
+    Ended,
+    /// The job is no longer where the read found it (a rule change restarted it, or another
+    /// worker took this stretch, or it is gone): nothing written.
+    Stale,
+}
+
+/// The write half of a step for one stretch, in a write transaction: unless the job moved
+/// since the read, writes the stretch's rows (decided again under the lock) and moves the job
+/// on, or ends it.
+pub(crate) fn write_stretch(
     conn: &mut DbConnection,
     user: &str,
-    read: Read,
+    stretch: &Stretch,
     now: OffsetDateTime,
-) -> StoreResult<ReclassifyStep> {
+) -> StoreResult<Wrote> {
     use reclassification as r;
     lock_for_rule_change(conn, user)?;
     match load_job(conn, user)? {
         // Still where the read found it: no rule changed, and no other worker took this stretch.
-        Some(job)
-            if job.generation == read.job.generation
-                && job.resume_after == read.job.resume_after => {}
-        // Restarted by a rule change, or moved on by another worker: this read is stale.
-        Some(_) => return Ok(ReclassifyStep::More { decided: 0 }),
-        None => return Ok(ReclassifyStep::Finished),
+        Some(job) if job.generation == stretch.generation && job.resume_after == stretch.after => {}
+        _ => return Ok(Wrote::Stale),
     }
-    // Stop after the row that fills the cap; the rest of the stretch is the next step's.
-    let cap = write_cap(conn);
-    let mut writes = 0;
-    let mut taken = read.decided.len();
-    for (at, decided) in read.decided.iter().enumerate() {
-        if decided.needs_write() {
-            writes += 1;
-            if writes == cap {
-                taken = at + 1;
-                break;
-            }
-        }
-    }
-    let stretch = &read.decided[..taken];
-    let to_write: Vec<&str> = stretch
-        .iter()
-        .filter(|d| d.needs_write())
-        .map(|d| d.external_task_id.as_str())
-        .collect();
-    apply(conn, user, &to_write, now)?;
-    let finished = read.exhausted && taken == read.decided.len();
-    if finished {
+    apply(conn, user, &stretch.rules, &stretch.to_write, now)?;
+    if stretch.ends_job {
         diesel::delete(r::table.filter(r::user_id.eq(user))).execute(conn)?;
-        return Ok(ReclassifyStep::Finished);
+        return Ok(Wrote::Ended);
     }
-    let done = read.job.done + i64::try_from(taken).unwrap_or(i64::MAX);
-    let resume_after = stretch.last().map(|d| d.external_task_id.clone());
     diesel::update(r::table.filter(r::user_id.eq(user)))
         .set((
-            r::resume_after.eq(resume_after.or(read.job.resume_after)),
-            r::done.eq(done),
-            r::total.eq(read.counted.or(read.job.total)),
+            r::resume_after.eq(&stretch.last),
+            r::done.eq(stretch.done_before + stretch.covered),
+            r::total.eq(stretch.total),
         ))
         .execute(conn)?;
-    Ok(ReclassifyStep::More {
-        decided: u64::try_from(taken).unwrap_or(0),
-    })
+    Ok(Wrote::Moved)
 }
 
 /// Reads the rows again (an upsert may have rewritten one since the read half), decides them
@@ -375,14 +443,14 @@ pub(crate) fn write_step(
 fn apply(
     conn: &mut DbConnection,
     user: &str,
-    external_ids: &[&str],
+    rules: &RuleSet,
+    external_ids: &[String],
     now: OffsetDateTime,
 ) -> StoreResult<()> {
     use task_mapping as tm;
     if external_ids.is_empty() {
         return Ok(());
     }
-    let rules = RuleSet::new(&load_rules(conn, user)?);
     let mut moves: HashMap<Option<Foundation>, Vec<String>> = HashMap::new();
     let mut keys_missing: Vec<(String, Decided, MatchKeys)> = Vec::new();
     // Below SQLite's and PostgreSQL's parameter limits, with room for the rest.
@@ -392,7 +460,7 @@ fn apply(
             .select(COLUMNS)
             .load(conn)?;
         for row in rows {
-            let mut decided = Decided::of(row, &rules)?;
+            let mut decided = Decided::of(row, rules)?;
             match decided.missing_keys.take() {
                 Some(keys) => keys_missing.push((decided.external_task_id.clone(), decided, keys)),
                 None if decided.decided != decided.current => moves

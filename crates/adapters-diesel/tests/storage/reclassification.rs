@@ -213,7 +213,8 @@ dual_test!(
     a_job_resumes_in_another_process_and_a_change_mid_way_restarts_it_over_both_scopes,
     |db, url| {
         let ada = user(&db, "ada@example.org").await;
-        let entries = seed(&db, ada.id, 9_000).await;
+        // More in scope than two steps read.
+        let entries = seed(&db, ada.id, 15_000).await;
         let rules = DieselRuleRepository::new(db.clone());
         let later = T0 + Duration::hours(1);
         rules

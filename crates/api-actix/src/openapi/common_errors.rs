@@ -28,7 +28,8 @@ const TOO_LARGE: &str = "The body is larger than 64 KiB.";
 const NOT_JSON: &str = "The body is not application/json.";
 const INVALID: &str =
     "A missing, unknown, wrongly typed or out-of-range field; `details` names each.";
-const UNAVAILABLE: &str = "The database is unavailable.";
+const UNAVAILABLE: &str = "`unavailable`: the database cannot be reached; or `busy`: it had no \
+     room for this request within the bound (`Retry-After` set). Nothing was changed.";
 
 impl Modify for CommonErrors {
     fn modify(&self, openapi: &mut OpenApi) {

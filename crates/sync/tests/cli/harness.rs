@@ -135,6 +135,8 @@ impl App {
     }
 
     /// Creates a rule through `POST /integration/rules`: entries with `tag` go to `foundation`.
+    /// Returns once the re-classification it queued is done, as a tracker waiting for the
+    /// result would (`GET /integration/reclassification`).
     pub async fn tag_rule(&self, key: &str, tag: &str, foundation: &str) {
         let response = self
             .http
@@ -147,6 +149,18 @@ impl App {
         let status = response.status();
         let body = response.text().await.unwrap_or_default();
         assert_eq!(status, 201, "POST /integration/rules {tag}: {body}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let progress = self.get(key, "/integration/reclassification").await;
+            if progress["state"] == "idle" {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the re-classification never ended: {progress}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
     }
 }
 
