@@ -8,7 +8,7 @@ use std::io;
 use std::net::{IpAddr, SocketAddr};
 
 use domain::notifications::WebhookUrlError;
-use domain::notifications::webhook::is_public;
+use domain::notifications::address::is_public;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::{Host, Url};
 
