@@ -14,6 +14,7 @@ const ERRORS = {
   invalid_token: 'The sign-in service’s answer could not be verified. Please start again.',
   email_not_verified: 'Your e-mail address is not verified with your sign-in service, so we cannot sign you in.',
   email_domain_not_allowed: 'Your e-mail address is not one this service accepts.',
+  invalid_email: 'Your sign-in service gave an e-mail address this service cannot use (it must be a plain address such as name@example.org).',
   invalid_request: 'The sign-in answer was incomplete. Please start again.',
   server_error: 'Something failed on our side while signing you in. Please try again.',
 };

@@ -237,3 +237,37 @@ async fn no_server_is_a_failure() {
     assert!(!error.contains(PASSWORD));
     assert_eq!(error, "could not talk to the mail server");
 }
+
+#[tokio::test]
+async fn a_stored_mailbox_expression_reaches_no_one_and_names_no_other_recipient() {
+    for stored in [
+        "x<victim@evil.example>",
+        "Victim <victim@evil.example>",
+        "ada@example.org, victim@evil.example",
+    ] {
+        let (port, session) = smtp_server(ACCEPTING).await;
+        let mut bad = mail();
+        bad.to = stored.to_owned();
+
+        let outcome = mailer(&format!("smtp://127.0.0.1:{port}"))
+            .send_checkin(&bad)
+            .await;
+
+        assert_eq!(
+            outcome,
+            DeliveryOutcome::Failed {
+                response_status: None,
+                error: "the recipient's e-mail address is not valid".to_owned()
+            },
+            "{stored}"
+        );
+        // Refused before any connection: the server never hears of a recipient.
+        match tokio::time::timeout(std::time::Duration::from_millis(300), session).await {
+            Err(_) => {}
+            Ok(session) => panic!(
+                "{stored}: the mailer talked to the server, RCPT TO {:?}",
+                session.unwrap().rcpt_to
+            ),
+        }
+    }
+}

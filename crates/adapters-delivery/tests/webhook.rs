@@ -278,6 +278,11 @@ async fn with_private_destinations_refused_no_request_reaches_a_loopback_receive
     for url in [
         format!("http://127.0.0.1:{port}/hook"),
         format!("http://[::ffff:127.0.0.1]:{port}/hook"),
+        // IPv6 forms that embed 127.0.0.1: compatible, NAT64, 6to4, Teredo (client inverted).
+        format!("http://[::127.0.0.1]:{port}/hook"),
+        format!("http://[64:ff9b::7f00:1]:{port}/hook"),
+        format!("http://[2002:7f00:1::1]:{port}/hook"),
+        format!("http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:{port}/hook"),
         // Names go through the resolver, which drops the loopback addresses.
         format!("http://localhost:{port}/hook"),
         format!("https://localhost:{port}/hook"),

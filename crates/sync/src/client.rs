@@ -1,5 +1,6 @@
 //! The upload: the entries as `POST /integration/task-mappings/batch` bodies of at most 1,000
-//! items, sent with `X-API-Key`, two at a time.
+//! items, sent with `X-API-Key`, two at a time, to the address given and never one it redirects
+//! to.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -76,6 +77,10 @@ impl Client {
         let http = reqwest::blocking::Client::builder()
             .timeout(Duration::from_secs(60))
             .user_agent(concat!("discovery-sync/", env!("CARGO_PKG_VERSION")))
+            // reqwest drops `Authorization` and `Cookie` when a redirect changes host, but not
+            // `X-API-Key`: following a 307 would hand the key and the whole batch to whatever
+            // the answer names. The API never redirects, so a 3xx is a failure.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| Failure::Failed(format!("cannot build an HTTP client: {e}")))?;
         Ok(Self {
@@ -167,6 +172,9 @@ impl Client {
             .send()
             .map_err(|e| format!("cannot reach {}: {}", self.endpoint, chain(&e)))?;
         let status = response.status();
+        if status.is_redirection() {
+            return Err(redirect_refused(status, response.headers(), &self.endpoint));
+        }
         let text = response
             .text()
             .map_err(|e| format!("reading the answer ({status}): {}", chain(&e)))?;
@@ -195,6 +203,23 @@ impl Client {
             text.replace(&self.key, "***")
         }
     }
+}
+
+/// The failure for a 3xx answer: which redirect, where to, and what to do instead.
+fn redirect_refused(
+    status: reqwest::StatusCode,
+    headers: &reqwest::header::HeaderMap,
+    endpoint: &str,
+) -> String {
+    let to = headers
+        .get(reqwest::header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("no Location");
+    format!(
+        "the service answered {status} with a redirect to {to}; discovery-sync follows no \
+         redirects (the API key would go along), so nothing was sent beyond {endpoint}: give the \
+         service's own address in --url"
+    )
 }
 
 /// An error and its causes, `a: b: c` (reqwest's own message alone says little).

@@ -6,10 +6,11 @@
 //! service: [`mapping`] (the TOML rules), [`timew`] (reading `timew export`), [`entries`]
 //! (intervals to task mappings: ids, minutes, labels), [`import`] (Toggl, Clockify and
 //! ActivityWatch exports), [`items`] (imported entries to task mappings), [`tags`] (the
-//! contract's limits on tags) and [`client`] (the batched upload). The binary's side: [`cli`]
-//! (the flags), [`run`] (one subcommand to the end), [`progress`] (the bar) and [`summary`]
-//! (the summary line and exit code).
+//! contract's limits on tags), [`client`] (the batched upload) and [`cleartext`] (the warning
+//! for a key sent in clear). The binary's side: [`cli`] (the flags), [`run`] (one subcommand to
+//! the end), [`progress`] (the bar) and [`summary`] (the summary line and exit code).
 
+pub mod cleartext;
 pub mod cli;
 pub mod client;
 pub mod entries;

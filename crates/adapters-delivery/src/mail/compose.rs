@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use domain::ports::CheckInMail;
+use lettre::Address;
 use lettre::Message;
 use lettre::message::{Mailbox, MultiPart};
 use v_htmlescape::escape_fmt as html;
@@ -26,9 +27,17 @@ pub enum ComposeError {
 /// The e-mail for `mail`, from `from`.
 ///
 /// # Errors
-/// [`ComposeError::Recipient`] when `mail.to` is not an address.
+/// [`ComposeError::Recipient`] when `mail.to` is not one bare address.
 pub fn checkin(mail: &CheckInMail, from: &Mailbox) -> Result<Message, ComposeError> {
-    let to: Mailbox = mail.to.parse().map_err(|_| ComposeError::Recipient)?;
+    // A bare `Address`, never a `Mailbox` parsed from the string: the stored e-mail may predate
+    // the rule that it is an address, and as a mailbox `x<victim@evil.example>` names
+    // victim@evil.example (To and envelope alike). As an address it is simply not valid.
+    let to = Mailbox::new(
+        None,
+        mail.to
+            .parse::<Address>()
+            .map_err(|_| ComposeError::Recipient)?,
+    );
     Message::builder()
         .message_id(Some(message_id(from)))
         .from(from.clone())
@@ -231,6 +240,38 @@ mod tests {
         two_lines.quoted_goals = vec!["Ride daily.\nEven in winter.".to_owned()];
         assert!(text(&two_lines).contains("> Ride daily.\n> Even in winter.\n"));
         assert!(html_page(&two_lines).contains(">Ride daily.\nEven in winter.</blockquote>"));
+    }
+
+    #[test]
+    fn a_mailbox_expression_as_the_recipient_is_refused_not_read_as_another_address() {
+        for stored in [
+            "x<victim@evil.example>",
+            "Victim <victim@evil.example>",
+            "ada@example.org, victim@evil.example",
+            "ada@example.org (Ada)",
+        ] {
+            let mut bad = mail();
+            bad.to = stored.to_owned();
+            assert_eq!(
+                checkin(&bad, &from()).map(|m| m.envelope().to().to_vec()),
+                Err(ComposeError::Recipient),
+                "{stored}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_envelope_and_to_are_the_bare_address() {
+        let message = checkin(&mail(), &from()).unwrap();
+        let to: Vec<String> = message
+            .envelope()
+            .to()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(to, ["ada@example.org"]);
+        let wire = String::from_utf8(message.formatted()).unwrap();
+        assert!(wire.lines().any(|l| l == "To: ada@example.org"), "{wire}");
     }
 
     #[test]

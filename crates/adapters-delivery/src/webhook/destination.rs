@@ -1,52 +1,81 @@
 //! Where a webhook may go: the resolver behind every connection, which keeps only public
 //! addresses, the same rule for URLs whose host is a literal IP (reqwest does not resolve those),
 //! and the check made when an endpoint is registered. The rule itself is the domain's
-//! [`is_public`].
+//! [`is_public`]; the lookups are [`Resolver`]'s (asynchronous, bounded in time).
 
 use std::error::Error;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 
 use domain::notifications::WebhookUrlError;
-use domain::notifications::webhook::is_public;
+use domain::notifications::address::is_public;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::{Host, Url};
 
-use super::limits::TIMEOUT;
+use super::resolve::Resolver;
 
 /// A connection was refused because its host resolves only to addresses a request may not go to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the destination is not allowed: it resolves only to non-public addresses")]
 pub struct DestinationRefused;
 
-/// reqwest's DNS resolver for the webhook client: the system's resolution (tokio's
-/// `lookup_host`), less every address that is not public unless private ones are allowed. The
-/// connection is made only to what this returns, so a name that resolves to a private address
-/// at send time is refused even if it was public when the endpoint was registered.
-#[derive(Debug, Clone, Copy)]
+/// reqwest's DNS resolver for the webhook client: [`Resolver`]'s lookup, less every address
+/// that is not public unless private ones are allowed. The connection is made only to what this
+/// returns, so a name that resolves to a private address at send time is refused even if it was
+/// public when the endpoint was registered.
+#[derive(Debug, Clone)]
 pub struct PublicResolver {
+    resolver: Resolver,
     allow_private: bool,
 }
 
 impl PublicResolver {
     #[must_use]
-    pub fn new(allow_private: bool) -> Self {
-        Self { allow_private }
+    pub fn new(resolver: Resolver, allow_private: bool) -> Self {
+        Self {
+            resolver,
+            allow_private,
+        }
+    }
+
+    /// Whether `url` may be registered now: a literal IP is checked as it is, a name must
+    /// resolve (within the resolver's bound) and every address it resolves to must be public,
+    /// unless private ones are allowed. Every address, not just one: the connection may go to
+    /// any of them.
+    ///
+    /// # Errors
+    /// [`WebhookUrlError::Unresolvable`] when the name does not resolve,
+    /// [`WebhookUrlError::PrivateAddress`] when an address is not public.
+    pub async fn check(&self, url: &Url) -> Result<(), WebhookUrlError> {
+        let addresses = match url.host() {
+            Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
+            Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
+            Some(Host::Domain(name)) => self
+                .resolver
+                .lookup(name)
+                .await
+                .map_err(|_| WebhookUrlError::Unresolvable)?,
+            None => return Err(WebhookUrlError::NotAUrl),
+        };
+        if !self.allow_private && !addresses.into_iter().all(is_public) {
+            return Err(WebhookUrlError::PrivateAddress);
+        }
+        Ok(())
     }
 }
 
 impl Resolve for PublicResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let allow_private = self.allow_private;
-        let host = name.as_str().to_owned();
+        let this = self.clone();
         Box::pin(async move {
-            let resolved = lookup(&host).await?;
-            if resolved.is_empty() {
-                return Err(io::Error::new(io::ErrorKind::NotFound, "no address").into());
-            }
+            let resolved = this
+                .resolver
+                .lookup(name.as_str())
+                .await
+                .map_err(|e| io::Error::new(io::ErrorKind::NotFound, e))?;
             let allowed: Vec<SocketAddr> = resolved
                 .into_iter()
-                .filter(|ip| allow_private || is_public(*ip))
+                .filter(|ip| this.allow_private || is_public(*ip))
                 // Port 0: reqwest puts the URL's port (or the scheme's) in its place.
                 .map(|ip| SocketAddr::new(ip, 0))
                 .collect();
@@ -56,14 +85,6 @@ impl Resolve for PublicResolver {
             Ok(Box::new(allowed.into_iter()) as Addrs)
         })
     }
-}
-
-/// The addresses `host` resolves to, as the system resolver gives them.
-async fn lookup(host: &str) -> io::Result<Vec<IpAddr>> {
-    Ok(tokio::net::lookup_host((host, 0))
-        .await?
-        .map(|address| address.ip())
-        .collect())
 }
 
 /// Whether `url`'s host is a literal IP address a request may not go to (private ones not
@@ -77,38 +98,21 @@ pub fn is_refused_literal(url: &Url) -> bool {
     }
 }
 
-/// Whether `url` may be registered now: a literal IP is checked as it is, a name must resolve
-/// (within the attempt's time limit) and every address it resolves to must be public, unless
-/// `allow_private`. Every address, not just one: the connection may go to any of them.
-///
-/// # Errors
-/// [`WebhookUrlError::Unresolvable`] when the name does not resolve, [`WebhookUrlError::PrivateAddress`]
-/// when an address is not public.
-pub async fn check(url: &Url, allow_private: bool) -> Result<(), WebhookUrlError> {
-    let addresses = match url.host() {
-        Some(Host::Ipv4(ip)) => vec![IpAddr::V4(ip)],
-        Some(Host::Ipv6(ip)) => vec![IpAddr::V6(ip)],
-        Some(Host::Domain(name)) => tokio::time::timeout(TIMEOUT, lookup(name))
-            .await
-            .map_err(|_| WebhookUrlError::Unresolvable)?
-            .map_err(|_| WebhookUrlError::Unresolvable)?,
-        None => return Err(WebhookUrlError::NotAUrl),
-    };
-    if addresses.is_empty() {
-        return Err(WebhookUrlError::Unresolvable);
-    }
-    if !allow_private && !addresses.into_iter().all(is_public) {
-        return Err(WebhookUrlError::PrivateAddress);
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn url(raw: &str) -> Url {
         Url::parse(raw).unwrap()
+    }
+
+    fn guard(allow_private: bool) -> PublicResolver {
+        PublicResolver::new(
+            Resolver::system(Duration::from_secs(5)).unwrap(),
+            allow_private,
+        )
     }
 
     #[test]
@@ -119,12 +123,18 @@ mod tests {
             "https://[::1]/",
             "https://[::ffff:192.168.0.1]/",
             "https://169.254.169.254/latest/meta-data",
+            "https://[::127.0.0.1]/",
+            "https://[64:ff9b::a9fe:a9fe]/",
+            "https://[2002:a00:1::1]/",
+            "https://[100::1]/",
+            "https://203.0.113.9/",
         ] {
             assert!(is_refused_literal(&url(refused)), "{refused}");
         }
         for passed in [
             "https://93.184.215.14/",
             "https://[2606:4700::6810:85e5]/",
+            "https://[64:ff9b::5db8:d70e]/",
             "https://localhost/",
             "https://hooks.example.com/",
         ] {
@@ -133,24 +143,46 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn literal_addresses_are_checked_without_resolving() {
+    async fn literal_addresses_are_checked_as_they_are() {
         assert_eq!(
-            check(&url("https://10.0.0.1/"), false).await,
+            guard(false).check(&url("https://10.0.0.1/")).await,
             Err(WebhookUrlError::PrivateAddress)
         );
-        assert_eq!(check(&url("https://10.0.0.1/"), true).await, Ok(()));
-        assert_eq!(check(&url("https://93.184.215.14/"), false).await, Ok(()));
+        assert_eq!(
+            guard(false).check(&url("https://[::127.0.0.1]/")).await,
+            Err(WebhookUrlError::PrivateAddress)
+        );
+        assert_eq!(guard(true).check(&url("https://10.0.0.1/")).await, Ok(()));
+        assert_eq!(
+            guard(false).check(&url("https://93.184.215.14/")).await,
+            Ok(())
+        );
+    }
+
+    #[tokio::test]
+    async fn a_name_is_checked_by_every_address_it_resolves_to() {
+        assert_eq!(
+            guard(false).check(&url("https://localhost/")).await,
+            Err(WebhookUrlError::PrivateAddress)
+        );
+        assert_eq!(guard(true).check(&url("https://localhost/")).await, Ok(()));
+        assert_eq!(
+            guard(true)
+                .check(&url("https://does-not-exist.invalid/"))
+                .await,
+            Err(WebhookUrlError::Unresolvable)
+        );
     }
 
     #[tokio::test]
     async fn the_resolver_drops_private_addresses_unless_allowed() {
-        let refused = PublicResolver::new(false)
+        let refused = guard(false)
             .resolve("localhost".parse().unwrap())
             .await
             .err()
             .expect("localhost is refused");
         assert!(refused.downcast_ref::<DestinationRefused>().is_some());
-        let allowed: Vec<SocketAddr> = PublicResolver::new(true)
+        let allowed: Vec<SocketAddr> = guard(true)
             .resolve("localhost".parse().unwrap())
             .await
             .unwrap()

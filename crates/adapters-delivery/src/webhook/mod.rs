@@ -3,11 +3,13 @@
 //! private ones are allowed.
 //!
 //! The address rule is checked where the connection is made (a DNS resolver that keeps only
-//! public addresses), not only when the endpoint is registered: a name may point anywhere later
+//! public addresses; asynchronous, each lookup bounded in time), not only when the endpoint is
+//! registered: a name may point anywhere later
 //! (DNS rebinding), and a redirect could point anywhere at once, which is why none is followed.
 
 pub mod destination;
 pub mod limits;
+pub mod resolve;
 pub mod response;
 pub mod signature;
 
@@ -20,30 +22,40 @@ use reqwest::header::CONTENT_TYPE;
 use reqwest::redirect::Policy;
 
 use destination::PublicResolver;
+use resolve::{Resolver, ResolverError};
 
-pub use limits::{MAX_ANSWER_BYTES, TIMEOUT};
+pub use limits::{MAX_ANSWER_BYTES, RESOLVE_TIMEOUT, TIMEOUT};
 
 const USER_AGENT: &str = concat!("discovery-service/", env!("CARGO_PKG_VERSION"));
 
-/// The HTTP client could not be built (its TLS backend failed to start).
+/// The client could not be built.
 #[derive(Debug, thiserror::Error)]
-#[error("the webhook HTTP client could not be built")]
-pub struct WebhookClientError(#[source] reqwest::Error);
+pub enum WebhookClientError {
+    /// The HTTP client's TLS backend failed to start.
+    #[error("the webhook HTTP client could not be built")]
+    Http(#[source] reqwest::Error),
+    #[error(transparent)]
+    Resolver(#[from] ResolverError),
+}
 
 /// The sender. Cloning is cheap and clones share the connection pool.
 #[derive(Debug, Clone)]
 pub struct WebhookClient {
     http: reqwest::Client,
+    destinations: PublicResolver,
     allow_private: bool,
 }
 
 impl WebhookClient {
     /// A client that sends only to public addresses, or to any when `allow_private` (a
-    /// development or test setup with its receiver on this machine or network).
+    /// development or test setup with its receiver on this machine or network). Names are
+    /// looked up by [`Resolver::system`], each within [`RESOLVE_TIMEOUT`]. Call it inside a
+    /// tokio runtime.
     ///
     /// # Errors
-    /// [`WebhookClientError`] when the HTTP client cannot be built.
+    /// [`WebhookClientError`] when the HTTP client or the resolver cannot be built.
     pub fn new(allow_private: bool) -> Result<Self, WebhookClientError> {
+        let destinations = PublicResolver::new(Resolver::system(RESOLVE_TIMEOUT)?, allow_private);
         let http = reqwest::Client::builder()
             .timeout(TIMEOUT)
             // A 3xx is the endpoint's answer, and a failure: following it would send the signed
@@ -52,12 +64,13 @@ impl WebhookClient {
             // No proxy from the environment: a proxy resolves the name itself, so the resolver
             // below would never see it and the address rule would not hold.
             .no_proxy()
-            .dns_resolver(Arc::new(PublicResolver::new(allow_private)))
+            .dns_resolver(Arc::new(destinations.clone()))
             .user_agent(USER_AGENT)
             .build()
-            .map_err(WebhookClientError)?;
+            .map_err(WebhookClientError::Http)?;
         Ok(Self {
             http,
+            destinations,
             allow_private,
         })
     }
@@ -72,7 +85,7 @@ impl WebhookClient {
 #[async_trait]
 impl WebhookSender for WebhookClient {
     async fn check_destination(&self, url: &WebhookUrl) -> Result<(), WebhookUrlError> {
-        destination::check(url.url(), self.allow_private).await
+        self.destinations.check(url.url()).await
     }
 
     async fn send(&self, request: &WebhookRequest) -> DeliveryOutcome {

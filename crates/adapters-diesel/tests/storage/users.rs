@@ -6,7 +6,7 @@ use domain::ids::UserId;
 use domain::ports::UserRepository;
 use time::Duration;
 
-use crate::harness::{ISSUER, T0, TRICKY, count, identity};
+use crate::harness::{ISSUER, T0, TRICKY, count, execute, identity};
 
 dual_test!(
     a_first_sign_in_creates_the_user_and_later_ones_refresh_it_by_issuer_and_subject,
@@ -150,3 +150,23 @@ dual_test!(deleting_a_user_reports_whether_there_was_one, |db| {
     assert_ne!(again.id, ada.id);
     assert_eq!(again.created_at, T0 + Duration::days(1));
 });
+
+dual_test!(
+    an_address_stored_before_mailbox_syntax_was_refused_is_still_read,
+    |db| {
+        let repo = DieselUserRepository::new(db.clone());
+        let ada = crate::harness::user(&db, "ada@example.org").await;
+        // What an earlier version accepted: the account must stay readable (not a 500 on every
+        // request), and only a bare-address mailer ever sees the value.
+        execute(
+            &db,
+            format!(
+                "UPDATE users SET email = 'x<victim@evil.example>' WHERE id = '{}'",
+                ada.id
+            ),
+        )
+        .await;
+        let read = repo.get(ada.id).await.unwrap().unwrap();
+        assert_eq!(read.email.as_str(), "x<victim@evil.example>");
+    }
+);

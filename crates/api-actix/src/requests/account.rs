@@ -83,7 +83,9 @@ fn email() -> Object {
     ObjectBuilder::new()
         .schema_type(Type::String)
         .description(Some(
-            "One `@` between parts without white space; the address is stored lower-cased.",
+            "A bare address: one `@` between non-empty parts, without white space, control \
+             characters or mailbox syntax (`<`, `>`, `(`, `)`, `\"`, `,`, `;`, `:`, `[`, `]`, `\\`); \
+             the address is stored lower-cased.",
         ))
         .examples(["ada@example.org"])
         .max_length(Some(Email::MAX_CHARS))

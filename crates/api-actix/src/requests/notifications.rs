@@ -23,8 +23,9 @@ pub struct NotificationSettingsRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebhookRequest {
-    /// An `https` URL whose host resolves only to public addresses (plain `http` and private
-    /// addresses only where the server allows them).
+    /// An `https` URL whose host resolves only to public addresses: none in an IANA
+    /// special-purpose range, an IPv6 form that carries an IPv4 address judged by that address
+    /// (plain `http` and private addresses only where the server allows them).
     #[schema(schema_with = url)]
     pub url: String,
     /// The events it receives; at least one. A `ping` (the test) always reaches it.

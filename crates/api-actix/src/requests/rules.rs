@@ -36,14 +36,24 @@ pub const NON_BLANK: &str = concat!(
     refused_chars!(),
     "]*$"
 );
-/// An e-mail address as `domain::account::Email` takes it (one `@`, no white space).
+/// What `domain::account::Email` refuses in an address besides white space: every control
+/// character (Rust's `char::is_control`, C0, DEL and C1) and the mailbox syntax of
+/// `Email::MAILBOX_SYNTAX`, as a regex class body.
+macro_rules! email_refused {
+    () => {
+        "\\u0000-\\u001F\\u007F-\\u009F<>()\",;:\\[\\]\\\\"
+    };
+}
+
+/// An e-mail address as `domain::account::Email` takes it: one `@` between non-empty parts, no
+/// white space, control character or mailbox syntax (a bare address, not `Name <a@b>`).
 pub const EMAIL: &str = concat!(
     "^[^@",
     white_space!(),
-    refused_chars!(),
+    email_refused!(),
     "]+@[^@",
     white_space!(),
-    refused_chars!(),
+    email_refused!(),
     "]+$"
 );
 /// `If-Match`: the profile's version, quoted, weak or bare, or `*`.
@@ -220,6 +230,38 @@ mod tests {
                 domain::text::is_allowed_char(c),
                 !refused.contains(&code),
                 "U+{code:04X}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_email_pattern_accepts_exactly_what_the_domain_accepts() {
+        let schema = serde_json::json!({"type": "string", "pattern": EMAIL});
+        let validator = jsonschema::draft202012::new(&schema).unwrap();
+        let codes = (0..0x3100_u32).chain([0xFEFF, 0x1F600]);
+        for c in codes.filter_map(char::from_u32) {
+            for address in [format!("a{c}b@example.org"), format!("ab@exa{c}mple.org")] {
+                let domain_says = domain::account::Email::new(&address).is_ok();
+                let document_says = validator.is_valid(&serde_json::json!(address));
+                assert_eq!(
+                    document_says,
+                    domain_says,
+                    "{address:?} (U+{:04X})",
+                    u32::from(c)
+                );
+            }
+        }
+        for address in [
+            "x<victim@evil.example>",
+            "a@b@c",
+            "@b",
+            "a@",
+            "first.last+tag@sub.example.org",
+        ] {
+            assert_eq!(
+                validator.is_valid(&serde_json::json!(address)),
+                domain::account::Email::new(address).is_ok(),
+                "{address}"
             );
         }
     }

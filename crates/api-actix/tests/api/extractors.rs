@@ -5,7 +5,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::helpers::{TestApp, assert_error, send, spawn_app};
+use crate::helpers::{TestApp, assert_error, count, send, set_cookies, spawn_app};
 
 fn dev_login(app: &TestApp) -> reqwest::RequestBuilder {
     app.api
@@ -125,6 +125,49 @@ async fn an_invalid_email_at_dev_login_is_a_validation_error() {
         let body = assert_error(response, 422, "validation_failed").await;
         assert_eq!(body["error"]["details"][0]["field"], "email", "{body}");
     }
+}
+
+#[tokio::test]
+async fn a_mailbox_expression_at_dev_login_is_refused_and_creates_no_account() {
+    let app = spawn_app().await;
+    let users = || count(&app, "SELECT COUNT(*) AS n FROM users");
+    let before = users();
+
+    for email in [
+        "x<victim@evil.example>",
+        "Victim <victim@evil.example>",
+        "ada@example.org (Ada)",
+        "\"ada\"@example.org",
+        "ada@example.org,victim@evil.example",
+        "ada@example.org;victim@evil.example",
+        "ada\u{7}@example.org",
+    ] {
+        let response = send(dev_login(&app).json(&json!({"email": email}))).await;
+        assert!(
+            set_cookies(response.headers()).is_empty(),
+            "no session for {email:?}"
+        );
+        let body = assert_error(response, 422, "validation_failed").await;
+        assert_eq!(body["error"]["details"][0]["field"], "email", "{body}");
+        assert!(
+            !body.to_string().contains("victim@"),
+            "the refusal does not echo the address: {body}"
+        );
+    }
+    assert_eq!(users(), before, "no account was created");
+    assert_eq!(
+        count(
+            &app,
+            "SELECT COUNT(*) AS n FROM users WHERE email LIKE '%victim%'"
+        ),
+        0
+    );
+
+    // An ordinary address with a tag and a subdomain still signs in.
+    let response =
+        send(dev_login(&app).json(&json!({"email": "First.Last+tag@sub.example.org"}))).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(users(), before + 1);
 }
 
 #[tokio::test]

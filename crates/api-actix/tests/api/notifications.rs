@@ -182,6 +182,57 @@ async fn private_loopback_and_plain_http_destinations_are_refused_and_nothing_is
 }
 
 #[tokio::test]
+async fn ipv6_forms_of_private_addresses_and_special_purpose_ranges_are_refused() {
+    let app = spawn_app().await;
+    let ada = app.dev_login("ada@example.org").await;
+    for url in [
+        // IPv6 forms embedding a loopback or private IPv4 address.
+        "https://[::127.0.0.1]/",
+        "https://[::ffff:7f00:1]/",
+        "https://[::ffff:0:a00:1]/",
+        "https://[64:ff9b::a00:1]/",
+        "https://[64:ff9b:1::a9fe:a9fe]/",
+        "https://[2002:7f00:1::]/",
+        "https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",
+        // IPv6 special-purpose ranges.
+        "https://[100::1]/",
+        "https://[2001:db8::1]/",
+        "https://[3fff::1]/",
+        "https://[ff02::1]/",
+        // IPv4 special-purpose ranges.
+        "https://0.1.2.3/",
+        "https://100.64.0.1/",
+        "https://192.0.0.8/",
+        "https://192.0.2.1/",
+        "https://198.18.0.1/",
+        "https://198.51.100.7/",
+        "https://203.0.113.9/",
+        "https://240.0.0.1/",
+        "https://255.255.255.255/",
+        "https://239.1.2.3/",
+    ] {
+        let response = register(&app, &ada, json!({"url": url, "events": ["ping"]})).await;
+        let body = assert_error(response, 422, "validation_failed").await;
+        assert_eq!(body["error"]["details"][0]["field"], "url", "{url}: {body}");
+    }
+    let listed = json_body(
+        send(app.as_browser(&ada, Method::GET, "/api/me/webhooks")).await,
+        200,
+    )
+    .await;
+    assert_eq!(listed, json!([]), "nothing was stored");
+
+    // The same forms embedding a public address (93.184.215.14) are public.
+    for url in [
+        "https://[64:ff9b::5db8:d70e]/hook",
+        "https://[2002:5db8:d70e::1]/hook",
+    ] {
+        let response = register(&app, &ada, json!({"url": url, "events": ["ping"]})).await;
+        assert_eq!(response.status(), StatusCode::CREATED, "{url}");
+    }
+}
+
+#[tokio::test]
 async fn with_private_destinations_allowed_a_loopback_http_endpoint_registers() {
     let app = spawn_app_with(&[("WEBHOOK_ALLOW_PRIVATE", "true")]).await;
     let ada = app.dev_login("ada@example.org").await;

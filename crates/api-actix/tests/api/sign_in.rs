@@ -387,6 +387,32 @@ async fn an_unverified_email_is_refused_and_no_one_is_stored() {
 }
 
 #[tokio::test]
+async fn a_mailbox_expression_as_the_e_mail_is_refused_and_no_one_is_stored() {
+    let Some(s) = start(&[]).await else { return };
+
+    // The test provider vouches (verified) for whatever was typed as the address.
+    let login = "x<victim@evil.example>";
+    let (to, cookies) = assert_redirect_not_json(s.sign_in(login, None).await).await;
+
+    assert_eq!(login_error(&to).as_deref(), Some("invalid_email"), "{to}");
+    assert!(
+        cookies
+            .iter()
+            .all(|c| c.name != "ds_access" && c.name != "ds_refresh"),
+        "{cookies:?}"
+    );
+    assert_eq!(s.users_with(login), 0);
+    assert_eq!(
+        count(
+            &s.app,
+            "SELECT COUNT(*) AS n FROM users WHERE email LIKE '%victim%'"
+        ),
+        0
+    );
+    assert_eq!(s.sessions(), 0);
+}
+
+#[tokio::test]
 async fn a_wrong_state_is_refused() {
     let Some(s) = start(&[]).await else { return };
     let (callback, _) = s.at_provider("ada.lovelace", None).await;

@@ -1,6 +1,8 @@
 //! Notifications: the events a change writes to the outbox in its own transaction, the person's
-//! webhook endpoints and e-mail setting, and the deliveries of each event with their retries.
+//! webhook endpoints and e-mail setting (and which addresses a webhook may go to), and the
+//! deliveries of each event with their retries.
 
+pub mod address;
 pub mod delivery;
 pub mod event;
 pub mod settings;

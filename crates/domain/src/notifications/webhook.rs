@@ -1,14 +1,15 @@
 //! A person's webhook endpoints: where events go, which events, and the secret that signs them.
-//! The address rules (https; no private, loopback, link-local or multicast address) are checked
-//! here on the URL as written; the delivery adapter checks every resolved address again on each
+//! The address rules (https; only public addresses, as [`super::address`] defines them) are
+//! checked here on the URL as written; the delivery adapter checks every resolved address again on each
 //! connection, since a name may point anywhere later.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::IpAddr;
 
 use time::OffsetDateTime;
 use url::{Host, Url};
 
 use super::EventType;
+use super::address::is_public;
 use crate::ids::{UserId, WebhookId};
 
 /// At most this many endpoints per person.
@@ -33,7 +34,9 @@ pub enum WebhookUrlError {
     NotHttps,
     #[error("must not contain credentials")]
     Credentials,
-    #[error("must not point to a private, loopback, link-local or multicast address")]
+    #[error(
+        "must not point to a private, loopback, link-local, multicast or other special-purpose address"
+    )]
     PrivateAddress,
     /// The host name does not resolve (checked when the endpoint is registered).
     #[error("names a host that does not resolve")]
@@ -82,47 +85,6 @@ impl WebhookUrl {
     pub fn url(&self) -> &Url {
         &self.0
     }
-}
-
-/// Whether a request may go to `ip` when private destinations are not allowed: not loopback,
-/// private (RFC 1918, unique-local), link-local, multicast, unspecified, shared (CGNAT),
-/// documentation or broadcast, nor an IPv4 address mapped or translated into IPv6.
-#[must_use]
-pub fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => is_public_v4(v4),
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_public_v4(v4);
-            }
-            let first = v6.segments()[0];
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
-                || (first & 0xffc0) == 0xfe80 // link-local fe80::/10
-                || (first & 0xffc0) == 0xfec0 // site-local (deprecated) fec0::/10
-                || v6.segments()[..6] == [0x64, 0xff9b, 0, 0, 0, 0] // NAT64 64:ff9b::/96
-                || (first == 0x2001 && v6.segments()[1] == 0x0db8) // documentation
-                || v6 == Ipv6Addr::new(0, 0, 0, 0, 0, 0, 0, 0))
-        }
-    }
-}
-
-fn is_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, ..] = ip.octets();
-    !(ip.is_loopback()
-        || ip.is_private()
-        || ip.is_link_local()
-        || ip.is_multicast()
-        || ip.is_broadcast()
-        || ip.is_unspecified()
-        || ip.is_documentation()
-        || a == 0
-        || (a == 100 && (64..128).contains(&b)) // shared address space (CGNAT)
-        || (a == 192 && b == 0 && ip.octets()[2] == 0) // IETF protocol assignments
-        || (a == 198 && (b == 18 || b == 19)) // benchmarking
-        || a >= 240) // reserved
 }
 
 /// Names that always mean this machine or its network, whatever a resolver says.
@@ -185,6 +147,9 @@ mod tests {
             "https://93.184.215.14/x",
             "https://[2606:4700::6810:85e5]/x",
             "https://example.com:8443/x?y=1#fragment",
+            // Public IPv4 addresses inside IPv6 forms.
+            "https://[64:ff9b::5db8:d70e]/x",
+            "https://[2002:5db8:d70e::1]/x",
         ] {
             let url = WebhookUrl::parse(ok, false).unwrap();
             assert!(!url.as_str().contains('#'), "{url:?}");
@@ -215,6 +180,18 @@ mod tests {
                 "https://[::ffff:10.1.2.3]/",
                 WebhookUrlError::PrivateAddress,
             ),
+            // Forms of IPv6 that embed a loopback or private IPv4 address, and other
+            // special-purpose ranges, written as URLs (address.rs has the rule itself).
+            ("https://[::127.0.0.1]/", WebhookUrlError::PrivateAddress),
+            ("https://[::ffff:7f00:1]/", WebhookUrlError::PrivateAddress),
+            ("https://[64:ff9b::a00:1]/", WebhookUrlError::PrivateAddress),
+            ("https://[2002:7f00:1::]/", WebhookUrlError::PrivateAddress),
+            (
+                "https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",
+                WebhookUrlError::PrivateAddress,
+            ),
+            ("https://[100::1]/", WebhookUrlError::PrivateAddress),
+            ("https://198.51.100.7/", WebhookUrlError::PrivateAddress),
             ("https://localhost/", WebhookUrlError::PrivateAddress),
             ("https://api.localhost./", WebhookUrlError::PrivateAddress),
             // Decimal and short forms are IPv4 to the WHATWG parser.

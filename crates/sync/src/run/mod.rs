@@ -1,14 +1,15 @@
 //! Running one subcommand to the end. What every run shares is here: the API key and client
-//! (checked before anything is read), and the delivery of the items, printed by a dry run or
+//! (checked before anything is read, with a warning on stderr when it would go over plain http
+//! to another machine), and the delivery of the items, printed by a dry run or
 //! sent with a progress bar. Each tracker's run is in its own file.
 
 pub mod import;
 pub mod timewarrior;
 
-use crate::Failure;
 use crate::client::{self, Client, MAX_BATCH, Totals};
 use crate::entries::Item;
 use crate::progress::Progress;
+use crate::{Failure, cleartext};
 
 /// The variable holding the API key. Never a flag: flags show up in `ps` and shell history.
 pub const API_KEY_ENV: &str = "DISCOVERY_API_KEY";
@@ -30,7 +31,12 @@ pub fn client_for(url: &str, dry_run: bool) -> Result<Option<Client>, Failure> {
                 "{API_KEY_ENV} is not set (the API key to send with)"
             ))
         })?;
-    Client::new(url, key.trim()).map(Some)
+    let client = Client::new(url, key.trim())?;
+    // Once per run: this is the one place a run builds its client.
+    if let Some(warning) = cleartext::warning(url) {
+        eprintln!("{warning}");
+    }
+    Ok(Some(client))
 }
 
 /// Sends `items` in batches of at most 1,000 with a progress bar on a terminal's stderr, or,

@@ -215,3 +215,146 @@ async fn a_service_that_does_not_answer_is_a_failure_naming_the_address() {
     assert!(error.contains("cannot reach http://127.0.0.1:9"), "{error}");
     assert!(!error.contains("some-key-value-123"));
 }
+
+/// A stand-in for a service (or a proxy in front of it) that answers every request with a 307
+/// to `to`: what it received, once the run is over.
+struct Redirector {
+    address: String,
+    received: std::thread::JoinHandle<String>,
+}
+
+impl Redirector {
+    fn start(to: &str) -> Self {
+        use std::io::{Read as _, Write as _};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = format!("http://{}", listener.local_addr().unwrap());
+        let location = to.to_owned();
+        let received = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            stream
+                .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+                .unwrap();
+            // The whole request, so the answer is not cut off by a reset: headers, then as
+            // many body bytes as Content-Length says.
+            let mut request = Vec::new();
+            let mut buf = [0_u8; 8192];
+            loop {
+                let n = stream.read(&mut buf).unwrap();
+                request.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&request);
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let length: usize = text[..end]
+                        .lines()
+                        .find_map(|l| {
+                            let (name, value) = l.split_once(':')?;
+                            name.eq_ignore_ascii_case("content-length")
+                                .then(|| value.trim().parse().ok())?
+                        })
+                        .unwrap_or(0);
+                    if request.len() >= end + 4 + length || n == 0 {
+                        break;
+                    }
+                }
+                if n == 0 {
+                    break;
+                }
+            }
+            let answer = format!(
+                "HTTP/1.1 307 Temporary Redirect\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            stream.write_all(answer.as_bytes()).unwrap();
+            String::from_utf8_lossy(&request).into_owned()
+        });
+        Self { address, received }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_redirect_is_a_failure_and_neither_the_key_nor_the_entries_follow_it() {
+    // The other host: another port on loopback is another origin. It is only listened on;
+    // whatever connects to it stays in its backlog, to be found below.
+    let elsewhere = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let elsewhere_url = format!(
+        "http://{}/integration/task-mappings/batch",
+        elsewhere.local_addr().unwrap()
+    );
+    let redirector = Redirector::start(&elsewhere_url);
+    let dir = TempDir::new();
+    let mapping = mapping_file(&dir, MAPPING);
+    let key = "ds_redirect-test-key-0123456789";
+    let run = run_sync(
+        &[
+            "timewarrior",
+            "--mapping",
+            &mapping,
+            "--input",
+            "-",
+            "--url",
+            &redirector.address,
+        ],
+        &[("DISCOVERY_API_KEY", key)],
+        Some(EXPORT.into()),
+    )
+    .await;
+
+    let first = redirector.received.join().unwrap();
+    assert!(
+        first.starts_with("POST /integration/task-mappings/batch") && first.contains(key),
+        "the batch went to the address given: {first}"
+    );
+    elsewhere.set_nonblocking(true).unwrap();
+    match elsewhere.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        Err(e) => panic!("checking the other host: {e}"),
+        Ok((_, peer)) => panic!("the redirect was followed: {peer} connected to the other host"),
+    }
+    assert_eq!(run.code, 1, "{run:?}");
+    let error = error_of(&run);
+    assert!(
+        error.contains("307") && error.contains("redirect") && error.contains(&elsewhere_url),
+        "{error}"
+    );
+    assert!(
+        !run.stdout.contains(key) && !run.stderr.contains(key),
+        "{run:?}"
+    );
+    assert_eq!(run.summary["created"], 0);
+    assert!(
+        !run.stderr.contains("plain http"),
+        "no warning for loopback: {}",
+        run.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plain_http_to_another_machine_is_warned_about_once_on_stderr() {
+    let dir = TempDir::new();
+    let mapping = mapping_file(&dir, MAPPING);
+    // 0.0.0.0 is not a loopback address, so it is warned about; on Linux a connection to it
+    // reaches this machine, where nothing listens on port 9: the run fails at once.
+    let run = run_sync(
+        &[
+            "timewarrior",
+            "--mapping",
+            &mapping,
+            "--input",
+            "-",
+            "--url",
+            "http://0.0.0.0:9",
+        ],
+        &[("DISCOVERY_API_KEY", "some-key-value-123")],
+        Some(EXPORT.into()),
+    )
+    .await;
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.stderr.matches("plain http").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stdout.contains("plain http"),
+        "stdout is the summary only"
+    );
+}

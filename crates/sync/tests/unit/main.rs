@@ -358,3 +358,41 @@ fn bodies_hold_at_most_a_thousand_items_each_in_order() {
     assert!(parsed[0]["items"][0]["task_label"].is_null());
     assert!(batch_bodies(&[]).unwrap().is_empty());
 }
+
+// --- the plain-http warning --------------------------------------------------------------------
+
+#[test]
+fn plain_http_to_another_machine_is_warned_about_and_loopback_or_https_is_not() {
+    use discovery_sync::cleartext::warning;
+    for quiet in [
+        "http://127.0.0.1:8011",
+        "http://127.8.9.10:8011/",
+        "http://localhost:8011",
+        "http://LOCALHOST.:8011",
+        "http://[::1]:8011",
+        "http://[::ffff:127.0.0.1]:8011",
+        "https://discovery.example.org",
+        "https://192.168.1.20:8011",
+        "not a url",
+    ] {
+        assert_eq!(warning(quiet), None, "{quiet}");
+    }
+    for loud in [
+        "http://discovery.example.org",
+        "http://192.168.1.20:8011",
+        "http://10.0.0.1",
+        "http://[2001:db8::1]:8011",
+        "http://localhost.example.org",
+    ] {
+        let text = warning(loud).unwrap_or_else(|| panic!("{loud} gets a warning"));
+        assert!(
+            text.contains("plain http") && text.contains("https://"),
+            "{text}"
+        );
+    }
+    assert!(
+        warning("http://discovery.example.org:8011/x")
+            .unwrap()
+            .contains("discovery.example.org")
+    );
+}
