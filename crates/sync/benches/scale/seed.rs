@@ -1,4 +1,5 @@
-//! The seed: people and task mappings in set-based INSERTs, then VACUUM ANALYZE.
+//! The seed: people and task mappings (with their folded match keys, so none is legacy) in
+//! set-based INSERTs, then VACUUM ANALYZE.
 
 use std::time::Instant;
 
@@ -11,6 +12,7 @@ use super::{Plan, SPAN_SECONDS, count, execute, thousands};
 /// ANALYZE; reports the times and the size per million entries.
 pub(crate) fn seed(db: &Database, plan: &Plan, heavy: &str, report: &mut Vec<String>) {
     let others = plan.people - 1;
+    settle(db);
     let started = Instant::now();
     execute(
         db,
@@ -44,20 +46,21 @@ pub(crate) fn seed(db: &Database, plan: &Plan, heavy: &str, report: &mut Vec<Str
             &format!(
                 "INSERT INTO task_mapping (id, user_id, external_task_id, task_label, foundation,
                                            mapped_by, minutes, occurred_at, created_at,
-                                           updated_at, tags)
-                 SELECT gen_random_uuid()::text,
+                                           updated_at, tags, match_label, match_tags, match_id)
+                 SELECT r.*, lower(r.task_label), {match_tags}, NULL
+                 FROM (SELECT gen_random_uuid()::text,
                         CASE WHEN s.heavy THEN '{heavy}' ELSE {other} END,
                         'seed-' || s.g,
-                        CASE WHEN s.heavy THEN {heavy_label} ELSE {other_label} END,
+                        CASE WHEN s.heavy THEN {heavy_label} ELSE {other_label} END AS task_label,
                         CASE WHEN s.heavy THEN {heavy_foundation} ELSE {other_foundation} END,
                         CASE WHEN s.heavy THEN {heavy_by} ELSE {other_by} END,
                         5 + (s.g * 37) % 236, s.at, s.at, s.at,
-                        CASE WHEN s.heavy THEN {heavy_tags} ELSE {other_tags} END
+                        CASE WHEN s.heavy THEN {heavy_tags} ELSE {other_tags} END AS tags
                  FROM (SELECT g, (g + 1) * {h} / {n} > g * {h} / {n} AS heavy,
                               (g * {h} / {n})::int AS h, (g - (g + 1) * {h} / {n})::int AS k,
                               to_timestamp({end} - ({n} - 1 - g) * {SPAN_SECONDS} / {n})
                                   AT TIME ZONE 'UTC' AS at
-                       FROM generate_series({first}::bigint, {last}::bigint) AS g) AS s",
+                       FROM generate_series({first}::bigint, {last}::bigint) AS g) AS s) AS r",
                 other = other_id(&format!("1 + s.k % {others}")),
                 heavy_label = HEAVY_LABEL,
                 heavy_foundation = HEAVY_FOUNDATION,
@@ -67,6 +70,7 @@ pub(crate) fn seed(db: &Database, plan: &Plan, heavy: &str, report: &mut Vec<Str
                 other_foundation = OTHER_FOUNDATION,
                 other_by = OTHER_BY,
                 other_tags = OTHER_TAGS,
+                match_tags = MATCH_TAGS,
             ),
         );
         eprintln!(
@@ -123,6 +127,26 @@ pub(crate) fn seed(db: &Database, plan: &Plan, heavy: &str, report: &mut Vec<Str
         &format!("SELECT count(*) AS n FROM task_mapping WHERE user_id = '{heavy}'"),
     );
     assert_eq!(heavy_rows, plan.heavy, "the heavy person's entries");
+    let legacy = count(
+        db,
+        "SELECT count(*) AS n FROM task_mapping WHERE match_tags IS NULL",
+    );
+    assert_eq!(legacy, 0, "seeded rows carry their match keys");
+    let queued = count(db, "SELECT count(*) AS n FROM reclassification");
+    assert_eq!(queued, 0, "no re-classification job over the seed");
+}
+
+/// Waits until the jobs the standing rules queued (over no entries yet) are done, so none
+/// reads the seed half-written.
+fn settle(db: &Database) {
+    let started = Instant::now();
+    while count(db, "SELECT count(*) AS n FROM reclassification") > 0 {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the standing rules' jobs did not finish"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// The id of other person `i` (an SQL expression), UUID-shaped.
@@ -153,6 +177,12 @@ const HEAVY_TAGS: &str = "CASE
       WHEN s.h % 20 < 8 THEN '[]'
       ELSE (ARRAY['[]', '[\"project:Website\"]', '[\"project:Reading\",\"books\"]'])
            [1 + s.h % 3] END";
+// The folded tags of `r.tags` as the service stores them (matching.rs `MatchKeys`): '' for none,
+// else each lower-cased between unit separators; the labels and ids are ASCII, where `lower`
+// is the fold, and the ids already folded (`match_id` NULL).
+const MATCH_TAGS: &str = "CASE WHEN r.tags = '[]' THEN '' ELSE chr(31) || array_to_string(
+      ARRAY(SELECT lower(t) FROM jsonb_array_elements_text(r.tags::jsonb) WITH ORDINALITY
+            AS e(t, o) ORDER BY o), chr(31)) || chr(31) END";
 // The others': a tenth unmapped, the rest sent with a foundation.
 const OTHER_LABEL: &str = "CASE WHEN s.k % 10 = 0 THEN 'Misc' ELSE 'Task ' || s.k % 40 END";
 const OTHER_FOUNDATION: &str = "CASE WHEN s.k % 10 = 0 THEN NULL

@@ -119,6 +119,18 @@ impl Service {
         assert_eq!(response.status(), 204, "DELETE /integration/rules/{id}");
     }
 
+    /// `GET /integration/reclassification`: whether a job is running, its `done` and `total`.
+    pub(crate) async fn reclassification(&self, key: &str) -> (bool, u64, u64) {
+        let answer: Value =
+            serde_json::from_slice(&self.get(key, "/integration/reclassification").await)
+                .expect("the progress is JSON");
+        (
+            answer["state"] == "running",
+            answer["done"].as_u64().expect("done"),
+            answer["total"].as_u64().expect("total"),
+        )
+    }
+
     /// `POST /integration/task-mappings/batch` with `body`: how many entries it created.
     pub(crate) async fn post_batch(&self, key: &str, body: String) -> u64 {
         let response = self
