@@ -95,7 +95,8 @@ impl std::fmt::Debug for DeliverySettings {
     }
 }
 
-/// How many sign-in attempts and coach calls a caller may make (`RATE_LIMIT_*`).
+/// How many sign-in attempts, coach calls and other requests that make the service work for
+/// the caller (rule changes, webhook tests, check-ins) a caller may make (`RATE_LIMIT_*`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RateLimitSettings {
     /// `/api/auth/login`, `/callback` and `/dev-login` per client address per window (0: off).
@@ -104,6 +105,15 @@ pub struct RateLimitSettings {
     pub reflect: u32,
     /// `POST /discovery/conversation/me/complete` per person per window (0: off).
     pub complete: u32,
+    /// `POST /integration/rules`, `PUT` and `DELETE /integration/rules/{id}` per person per
+    /// window, one budget for the three (0: off). Each change queues a re-classification of
+    /// the person's entries.
+    pub rule_changes: u32,
+    /// `POST /api/me/webhooks/{id}/test` per person per window (0: off). Each queues a `ping`.
+    pub webhook_tests: u32,
+    /// `POST /coaching/checkins` per person per window (0: off). Each writes a check-in and
+    /// queues its e-mail and webhook events.
+    pub checkins: u32,
     /// The window the limits are counted in: one minute (the tests shorten it).
     pub window: std::time::Duration,
     /// Take the client's address from the last `X-Forwarded-For` entry instead of the peer
@@ -466,6 +476,15 @@ impl Settings {
             sign_in: per_minute("RATE_LIMIT_SIGN_IN_PER_MINUTE", 30)?,
             reflect: per_minute("RATE_LIMIT_REFLECT_PER_MINUTE", 20)?,
             complete: per_minute("RATE_LIMIT_COMPLETE_PER_MINUTE", 5)?,
+            // A person classifying time in the dashboard adds, moves and deletes rules in quick
+            // succession: one a second leaves room for that, and still bounds the jobs queued.
+            rule_changes: per_minute("RATE_LIMIT_RULE_CHANGES_PER_MINUTE", 60)?,
+            // A test is a click to see an endpoint answer; ten a minute is more than anyone
+            // checking a receiver needs, and bounds the pings queued to a stranger's server.
+            webhook_tests: per_minute("RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE", 10)?,
+            // Manual check-ins are written by a person (or their assistant) now and then; the
+            // batch writes the scheduled ones. Each may send an e-mail and webhook events.
+            checkins: per_minute("RATE_LIMIT_CHECKINS_PER_MINUTE", 10)?,
             window: std::time::Duration::from_secs(60),
             trust_forwarded_for: flag("RATE_LIMIT_TRUST_FORWARDED_FOR", false)?,
         };
@@ -726,6 +745,9 @@ mod tests {
                 sign_in: 30,
                 reflect: 20,
                 complete: 5,
+                rule_changes: 60,
+                webhook_tests: 10,
+                checkins: 10,
                 window: std::time::Duration::from_secs(60),
                 trust_forwarded_for: false,
             }
@@ -737,6 +759,9 @@ mod tests {
                 ("RATE_LIMIT_SIGN_IN_PER_MINUTE", "0"),
                 ("RATE_LIMIT_REFLECT_PER_MINUTE", " 7 "),
                 ("RATE_LIMIT_COMPLETE_PER_MINUTE", "100000"),
+                ("RATE_LIMIT_RULE_CHANGES_PER_MINUTE", "0"),
+                ("RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE", "3"),
+                ("RATE_LIMIT_CHECKINS_PER_MINUTE", "0"),
                 ("RATE_LIMIT_TRUST_FORWARDED_FOR", "true"),
             ],
         )
@@ -749,6 +774,14 @@ mod tests {
             ),
             (0, 7, 100_000)
         );
+        assert_eq!(
+            (
+                s.rate_limits.rule_changes,
+                s.rate_limits.webhook_tests,
+                s.rate_limits.checkins
+            ),
+            (0, 3, 0)
+        );
         assert!(s.rate_limits.trust_forwarded_for);
     }
 
@@ -760,6 +793,9 @@ mod tests {
             ("RATE_LIMIT_REFLECT_PER_MINUTE", "1e3"),
             ("RATE_LIMIT_REFLECT_PER_MINUTE", "99999999999"),
             ("RATE_LIMIT_COMPLETE_PER_MINUTE", "100001"),
+            ("RATE_LIMIT_RULE_CHANGES_PER_MINUTE", "-60"),
+            ("RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE", "ten"),
+            ("RATE_LIMIT_CHECKINS_PER_MINUTE", "100001"),
         ] {
             let err = settings(&[], &[("JWT_SECRET", SECRET), (name, value)]).unwrap_err();
             let line = err.to_string();
