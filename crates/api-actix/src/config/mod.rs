@@ -1,18 +1,23 @@
-//! Settings: read once from the environment (and an optional `.env`), validated at start-up; a
-//! bad value stops the service with one clear line naming the variable.
+//! Settings of `discovery-api`: read once from the environment (and an optional `.env`),
+//! validated at start-up; a bad value stops the service with one clear line naming the
+//! variable. The settings other binaries share (database, delivery, the public address and
+//! the JWT secret) are read by the `settings` crate; this module adds the service's own.
+
+mod rate_limits;
 
 use std::net::SocketAddr;
 
 use adapters_diesel::DbConfig;
 use adapters_llm::OpenAiConfig;
+pub use rate_limits::RateLimitSettings;
+pub use settings::MAX_RATE_LIMIT_PER_MINUTE;
+pub use settings::database::DEV_DATABASE_URL;
+pub use settings::delivery::SmtpSettings;
+pub use settings::service::MIN_JWT_SECRET_BYTES;
+use settings::{SettingError, Vars};
 use url::Url;
 
-/// Where dev mode keeps its database.
-pub const DEV_DATABASE_URL: &str = "sqlite://data/discovery.db";
 const DEFAULT_BIND_ADDR: &str = "127.0.0.1:8011";
-const DEFAULT_PUBLIC_BASE_URL: &str = "http://localhost:8011";
-/// HS256 needs a key at least as long as its output.
-pub const MIN_JWT_SECRET_BYTES: usize = 32;
 /// The shortest operator key (`API_KEY`) the service starts with.
 pub const MIN_OPERATOR_KEY_CHARS: usize = 32;
 
@@ -45,46 +50,6 @@ pub struct DeliverySettings {
     pub worker: bool,
 }
 
-/// Where e-mail goes out. The URL may hold a password: it never reaches `Debug` output.
-#[derive(Clone, PartialEq, Eq)]
-pub struct SmtpSettings {
-    pub url: String,
-    pub from: String,
-}
-
-/// Whether an `SMTP_URL` carries a password over plain SMTP to another machine (lettre sends
-/// `AUTH PLAIN` on a connection without TLS unless the URL asks for it). An unparsable URL is
-/// left to the mailer, which names `SMTP_URL` in its error.
-fn sends_password_in_clear(smtp_url: &str) -> bool {
-    let Ok(url) = Url::parse(smtp_url) else {
-        return false;
-    };
-    // `smtp:` is not a special scheme to the URL parser, so an IPv4 host comes back as a name.
-    let loopback = match url.host() {
-        Some(url::Host::Domain(d)) => {
-            d.eq_ignore_ascii_case("localhost")
-                || d.parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback())
-        }
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    };
-    let tls_required = url
-        .query_pairs()
-        .any(|(k, v)| k == "tls" && v == "required");
-    url.scheme() == "smtp" && url.password().is_some() && !tls_required && !loopback
-}
-
-impl std::fmt::Debug for SmtpSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SmtpSettings")
-            .field("url", &"[REDACTED]")
-            .field("from", &self.from)
-            .finish()
-    }
-}
-
 impl std::fmt::Debug for DeliverySettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DeliverySettings")
@@ -94,37 +59,6 @@ impl std::fmt::Debug for DeliverySettings {
             .finish_non_exhaustive()
     }
 }
-
-/// How many sign-in attempts, coach calls and other requests that make the service work for
-/// the caller (rule changes, webhook tests, check-ins) a caller may make (`RATE_LIMIT_*`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RateLimitSettings {
-    /// `/api/auth/login`, `/callback` and `/dev-login` per client address per window (0: off).
-    pub sign_in: u32,
-    /// `POST /discovery/profile/me/reflect` per person per window (0: off).
-    pub reflect: u32,
-    /// `POST /discovery/conversation/me/complete` per person per window (0: off).
-    pub complete: u32,
-    /// `POST /integration/rules`, `PUT` and `DELETE /integration/rules/{id}` per person per
-    /// window, one budget for the three (0: off). Each change queues a re-classification of
-    /// the person's entries.
-    pub rule_changes: u32,
-    /// `POST /api/me/webhooks/{id}/test` per person per window (0: off). Each queues a `ping`.
-    pub webhook_tests: u32,
-    /// `POST /coaching/checkins` per person per window (0: off). Each writes a check-in and
-    /// queues its e-mail and webhook events.
-    pub checkins: u32,
-    /// The window the limits are counted in: one minute (the tests shorten it).
-    pub window: std::time::Duration,
-    /// Take the client's address from the last `X-Forwarded-For` entry instead of the peer
-    /// (`RATE_LIMIT_TRUST_FORWARDED_FOR`), for sign-in limits and for the address sessions, the
-    /// activity log and request logs record: only behind a reverse proxy that appends it, since
-    /// a client can write any value there itself.
-    pub trust_forwarded_for: bool,
-}
-
-/// The highest accepted `RATE_LIMIT_*_PER_MINUTE`: beyond it the limit means nothing.
-pub const MAX_RATE_LIMIT_PER_MINUTE: i64 = 100_000;
 
 /// Which engine extracts profiles and coaches (`LLM_PROVIDER`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -239,14 +173,22 @@ fn invalid(name: &'static str, reason: impl ToString) -> ConfigError {
     }
 }
 
+impl From<SettingError> for ConfigError {
+    fn from(e: SettingError) -> Self {
+        match e {
+            SettingError::Invalid { name, reason } => Self::Invalid { name, reason },
+            SettingError::Missing(name) => Self::Missing(name),
+        }
+    }
+}
+
 impl Settings {
     /// Reads `.env` if present, then the environment; `args` are the command-line arguments.
     ///
     /// # Errors
     /// [`ConfigError`] naming the first unusable value.
     pub fn from_env(args: impl IntoIterator<Item = String>) -> Result<Self, ConfigError> {
-        let _ = dotenvy::dotenv();
-        Self::from_lookup(args, |name| std::env::var(name).ok())
+        Self::from_vars(args, &Vars::environment_with_dotenv())
     }
 
     /// Like [`Settings::from_env`] with the variables supplied by `var` (for tests).
@@ -257,6 +199,17 @@ impl Settings {
         args: impl IntoIterator<Item = String>,
         var: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, ConfigError> {
+        Self::from_vars(args, &Vars::from_fn(var))
+    }
+
+    /// Like [`Settings::from_env`] with the variables of `vars`.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the first unusable value.
+    pub fn from_vars(
+        args: impl IntoIterator<Item = String>,
+        vars: &Vars<'_>,
+    ) -> Result<Self, ConfigError> {
         let mut dev = false;
         for arg in args {
             match arg.as_str() {
@@ -264,44 +217,10 @@ impl Settings {
                 _ => return Err(ConfigError::UnknownArgument(arg)),
             }
         }
-        let var = |name: &str| {
-            var(name)
-                .map(|v| v.trim().to_owned())
-                .filter(|v| !v.is_empty())
-        };
-        let list = |name: &str| -> Vec<String> {
-            var(name)
-                .map(|v| {
-                    v.split(',')
-                        .map(|s| s.trim().to_ascii_lowercase())
-                        .filter(|s| !s.is_empty())
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let flag = |name: &'static str, default: bool| -> Result<bool, ConfigError> {
-            match var(name).as_deref() {
-                None => Ok(default),
-                Some("true" | "1" | "yes") => Ok(true),
-                Some("false" | "0" | "no") => Ok(false),
-                Some(other) => Err(invalid(
-                    name,
-                    format!("expected true or false, got {other:?}"),
-                )),
-            }
-        };
-        let number = |name: &'static str, default: i64, min: i64| -> Result<i64, ConfigError> {
-            match var(name) {
-                None => Ok(default),
-                Some(v) => match v.parse::<i64>() {
-                    Ok(n) if n >= min => Ok(n),
-                    _ => Err(invalid(
-                        name,
-                        format!("expected a whole number of at least {min}, got {v:?}"),
-                    )),
-                },
-            }
-        };
+        let var = |name: &str| vars.get(name);
+        let list = |name: &str| vars.list(name);
+        let flag = |name: &'static str, default: bool| vars.flag(name, default);
+        let number = |name: &'static str, default: i64, min: i64| vars.number(name, default, min);
 
         let bind_addr: SocketAddr = var("BIND_ADDR")
             .unwrap_or_else(|| DEFAULT_BIND_ADDR.to_owned())
@@ -316,27 +235,16 @@ impl Settings {
                 ),
             ));
         }
-        let mut database =
-            DbConfig::new(var("DATABASE_URL").unwrap_or_else(|| DEV_DATABASE_URL.to_owned()));
-        database.max_connections = u32::try_from(number("DATABASE_MAX_CONNECTIONS", 10, 1)?)
-            .map_err(|e| invalid("DATABASE_MAX_CONNECTIONS", e))?;
-        let public_base_url = origin(
-            "PUBLIC_BASE_URL",
-            &var("PUBLIC_BASE_URL").unwrap_or_else(|| DEFAULT_PUBLIC_BASE_URL.to_owned()),
-        )?;
+        let shared_database = settings::database::database(vars)?;
+        let mut database = DbConfig::new(shared_database.url);
+        database.max_connections = shared_database.max_connections;
+        let public_base_url = settings::service::public_base_url(vars)?;
 
-        let (jwt_secret, jwt_secret_is_ephemeral) = match var("JWT_SECRET") {
-            Some(secret) if secret.len() >= MIN_JWT_SECRET_BYTES => (secret.into_bytes(), false),
-            Some(secret) if !dev => {
-                return Err(invalid(
-                    "JWT_SECRET",
-                    format!(
-                        "must be at least {MIN_JWT_SECRET_BYTES} bytes (got {})",
-                        secret.len()
-                    ),
-                ));
-            }
-            None if !dev => return Err(ConfigError::Missing("JWT_SECRET")),
+        // Dev mode makes up a secret when none (or a short one) is set; elsewhere it is needed.
+        let (jwt_secret, jwt_secret_is_ephemeral) = match settings::service::jwt_secret(vars) {
+            Ok(Some(secret)) => (secret.into_bytes(), false),
+            Err(e) if !dev => return Err(e.into()),
+            Ok(None) if !dev => return Err(ConfigError::Missing("JWT_SECRET")),
             _ => {
                 let mut bytes = vec![0u8; 32];
                 getrandom::fill(&mut bytes).map_err(|e| invalid("JWT_SECRET", e))?;
@@ -345,7 +253,7 @@ impl Settings {
         };
         let mut cors_allowed_origins = Vec::new();
         for o in list("CORS_ALLOWED_ORIGINS") {
-            cors_allowed_origins.push(origin("CORS_ALLOWED_ORIGINS", &o)?);
+            cors_allowed_origins.push(settings::service::origin("CORS_ALLOWED_ORIGINS", &o)?);
         }
         let post_login_redirect = var("POST_LOGIN_REDIRECT").unwrap_or_else(|| "/".to_owned());
         if !crate::auth::login_state::is_local_path(&post_login_redirect) {
@@ -460,55 +368,10 @@ impl Settings {
                 ));
             }
         };
-        let per_minute = |name: &'static str, default: u32| -> Result<u32, ConfigError> {
-            let n = number(name, i64::from(default), 0)?;
-            if n > MAX_RATE_LIMIT_PER_MINUTE {
-                return Err(invalid(
-                    name,
-                    format!(
-                        "expected 0 (off) to {MAX_RATE_LIMIT_PER_MINUTE} requests per minute, got {n}"
-                    ),
-                ));
-            }
-            u32::try_from(n).map_err(|e| invalid(name, e))
-        };
-        let rate_limits = RateLimitSettings {
-            sign_in: per_minute("RATE_LIMIT_SIGN_IN_PER_MINUTE", 30)?,
-            reflect: per_minute("RATE_LIMIT_REFLECT_PER_MINUTE", 20)?,
-            complete: per_minute("RATE_LIMIT_COMPLETE_PER_MINUTE", 5)?,
-            // A person classifying time in the dashboard adds, moves and deletes rules in quick
-            // succession: one a second leaves room for that, and still bounds the jobs queued.
-            rule_changes: per_minute("RATE_LIMIT_RULE_CHANGES_PER_MINUTE", 60)?,
-            // A test is a click to see an endpoint answer; ten a minute is more than anyone
-            // checking a receiver needs, and bounds the pings queued to a stranger's server.
-            webhook_tests: per_minute("RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE", 10)?,
-            // Manual check-ins are written by a person (or their assistant) now and then; the
-            // batch writes the scheduled ones. Each may send an e-mail and webhook events.
-            checkins: per_minute("RATE_LIMIT_CHECKINS_PER_MINUTE", 10)?,
-            window: std::time::Duration::from_secs(60),
-            trust_forwarded_for: flag("RATE_LIMIT_TRUST_FORWARDED_FOR", false)?,
-        };
-        let smtp = match (var("SMTP_URL"), var("SMTP_FROM")) {
-            (None, _) => None,
-            (Some(_), None) => {
-                return Err(invalid(
-                    "SMTP_FROM",
-                    "must be set with SMTP_URL, e.g. Discovery <discovery@example.org>",
-                ));
-            }
-            (Some(url), Some(from)) => {
-                if sends_password_in_clear(&url) {
-                    return Err(invalid(
-                        "SMTP_URL",
-                        "would send its password unencrypted: use smtps:// or add ?tls=required",
-                    ));
-                }
-                Some(SmtpSettings { url, from })
-            }
-        };
+        let rate_limits = RateLimitSettings::from_vars(vars)?;
         let delivery = DeliverySettings {
-            smtp,
-            webhook_allow_private: flag("WEBHOOK_ALLOW_PRIVATE", false)?,
+            smtp: settings::delivery::smtp(vars)?,
+            webhook_allow_private: settings::delivery::webhook_allow_private(vars)?,
             worker: flag("DELIVERY_WORKER", true)?,
         };
         Ok(Self {
@@ -537,16 +400,6 @@ impl Settings {
         origins.extend(self.auth.cors_allowed_origins.iter().cloned());
         origins
     }
-}
-
-/// `scheme://host[:port]` of a URL setting.
-fn origin(name: &'static str, value: &str) -> Result<String, ConfigError> {
-    let url = Url::parse(value).map_err(|e| invalid(name, e))?;
-    let origin = url.origin();
-    if !origin.is_tuple() {
-        return Err(invalid(name, "must be an http(s) URL"));
-    }
-    Ok(origin.ascii_serialization())
 }
 
 #[cfg(test)]
