@@ -6,6 +6,7 @@
 //! The values are plain types: a binary converts them to its adapters' config types at its
 //! edge, so this crate depends on no adapter.
 
+pub mod activity;
 pub mod client;
 pub mod database;
 pub mod delivery;

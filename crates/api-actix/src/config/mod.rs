@@ -331,8 +331,7 @@ impl Settings {
                 })
             }
         };
-        let activity_retention_days = u32::try_from(number("ACTIVITY_RETENTION_DAYS", 90, 1)?)
-            .map_err(|e| invalid("ACTIVITY_RETENTION_DAYS", e))?;
+        let activity_retention_days = settings::activity::retention_days(vars)?;
         let llm_provider = match var("LLM_PROVIDER").as_deref() {
             None | Some("offline") => LlmProvider::Offline,
             Some("openai") => {
