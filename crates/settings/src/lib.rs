@@ -11,6 +11,7 @@ pub mod client;
 pub mod database;
 pub mod delivery;
 mod error;
+pub mod llm;
 pub mod redact;
 pub mod service;
 mod vars;

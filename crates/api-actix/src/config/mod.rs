@@ -13,6 +13,7 @@ pub use rate_limits::RateLimitSettings;
 pub use settings::MAX_RATE_LIMIT_PER_MINUTE;
 pub use settings::database::DEV_DATABASE_URL;
 pub use settings::delivery::SmtpSettings;
+use settings::llm::{LlmSettings, OpenAiSettings};
 pub use settings::service::MIN_JWT_SECRET_BYTES;
 use settings::{SettingError, Vars};
 use url::Url;
@@ -332,40 +333,9 @@ impl Settings {
             }
         };
         let activity_retention_days = settings::activity::retention_days(vars)?;
-        let llm_provider = match var("LLM_PROVIDER").as_deref() {
-            None | Some("offline") => LlmProvider::Offline,
-            Some("openai") => {
-                let required = |name: &'static str, example: &str| {
-                    var(name).ok_or_else(|| {
-                        invalid(
-                            name,
-                            format!("must be set with LLM_PROVIDER=openai, e.g. {example}"),
-                        )
-                    })
-                };
-                let base_url = required("LLM_BASE_URL", "http://127.0.0.1:11434/v1 (Ollama)")?;
-                let model = required("LLM_MODEL", "llama3.1:8b")?;
-                let timeout = number("LLM_TIMEOUT_SECONDS", 30, 1)?;
-                let max_tokens =
-                    number("LLM_MAX_TOKENS", adapters_llm::DEFAULT_MAX_TOKENS.into(), 0)?;
-                OpenAiConfig::new(
-                    &base_url,
-                    &model,
-                    var("LLM_API_KEY"),
-                    std::time::Duration::from_secs(timeout.unsigned_abs()),
-                )
-                .and_then(|config| {
-                    config.with_max_tokens(u32::try_from(max_tokens).unwrap_or(u32::MAX))
-                })
-                .map(LlmProvider::OpenAi)
-                .map_err(|e| invalid(e.setting, e.reason))?
-            }
-            Some(other) => {
-                return Err(invalid(
-                    "LLM_PROVIDER",
-                    format!("expected \"offline\" or \"openai\", got {other:?}"),
-                ));
-            }
+        let llm_provider = match settings::llm::llm(vars)? {
+            LlmSettings::Offline => LlmProvider::Offline,
+            LlmSettings::OpenAi(llm) => LlmProvider::OpenAi(openai_config(llm)?),
         };
         let rate_limits = RateLimitSettings::from_vars(vars)?;
         let delivery = DeliverySettings {
@@ -399,6 +369,17 @@ impl Settings {
         origins.extend(self.auth.cors_allowed_origins.iter().cloned());
         origins
     }
+}
+
+/// The client's config from the shared LLM settings; the client checks what only it can judge
+/// (the URL's shape, the ranges of the timeout and the token cap), naming the variable.
+fn openai_config(llm: OpenAiSettings) -> Result<OpenAiConfig, ConfigError> {
+    let config = OpenAiConfig::new(&llm.base_url, &llm.model, llm.api_key, llm.timeout);
+    match llm.max_tokens {
+        None => config,
+        Some(max_tokens) => config.and_then(|c| c.with_max_tokens(max_tokens)),
+    }
+    .map_err(|e| invalid(e.setting, e.reason))
 }
 
 #[cfg(test)]
