@@ -94,6 +94,8 @@ test('affirmed in one tab: a reflection and an edit from others are refused, exp
   assert.match(await reflectNotice.textContent(), /affirmed.*locked.*no longer be edited or revised in reflection/);
   assert.equal(await reflectNotice.getAttribute('role'), 'alert');
   await reflecting.locator('#locked-note').waitFor();
+  // The note comes first; the form goes once the page has read the reflection again.
+  await reflecting.locator('#reflect-form').waitFor({ state: 'detached' });
   assert.equal(await reflecting.locator('#reflect-form').count(), 0);
   assert.equal(await reflecting.locator('#chat li', { hasText: 'writing, too' }).count(), 0);
   const messages = (await api.get('/discovery/profile/me/reflection')).body;

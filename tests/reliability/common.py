@@ -238,6 +238,9 @@ class Service:
             "RATE_LIMIT_SIGN_IN_PER_MINUTE": "0",
             "RATE_LIMIT_REFLECT_PER_MINUTE": "0",
             "RATE_LIMIT_COMPLETE_PER_MINUTE": "0",
+            "RATE_LIMIT_RULE_CHANGES_PER_MINUTE": "0",
+            "RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE": "0",
+            "RATE_LIMIT_CHECKINS_PER_MINUTE": "0",
         })
         env.update(extra or {})
         self._log = open(self.logpath, "wb")

@@ -262,6 +262,8 @@ function keepFocus(target) {
 async function gone(error) {
   if (!(error instanceof ApiError && error.status === 404)) throw error;
   notice('That rule is not there any more (changed in another tab?); here are your rules as they are now.', 'error');
+  // The change made elsewhere re-classifies the time it touched: show it once that is done.
+  await reclassified();
   await refresh();
 }
 

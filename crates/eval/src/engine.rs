@@ -1,10 +1,10 @@
-//! The extractor to evaluate, chosen from `LLM_PROVIDER` and `LLM_*` as the service chooses it
-//! (api-actix `config.rs`: blank counts as unset; `openai` needs `LLM_BASE_URL` and `LLM_MODEL`;
-//! `LLM_TIMEOUT_SECONDS` defaults to 30, `LLM_MAX_TOKENS` to 2048), checked by adapters-llm's `OpenAiConfig`.
+//! The extractor to evaluate, chosen from `LLM_PROVIDER` and `LLM_*` exactly as the service
+//! chooses it: read and validated by the `settings` crate (`settings::llm`), the endpoint then
+//! checked by adapters-llm's `OpenAiConfig`.
 
-use std::time::Duration;
-
-use adapters_llm::{DEFAULT_MAX_TOKENS, LanguageModel, OfflineEngine, OpenAiClient, OpenAiConfig};
+use adapters_llm::{LanguageModel, OfflineEngine, OpenAiClient, OpenAiConfig};
+use settings::Vars;
+use settings::llm::LlmSettings;
 
 /// The engine and a one-line description of it for the report.
 #[derive(Debug)]
@@ -19,67 +19,36 @@ pub struct Engine {
 /// # Errors
 /// One line naming the setting that cannot be used, as the service words it.
 pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<Engine, String> {
-    let var = |name: &str| {
-        var(name)
-            .map(|v| v.trim().to_owned())
-            .filter(|v| !v.is_empty())
-    };
-    match var("LLM_PROVIDER").as_deref() {
-        None | Some("offline") => Ok(Engine {
-            model: LanguageModel::Offline(OfflineEngine),
-            description: "offline engine".to_owned(),
-        }),
-        Some("openai") => {
-            let required = |name: &str, example: &str| {
-                var(name).ok_or_else(|| {
-                    format!(
-                        "{name} is not valid: must be set with LLM_PROVIDER=openai, e.g. {example}"
-                    )
-                })
-            };
-            let base_url = required("LLM_BASE_URL", "http://127.0.0.1:11434/v1 (Ollama)")?;
-            let model = required("LLM_MODEL", "llama3.1:8b")?;
-            let timeout = match var("LLM_TIMEOUT_SECONDS") {
-                None => 30,
-                Some(v) => v.parse::<u64>().ok().filter(|n| *n >= 1).ok_or_else(|| {
-                    format!(
-                        "LLM_TIMEOUT_SECONDS is not valid: expected a whole number of at least 1, got {v:?}"
-                    )
-                })?,
-            };
-            let max_tokens = match var("LLM_MAX_TOKENS") {
-                None => DEFAULT_MAX_TOKENS,
-                Some(v) => v.parse::<u32>().map_err(|_| {
-                    format!("LLM_MAX_TOKENS is not valid: expected a whole number, got {v:?}")
-                })?,
-            };
-            let config = OpenAiConfig::new(
-                &base_url,
-                &model,
-                var("LLM_API_KEY"),
-                Duration::from_secs(timeout),
-            )
-            .and_then(|config| config.with_max_tokens(max_tokens))
-            .map_err(|e| e.to_string())?;
-            let description = format!(
-                "openai model {:?} at {} (timeout {timeout} s, max_tokens {})",
-                config.model,
-                config.endpoint(),
-                config
-                    .max_tokens
-                    .map_or_else(|| "not sent".to_owned(), |n| n.to_string())
-            );
-            let client =
-                OpenAiClient::new(config).map_err(|e| format!("the language-model client: {e}"))?;
-            Ok(Engine {
-                model: LanguageModel::OpenAi(client),
-                description,
-            })
+    let llm = match settings::llm::llm(&Vars::from_fn(var)).map_err(|e| e.to_string())? {
+        LlmSettings::Offline => {
+            return Ok(Engine {
+                model: LanguageModel::Offline(OfflineEngine),
+                description: "offline engine".to_owned(),
+            });
         }
-        Some(other) => Err(format!(
-            "LLM_PROVIDER is not valid: expected \"offline\" or \"openai\", got {other:?}"
-        )),
+        LlmSettings::OpenAi(llm) => llm,
+    };
+    let timeout = llm.timeout.as_secs();
+    let config = OpenAiConfig::new(&llm.base_url, &llm.model, llm.api_key, llm.timeout);
+    let config = match llm.max_tokens {
+        None => config,
+        Some(max_tokens) => config.and_then(|c| c.with_max_tokens(max_tokens)),
     }
+    .map_err(|e| e.to_string())?;
+    let description = format!(
+        "openai model {:?} at {} (timeout {timeout} s, max_tokens {})",
+        config.model,
+        config.endpoint(),
+        config
+            .max_tokens
+            .map_or_else(|| "not sent".to_owned(), |n| n.to_string())
+    );
+    let client =
+        OpenAiClient::new(config).map_err(|e| format!("the language-model client: {e}"))?;
+    Ok(Engine {
+        model: LanguageModel::OpenAi(client),
+        description,
+    })
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ struct Cli {
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
-    let config = match Config::from_parts(cli.url, |name| std::env::var(name).ok()) {
+    let config = match Config::from_parts(cli.url, &settings::Vars::environment()) {
         Ok(config) => config,
         Err(error) => {
             eprintln!("discovery-mcp: {error}");

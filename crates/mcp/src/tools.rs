@@ -1,11 +1,15 @@
-//! The five tools: their JSON input schemas (stating the contract's limits) and the mapping of a
-//! call's arguments to one HTTP request of the discovery API.
+//! The five tools: their JSON input schemas (stating the contract's limits, taken from the
+//! domain's constants) and the mapping of a call's arguments to one HTTP request of the
+//! discovery API.
 //!
 //! Arguments are checked here for shape only: required, known, of the right JSON type, and the
 //! check-in id a UUID (it becomes a path segment). Values (the foundation, the minute and day
 //! ranges, lengths, timestamps) are left to the service, the one authority on its limits, so
 //! the model sees the service's own `validation_failed` details and the two can never drift.
 
+use domain::integration::{ExternalTaskId, Minutes, TaskLabel, Window};
+use domain::pagination::PageLimit;
+use domain::text::Note;
 use serde_json::{Map, Value, json};
 
 use crate::client::{ApiRequest, ToolFailure};
@@ -58,9 +62,13 @@ pub fn specs() -> Vec<ToolSpec> {
                     "days": {
                         "type": "integer",
                         "minimum": 1,
-                        "maximum": 365,
-                        "default": 14,
-                        "description": "The window in days, ending now (1-365; default 14)."
+                        "maximum": Window::MAX_DAYS,
+                        "default": Window::DEFAULT_DAYS,
+                        "description": format!(
+                            "The window in days, ending now (1-{}; default {}).",
+                            Window::MAX_DAYS,
+                            Window::DEFAULT_DAYS
+                        )
                     }
                 }),
                 &[],
@@ -78,8 +86,11 @@ pub fn specs() -> Vec<ToolSpec> {
                     "external_task_id": {
                         "type": "string",
                         "minLength": 1,
-                        "maxLength": 200,
-                        "description": "Your stable id for the task or time entry (1-200 characters); reuse it to correct an entry."
+                        "maxLength": ExternalTaskId::MAX,
+                        "description": format!(
+                            "Your stable id for the task or time entry (1-{} characters); reuse it to correct an entry.",
+                            ExternalTaskId::MAX
+                        )
                     },
                     "foundation": {
                         "type": "string",
@@ -89,8 +100,8 @@ pub fn specs() -> Vec<ToolSpec> {
                     "minutes": {
                         "type": "integer",
                         "minimum": 0,
-                        "maximum": 1440,
-                        "description": "Minutes spent (0-1440)."
+                        "maximum": Minutes::MAX,
+                        "description": format!("Minutes spent (0-{}).", Minutes::MAX)
                     },
                     "occurred_at": {
                         "type": "string",
@@ -99,8 +110,11 @@ pub fn specs() -> Vec<ToolSpec> {
                     },
                     "label": {
                         "type": "string",
-                        "maxLength": 500,
-                        "description": "An optional human-readable label for the task (at most 500 characters)."
+                        "maxLength": TaskLabel::MAX,
+                        "description": format!(
+                            "An optional human-readable label for the task (at most {} characters).",
+                            TaskLabel::MAX
+                        )
                     }
                 }),
                 &["external_task_id", "foundation", "minutes", "occurred_at"],
@@ -119,9 +133,13 @@ pub fn specs() -> Vec<ToolSpec> {
                     "limit": {
                         "type": "integer",
                         "minimum": 1,
-                        "maximum": 1000,
-                        "default": 100,
-                        "description": "At most this many check-ins (1-1000; default 100)."
+                        "maximum": PageLimit::MAX,
+                        "default": PageLimit::DEFAULT.get(),
+                        "description": format!(
+                            "At most this many check-ins (1-{}; default {}).",
+                            PageLimit::MAX,
+                            PageLimit::DEFAULT.get()
+                        )
                     },
                     "before": {
                         "type": "string",
@@ -151,7 +169,11 @@ pub fn specs() -> Vec<ToolSpec> {
                     },
                     "note": {
                         "type": "string",
-                        "description": "An optional note in the person's words."
+                        "maxLength": Note::MAX,
+                        "description": format!(
+                            "An optional note in the person's words (at most {} characters).",
+                            Note::MAX
+                        )
                     }
                 }),
                 &["id", "still_valid"],
@@ -483,10 +505,22 @@ mod tests {
             (&days["minimum"], &days["maximum"]),
             (&json!(1), &json!(365))
         );
-        assert_eq!(
-            schema("respond_to_checkin")["required"],
-            json!(["id", "still_valid"])
+        assert_eq!(days["default"], 14);
+        assert!(
+            days["description"]
+                .as_str()
+                .unwrap()
+                .contains("(1-365; default 14)"),
+            "{days}"
         );
+        let limit = &schema("list_checkins")["properties"]["limit"];
+        assert_eq!(
+            (&limit["minimum"], &limit["maximum"], &limit["default"]),
+            (&json!(1), &json!(1000), &json!(100))
+        );
+        let respond = schema("respond_to_checkin");
+        assert_eq!(respond["required"], json!(["id", "still_valid"]));
+        assert_eq!(respond["properties"]["note"]["maxLength"], 2000);
     }
 
     #[test]

@@ -12,8 +12,8 @@ use serde_json::Value;
 use crate::Failure;
 use crate::entries::Item;
 
-/// The contract's cap on one batch.
-pub const MAX_BATCH: usize = 1_000;
+/// The contract's cap on one batch, as the domain defines it.
+pub use domain::integration::MAX_BATCH;
 
 /// Batches in flight at once: while the service writes one, it reads the next, which keeps
 /// both of its sides busy (a 1,000,000-row import ran at 0.47-0.53x of a raw batched INSERT

@@ -25,10 +25,10 @@ use time::{Duration, OffsetDateTime, Time};
 use crate::mapping::{Mapping, Target};
 use crate::timew::Interval;
 
-/// The contract's cap on one entry's minutes.
-pub const MAX_MINUTES: i64 = 1_440;
-/// The contract's cap on a label's length, in characters.
-pub const MAX_LABEL_CHARS: usize = 500;
+/// The contract's cap on one entry's minutes, as the domain defines it.
+pub const MAX_MINUTES: i64 = domain::integration::Minutes::MAX as i64;
+/// The contract's cap on a label's length, in characters, as the domain defines it.
+pub const MAX_LABEL_CHARS: usize = domain::integration::TaskLabel::MAX;
 
 /// One task mapping as the service takes it (`POST /integration/task-mappings`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -1,10 +1,10 @@
 //! Tags as the contract takes them: at most 20 per entry, each of 1-100 characters, not blank
 //! and without control characters (tab, line feed and carriage return aside).
 
-/// The contract's cap on the number of tags of one entry.
-pub const MAX_TAGS: usize = 20;
-/// The contract's cap on one tag's length, in characters.
-pub const MAX_TAG_CHARS: usize = 100;
+/// The contract's cap on the number of tags of one entry, as the domain defines it.
+pub const MAX_TAGS: usize = domain::integration::rules::MAX_TAGS;
+/// The contract's cap on one tag's length, in characters, as the domain defines it.
+pub const MAX_TAG_CHARS: usize = domain::integration::rules::TAG_MAX_CHARS;
 
 /// Whether the service refuses `c` in text: the control characters below the space, except tab,
 /// line feed and carriage return.

@@ -1,10 +1,12 @@
-//! Rate limits: sign-in attempts (and refused API keys) per client address, and the costly coach
-//! calls (reflect, complete) per signed-in person, each a keyed GCRA limiter (`governor`). A request over its
-//! limit is answered 429 `rate_limited` with `Retry-After` before any handler runs, so it changes
+//! Rate limits: sign-in attempts (and refused API keys) per client address, and per signed-in
+//! person the requests that make the service work for them — the costly coach calls (reflect,
+//! complete), rule changes (each queues a re-classification), webhook tests (each queues a
+//! `ping`) and check-ins — each a keyed GCRA limiter (`governor`). A request over its limit is
+//! answered 429 `rate_limited` with `Retry-After` before any handler runs, so it changes
 //! nothing; the activity log sits outside this middleware and still records it.
 //!
-//! Routes are matched here by method and path rather than annotated one by one, so the limits
-//! are in one place and the route files stay free of them.
+//! Routes are matched here by method and route pattern rather than annotated one by one, so the
+//! limits are in one place and the route files stay free of them.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::num::NonZeroU32;
@@ -32,8 +34,16 @@ const SIGN_IN: [(Method, &str); 3] = [
     (Method::GET, "/api/auth/callback"),
     (Method::POST, "/api/auth/dev-login"),
 ];
-const REFLECT: (Method, &str) = (Method::POST, "/discovery/profile/me/reflect");
-const COMPLETE: (Method, &str) = (Method::POST, "/discovery/conversation/me/complete");
+const REFLECT: &[(Method, &str)] = &[(Method::POST, "/discovery/profile/me/reflect")];
+const COMPLETE: &[(Method, &str)] = &[(Method::POST, "/discovery/conversation/me/complete")];
+/// The three share one budget: moving a rule is as much work for the service as adding one.
+const RULE_CHANGES: &[(Method, &str)] = &[
+    (Method::POST, "/integration/rules"),
+    (Method::PUT, "/integration/rules/{id}"),
+    (Method::DELETE, "/integration/rules/{id}"),
+];
+const WEBHOOK_TESTS: &[(Method, &str)] = &[(Method::POST, "/api/me/webhooks/{id}/test")];
+const CHECKINS: &[(Method, &str)] = &[(Method::POST, "/coaching/checkins")];
 
 /// How many checks of one limiter pass between clean-ups of the keys it no longer needs, so
 /// memory stays bounded by recent callers without a sweep on every request.
@@ -73,20 +83,43 @@ impl<K: std::hash::Hash + Eq + Clone> Limit<K> {
     }
 }
 
+/// One per-person limit and the routes (method and route pattern) that spend its budget.
+struct PersonLimit {
+    name: &'static str,
+    routes: &'static [(Method, &'static str)],
+    limit: Limit<UserId>,
+}
+
+impl PersonLimit {
+    /// Whether `method` and the path could be one of the routes: a cheap look before the route
+    /// table is searched for the pattern.
+    fn may_take(&self, method: &Method, path: &str) -> bool {
+        self.routes.iter().any(|(m, pattern)| {
+            m == method && path.starts_with(pattern.split('{').next().unwrap_or(pattern))
+        })
+    }
+
+    fn takes(&self, method: &Method, pattern: &str) -> bool {
+        self.routes
+            .iter()
+            .any(|(m, p)| m == method && *p == pattern)
+    }
+}
+
 /// The limits of the service (`RATE_LIMIT_*`), shared by every worker.
 pub struct RateLimits {
     sign_in: Option<Limit<IpAddr>>,
-    reflect: Option<Limit<UserId>>,
-    complete: Option<Limit<UserId>>,
+    /// Only the limits that are on (a setting of 0 leaves its routes out).
+    per_person: Vec<PersonLimit>,
     trust_forwarded_for: bool,
 }
 
 impl std::fmt::Debug for RateLimits {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let per_person: Vec<&str> = self.per_person.iter().map(|l| l.name).collect();
         f.debug_struct("RateLimits")
             .field("sign_in", &self.sign_in.is_some())
-            .field("reflect", &self.reflect.is_some())
-            .field("complete", &self.complete.is_some())
+            .field("per_person", &per_person)
             .field("trust_forwarded_for", &self.trust_forwarded_for)
             .finish()
     }
@@ -95,16 +128,32 @@ impl std::fmt::Debug for RateLimits {
 impl RateLimits {
     #[must_use]
     pub fn new(settings: &RateLimitSettings) -> Self {
+        let per_person = [
+            ("reflect", REFLECT, settings.reflect),
+            ("complete", COMPLETE, settings.complete),
+            ("rule_changes", RULE_CHANGES, settings.rule_changes),
+            ("webhook_tests", WEBHOOK_TESTS, settings.webhook_tests),
+            ("checkins", CHECKINS, settings.checkins),
+        ]
+        .into_iter()
+        .filter_map(|(name, routes, per_window)| {
+            Some(PersonLimit {
+                name,
+                routes,
+                limit: Limit::new(per_window, settings.window)?,
+            })
+        })
+        .collect();
         Self {
             sign_in: Limit::new(settings.sign_in, settings.window),
-            reflect: Limit::new(settings.reflect, settings.window),
-            complete: Limit::new(settings.complete, settings.window),
+            per_person,
             trust_forwarded_for: settings.trust_forwarded_for,
         }
     }
 
     /// `Err(seconds)` when the request is over the limit of its route; `Ok` for every route
-    /// without one, and for coach calls without a signed-in caller (the handler answers 401).
+    /// without one, and for per-person routes without a signed-in caller (the handler answers
+    /// 401).
     fn check(&self, req: &ServiceRequest) -> Result<(), u64> {
         let method = req.method();
         // The path as the router matches it (percent-encoded letters decoded), so an encoded
@@ -117,19 +166,29 @@ impl RateLimits {
             if let Some(limit) = &self.sign_in {
                 return limit.check(&self.client_key(req.request()));
             }
-        } else if is(&REFLECT) {
-            return Self::per_person(self.reflect.as_ref(), req);
-        } else if is(&COMPLETE) {
-            return Self::per_person(self.complete.as_ref(), req);
+            return Ok(());
         }
-        Ok(())
+        if !self.per_person.iter().any(|l| l.may_take(method, path)) {
+            return Ok(());
+        }
+        // The route pattern (`/integration/rules/{id}`) the router will match, looked up in
+        // its own table on the decoded path: every id shares the person's budget.
+        // (`HttpRequest::match_pattern` reads the raw path before routing, and is kept by
+        // `route_pattern` for the labels of metrics and activity, so it is not used here.)
+        let Some(pattern) = req.request().resource_map().match_pattern(path) else {
+            return Ok(());
+        };
+        match self.per_person.iter().find(|l| l.takes(method, &pattern)) {
+            Some(person_limit) => Self::per_person(&person_limit.limit, req),
+            None => Ok(()),
+        }
     }
 
-    fn per_person(limit: Option<&Limit<UserId>>, req: &ServiceRequest) -> Result<(), u64> {
+    fn per_person(limit: &Limit<UserId>, req: &ServiceRequest) -> Result<(), u64> {
         let caller = req.extensions().get::<Caller>().copied();
-        match (limit, caller) {
-            (Some(limit), Some(caller)) => limit.check(&caller.user_id),
-            _ => Ok(()),
+        match caller {
+            Some(caller) => limit.check(&caller.user_id),
+            None => Ok(()),
         }
     }
 

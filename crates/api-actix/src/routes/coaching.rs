@@ -135,6 +135,7 @@ pub(crate) async fn checkins(
         (status = 201, description = "The check-in.", body = CheckInView),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
         (status = 409, description = "`profile_not_affirmed`.", body = ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]

@@ -80,6 +80,7 @@ pub(crate) async fn list(
     responses(
         (status = 201, description = "The rule, at its position.", body = RuleView),
         (status = 409, description = "`too_many_rules`: already 500.", body = ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -107,6 +108,7 @@ pub(crate) async fn create(
     responses(
         (status = 200, description = "The rule, at its position.", body = RuleView),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -136,6 +138,7 @@ pub(crate) async fn replace(
     responses(
         (status = 204, description = "Deleted."),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]

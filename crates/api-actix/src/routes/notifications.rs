@@ -208,6 +208,7 @@ pub(crate) async fn delete(
     responses(
         (status = 202, description = "Queued; its delivery appears in the log."),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
     security(("cookie" = [])),
 )]

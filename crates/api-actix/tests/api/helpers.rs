@@ -54,7 +54,8 @@ pub async fn spawn_app_with(vars: &[(&str, &str)]) -> TestApp {
 /// The application with these command-line `args` and variables.
 ///
 /// Defaults: a fresh database, `BIND_ADDR=127.0.0.1:0`, [`JWT_SECRET`], [`OPERATOR_KEY`] as
-/// `API_KEY`, [`ADMIN_EMAIL`] in `ADMIN_EMAILS`, `DELIVERY_WORKER=false`.
+/// `API_KEY`, [`ADMIN_EMAIL`] in `ADMIN_EMAILS`, `DELIVERY_WORKER=false`, and the per-person
+/// limits of rule changes, webhook tests and check-ins off (`0`).
 pub async fn spawn_app_configured(args: &[&str], vars: &[(&str, &str)]) -> TestApp {
     spawn_app_tuned(args, vars, |_| {}).await
 }
@@ -77,6 +78,12 @@ pub async fn spawn_app_tuned(
         // No delivery worker unless a test asks for one: the outbox stays as the requests left
         // it, and nothing is sent anywhere.
         ("DELIVERY_WORKER".into(), "false".into()),
+        // Tests drive these routes far faster than a person does (500 rules in one test), so
+        // their limits are off unless a test sets them; rate_limits.rs sets each one, and
+        // checks its default by unsetting it (an empty value).
+        ("RATE_LIMIT_RULE_CHANGES_PER_MINUTE".into(), "0".into()),
+        ("RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE".into(), "0".into()),
+        ("RATE_LIMIT_CHECKINS_PER_MINUTE".into(), "0".into()),
     ];
     for (name, value) in vars {
         all.retain(|(n, _)| n != name);

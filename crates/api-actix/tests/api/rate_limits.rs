@@ -1,17 +1,18 @@
-//! Rate limits: sign-in per client address, reflect and complete per signed-in person. Over the
-//! limit a request is 429 `rate_limited` with `Retry-After`, changes nothing and is still in the
-//! activity log; another address or person keeps its own budget; 0 turns a limit off; after
-//! `Retry-After` seconds the caller may go on.
+//! Rate limits: sign-in per client address; reflect, complete, rule changes, webhook tests and
+//! check-ins per signed-in person. Over the limit a request is 429 `rate_limited` with
+//! `Retry-After`, changes nothing and is still in the activity log; another address or person
+//! keeps its own budget; every id of a route with `{id}` shares one budget; 0 turns a limit
+//! off; after `Retry-After` seconds the caller may go on.
 
 use std::net::IpAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::{Method, Response, StatusCode};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::helpers::{
-    GUT_ANSWERS, TestApp, USER_AGENT, answer_all, assert_error, discover, json_body, my_revisions,
-    send, spawn_app_tuned, spawn_app_with,
+    GUT_ANSWERS, SignedIn, TestApp, USER_AGENT, affirm, answer_all, assert_error, count, discover,
+    json_body, my_revisions, send, spawn_app_tuned, spawn_app_with,
 };
 
 /// Asserts a 429 in the contract's shape; returns its `Retry-After` in seconds.
@@ -428,4 +429,302 @@ async fn after_retry_after_seconds_the_caller_may_go_on() {
     let retry_after = refused.expect("quick reflections are refused within five");
     tokio::time::sleep(Duration::from_secs(retry_after)).await;
     json_body(reflect_opener(&app, &ada.access_jwt).await, 200).await;
+}
+
+/// A public `https` receiver address (nothing is delivered: the test apps run no worker).
+const HOOK_URL: &str = "https://93.184.215.14/discovery-hook";
+
+/// A webhook of `who`'s for `ping`; its id.
+async fn webhook(app: &TestApp, who: &SignedIn) -> String {
+    let hook = json_body(
+        send(
+            app.as_browser(who, Method::POST, "/api/me/webhooks")
+                .json(&json!({"url": HOOK_URL, "events": ["ping"]})),
+        )
+        .await,
+        201,
+    )
+    .await;
+    hook["id"].as_str().unwrap().to_owned()
+}
+
+async fn test_webhook(app: &TestApp, who: &SignedIn, id: &str) -> Response {
+    send(app.as_browser(who, Method::POST, &format!("/api/me/webhooks/{id}/test"))).await
+}
+
+/// `ping` events in the outbox for `who`, straight from the database.
+fn pings(app: &TestApp, who: &SignedIn) -> i64 {
+    count(
+        app,
+        &format!(
+            "SELECT COUNT(*) AS n FROM outbox_events WHERE event_type = 'ping' AND user_id = '{}'",
+            who.user_id
+        ),
+    )
+}
+
+async fn webhook_deliveries(app: &TestApp, who: &SignedIn, id: &str) -> usize {
+    let path = format!("/api/me/webhooks/{id}/deliveries");
+    json_body(send(app.as_browser(who, Method::GET, &path)).await, 200).await["items"]
+        .as_array()
+        .unwrap()
+        .len()
+}
+
+#[tokio::test]
+async fn testing_webhooks_too_often_is_rate_limited_per_person_and_queues_no_ping() {
+    let app = spawn_app_with(&[("RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE", "3")]).await;
+    let ada = app.dev_login("ada@example.org").await;
+    let bob = app.dev_login("bob@example.org").await;
+    let first = webhook(&app, &ada).await;
+    let second = webhook(&app, &ada).await;
+    for id in [&first, &first, &second] {
+        assert_eq!(
+            test_webhook(&app, &ada, id).await.status(),
+            StatusCode::ACCEPTED
+        );
+    }
+    assert_eq!(pings(&app, &ada), 3);
+
+    let response = send(
+        app.as_browser(
+            &ada,
+            Method::POST,
+            &format!("/api/me/webhooks/{first}/test"),
+        )
+        .header("X-Request-Id", "ada-fourth-test"),
+    )
+    .await;
+    assert_rate_limited(response, MINUTE).await;
+    // Each webhook's own path is the same route: another id does not buy a fresh budget.
+    assert_rate_limited(test_webhook(&app, &ada, &second).await, MINUTE).await;
+    // Nor does an encoded spelling of the route.
+    let encoded = format!("/api/me/webhooks/{second}/%74est");
+    assert_rate_limited(
+        send(app.as_browser(&ada, Method::POST, &encoded)).await,
+        MINUTE,
+    )
+    .await;
+    assert_eq!(pings(&app, &ada), 3, "the refused tests queued nothing");
+    assert_eq!(webhook_deliveries(&app, &ada, &first).await, 2);
+    assert_eq!(webhook_deliveries(&app, &ada, &second).await, 1);
+    let entry = app.activity_entry(&ada.user_id, "ada-fourth-test").await;
+    assert_eq!(entry["status"], 429, "{entry}");
+
+    // Bob is not starved by Ada, and Ada's other webhook routes are not limited.
+    let bobs = webhook(&app, &bob).await;
+    assert_eq!(
+        test_webhook(&app, &bob, &bobs).await.status(),
+        StatusCode::ACCEPTED
+    );
+    webhook(&app, &ada).await;
+}
+
+async fn add_rule(app: &TestApp, who: &SignedIn, tag: &str) -> Response {
+    send(
+        app.with_bearer(&who.access_jwt, Method::POST, "/integration/rules")
+            .json(&json!({"match": {"tag": tag}, "foundation": "love"})),
+    )
+    .await
+}
+
+async fn rules_of(app: &TestApp, who: &SignedIn) -> Value {
+    json_body(
+        send(app.with_bearer(&who.access_jwt, Method::GET, "/integration/rules")).await,
+        200,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn rule_changes_share_one_budget_per_person_and_a_refused_one_writes_no_rule() {
+    let app = spawn_app_with(&[("RATE_LIMIT_RULE_CHANGES_PER_MINUTE", "3")]).await;
+    let ada = app.dev_login("ada@example.org").await;
+    let bob = app.dev_login("bob@example.org").await;
+    let first = json_body(add_rule(&app, &ada, "deep").await, 201).await;
+    json_body(add_rule(&app, &ada, "shallow").await, 201).await;
+    let id = first["id"].as_str().unwrap().to_owned();
+    let path = format!("/integration/rules/{id}");
+    let replaced = send(
+        app.with_bearer(&ada.access_jwt, Method::PUT, &path)
+            .json(&json!({"match": {"tag": "deeper"}, "foundation": "mission"})),
+    )
+    .await;
+    json_body(replaced, 200).await;
+    let kept = rules_of(&app, &ada).await;
+    assert_eq!(kept.as_array().unwrap().len(), 2);
+
+    // The budget of three is spent: adding, replacing and deleting are all refused.
+    assert_rate_limited(add_rule(&app, &ada, "one more").await, MINUTE).await;
+    let response = send(
+        app.with_bearer(&ada.access_jwt, Method::PUT, &path)
+            .json(&json!({"match": {"tag": "other"}, "foundation": "love"})),
+    )
+    .await;
+    assert_rate_limited(response, MINUTE).await;
+    let response = send(app.with_bearer(&ada.access_jwt, Method::DELETE, &path)).await;
+    assert_rate_limited(response, MINUTE).await;
+    assert_eq!(rules_of(&app, &ada).await, kept, "no rule was written");
+    assert_eq!(
+        count(
+            &app,
+            &format!(
+                "SELECT COUNT(*) AS n FROM mapping_rules WHERE user_id = '{}'",
+                ada.user_id
+            )
+        ),
+        2
+    );
+    // Reading rules is not a change.
+    for _ in 0..3 {
+        rules_of(&app, &ada).await;
+    }
+    // Bob keeps his own budget.
+    json_body(add_rule(&app, &bob, "deep").await, 201).await;
+}
+
+async fn new_checkin(app: &TestApp, who: &SignedIn) -> Response {
+    send(app.with_bearer(&who.access_jwt, Method::POST, "/coaching/checkins")).await
+}
+
+async fn checkin_count(app: &TestApp, who: &SignedIn) -> usize {
+    json_body(
+        send(app.with_bearer(&who.access_jwt, Method::GET, "/coaching/checkins")).await,
+        200,
+    )
+    .await["items"]
+        .as_array()
+        .unwrap()
+        .len()
+}
+
+/// Ada and Bob with affirmed profiles, so both may write check-ins.
+async fn two_affirmed(app: &TestApp) -> (SignedIn, SignedIn) {
+    let ada = app.dev_login("ada@example.org").await;
+    let bob = app.dev_login("bob@example.org").await;
+    for who in [&ada, &bob] {
+        discover(app, &who.access_jwt, GUT_ANSWERS).await;
+        affirm(app, &who.access_jwt).await;
+    }
+    (ada, bob)
+}
+
+#[tokio::test]
+async fn writing_check_ins_too_often_is_rate_limited_per_person_and_creates_none() {
+    let app = spawn_app_with(&[("RATE_LIMIT_CHECKINS_PER_MINUTE", "2")]).await;
+    let (ada, bob) = two_affirmed(&app).await;
+    for _ in 0..2 {
+        json_body(new_checkin(&app, &ada).await, 201).await;
+    }
+    assert_rate_limited(new_checkin(&app, &ada).await, MINUTE).await;
+    // Her assistant's key is hers too: the budget is the person's, not the credential's.
+    let key = app
+        .create_scoped_key(&ada, "assistant", &["coaching"])
+        .await;
+    let response = send(app.with_key(&key.key, Method::POST, "/coaching/checkins")).await;
+    assert_rate_limited(response, MINUTE).await;
+    assert_eq!(
+        checkin_count(&app, &ada).await,
+        2,
+        "no check-in was created"
+    );
+    // Reading them is not limited; Bob keeps his own budget.
+    for _ in 0..3 {
+        checkin_count(&app, &ada).await;
+    }
+    json_body(new_checkin(&app, &bob).await, 201).await;
+}
+
+#[tokio::test]
+async fn zero_turns_the_rule_webhook_and_check_in_limits_off_and_unset_they_default_on() {
+    // Off: more than each default goes through (60 rule changes, 10 tests, 10 check-ins).
+    let app = spawn_app_with(&[
+        ("RATE_LIMIT_RULE_CHANGES_PER_MINUTE", "0"),
+        ("RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE", "0"),
+        ("RATE_LIMIT_CHECKINS_PER_MINUTE", "0"),
+    ])
+    .await;
+    let (ada, _) = two_affirmed(&app).await;
+    let hook = webhook(&app, &ada).await;
+    for n in 0..12 {
+        let response = test_webhook(&app, &ada, &hook).await;
+        assert_eq!(response.status(), StatusCode::ACCEPTED, "test {n}");
+        let response = new_checkin(&app, &ada).await;
+        assert_eq!(response.status(), StatusCode::CREATED, "check-in {n}");
+    }
+    for n in 0..61 {
+        let response = add_rule(&app, &ada, &format!("tag {n}")).await;
+        assert_eq!(response.status(), StatusCode::CREATED, "rule {n}");
+    }
+
+    // Unset (an empty value): the defaults, 60 rule changes, 10 tests and 10 check-ins a
+    // minute. Each is a burst that refills by one every minute / N, so what was accepted before
+    // the first refusal is N plus what refilled while the requests ran.
+    let app = spawn_app_with(&[
+        ("RATE_LIMIT_RULE_CHANGES_PER_MINUTE", ""),
+        ("RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE", ""),
+        ("RATE_LIMIT_CHECKINS_PER_MINUTE", ""),
+    ])
+    .await;
+    let (ada, _) = two_affirmed(&app).await;
+    let hook = webhook(&app, &ada).await;
+
+    let start = Instant::now();
+    let mut tests = 0;
+    loop {
+        let response = test_webhook(&app, &ada, &hook).await;
+        if response.status() == StatusCode::TOO_MANY_REQUESTS {
+            assert_rate_limited(response, MINUTE).await;
+            break;
+        }
+        assert_eq!(response.status(), StatusCode::ACCEPTED, "test {tests}");
+        tests += 1;
+        assert!(tests <= 20, "webhook tests are never refused");
+    }
+    assert_within_default(tests, 10, start);
+    assert_eq!(pings(&app, &ada), i64::try_from(tests).unwrap());
+
+    let start = Instant::now();
+    let mut checkins = 0;
+    loop {
+        let response = new_checkin(&app, &ada).await;
+        if response.status() == StatusCode::TOO_MANY_REQUESTS {
+            assert_rate_limited(response, MINUTE).await;
+            break;
+        }
+        assert_eq!(
+            response.status(),
+            StatusCode::CREATED,
+            "check-in {checkins}"
+        );
+        checkins += 1;
+        assert!(checkins <= 20, "check-ins are never refused");
+    }
+    assert_within_default(checkins, 10, start);
+    assert_eq!(checkin_count(&app, &ada).await, checkins);
+
+    let start = Instant::now();
+    let mut rules = 0;
+    loop {
+        let response = add_rule(&app, &ada, &format!("tag {rules}")).await;
+        if response.status() == StatusCode::TOO_MANY_REQUESTS {
+            assert_rate_limited(response, MINUTE).await;
+            break;
+        }
+        assert_eq!(response.status(), StatusCode::CREATED, "rule {rules}");
+        rules += 1;
+        assert!(rules <= 120, "rule changes are never refused");
+    }
+    assert_within_default(rules, 60, start);
+    assert_eq!(rules_of(&app, &ada).await.as_array().unwrap().len(), rules);
+}
+
+/// `accepted` requests went through before the first refusal: the default burst of
+/// `per_minute`, and at most what refilled since `start` (one every minute / `per_minute`).
+fn assert_within_default(accepted: usize, per_minute: usize, start: Instant) {
+    let refilled = start.elapsed().as_secs_f64() * per_minute as f64 / 60.0;
+    assert!(
+        accepted >= per_minute && accepted as f64 <= per_minute as f64 + refilled.ceil(),
+        "{accepted} accepted, a default of {per_minute} a minute ({refilled:.1} refilled)"
+    );
 }

@@ -22,7 +22,7 @@ pub async fn run() -> anyhow::Result<Value> {
     let db = crate::config::database().await?;
     let mailer = match &settings.smtp {
         None => None,
-        Some((url, from)) => Some(SmtpMailer::from_url(url, from)?),
+        Some(smtp) => Some(SmtpMailer::from_url(&smtp.url, &smtp.from)?),
     };
     let service = DeliveryService::new(
         DieselDeliveryQueue::new(db),

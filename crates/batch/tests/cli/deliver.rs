@@ -1,6 +1,7 @@
 //! `deliver`: one pass over the due deliveries — a check-in's webhook reaches a real receiver,
 //! the summary counts it at the top level as API.md spells it, a second pass finds nothing, and
-//! SIGTERM mid-attempt lets the attempt finish and be stored.
+//! SIGTERM mid-attempt lets the attempt finish and be stored. Settings the service refuses
+//! (an SMTP password in clear to another host) stop it before it sends anything.
 
 use domain::ids::WebhookId;
 use domain::notifications::{EventType, Webhook, WebhookSecret, WebhookUrl};
@@ -101,6 +102,65 @@ dual_test!(
         let error = run.summary["error"].as_str().unwrap();
         assert!(error.contains("JWT_SECRET"), "{error}");
         assert!(!run.stdout.contains("s3cret-pw") && !run.stderr.contains("s3cret-pw"));
+    }
+);
+
+dual_test!(
+    an_smtp_password_in_clear_to_another_host_is_refused_as_the_service_refuses_it,
+    |test_db| {
+        let db = test_db.db();
+        let receiver = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .respond_with(wiremock::ResponseTemplate::new(200))
+            .mount(&receiver)
+            .await;
+        seed_checkin_webhook(&db, &receiver.uri()).await;
+
+        // Everything else e-mail needs is there: SMTP_URL alone is what is refused.
+        let run = deliver(
+            &test_db,
+            &[
+                ("SMTP_URL", "smtp://user:s3cret-pw@mail.example.org:587"),
+                ("SMTP_FROM", "d@example.org"),
+                ("PUBLIC_BASE_URL", "https://discovery.example.org"),
+                ("JWT_SECRET", "batch-test-jwt-secret-of-32-bytes!!"),
+            ],
+        )
+        .await;
+        assert!(!run.success, "{run:?}");
+        assert_eq!(run.code, Some(1), "{run:?}");
+        assert_eq!(run.summary["job"], "deliver");
+        assert_eq!(run.summary["ok"], false);
+        let error = run.summary["error"].as_str().unwrap();
+        assert!(error.starts_with("SMTP_URL is not valid"), "{error}");
+        assert!(!error.contains('\n'), "one line: {error}");
+        assert!(
+            !run.stdout.contains("s3cret-pw") && !run.stderr.contains("s3cret-pw"),
+            "{run:?}"
+        );
+        // Nothing was sent: the webhook that was due is still pending, its receiver untouched.
+        assert!(receiver.received_requests().await.unwrap().is_empty());
+        assert_eq!(
+            crate::harness::count(&db, "deliveries WHERE status = 'pending' AND attempt = 0").await,
+            1
+        );
+
+        // The same settings with TLS required go through (the webhook is delivered).
+        let run = deliver(
+            &test_db,
+            &[
+                (
+                    "SMTP_URL",
+                    "smtp://user:s3cret-pw@mail.example.org:587?tls=required",
+                ),
+                ("SMTP_FROM", "d@example.org"),
+                ("PUBLIC_BASE_URL", "https://discovery.example.org"),
+                ("JWT_SECRET", "batch-test-jwt-secret-of-32-bytes!!"),
+            ],
+        )
+        .await;
+        assert!(run.success, "{run:?}");
+        assert_eq!(run.summary["sent"], 1, "{run:?}");
     }
 );
 

@@ -6,32 +6,31 @@
 pub mod import;
 pub mod timewarrior;
 
+use settings::Vars;
+use settings::client::ClientSettings;
+
 use crate::client::{self, Client, MAX_BATCH, Totals};
 use crate::entries::Item;
 use crate::progress::Progress;
 use crate::{Failure, cleartext};
 
 /// The variable holding the API key. Never a flag: flags show up in `ps` and shell history.
-pub const API_KEY_ENV: &str = "DISCOVERY_API_KEY";
+pub const API_KEY_ENV: &str = settings::client::KEY_VARIABLE;
 
-/// The client of the service at `url` with the key from [`API_KEY_ENV`]; `None` for a dry run,
-/// which needs no key.
+/// The client of the service at `url` with the key from [`API_KEY_ENV`], both read and checked
+/// as every client of the service reads them (`settings::client`); `None` for a dry run, which
+/// needs no key.
 ///
 /// # Errors
-/// [`Failure::Usage`] when the key is missing or blank, or the URL is not http(s).
+/// [`Failure::Usage`] when the key is missing, blank or not header-safe, or the URL is not an
+/// http(s) URL.
 pub fn client_for(url: &str, dry_run: bool) -> Result<Option<Client>, Failure> {
     if dry_run {
         return Ok(None);
     }
-    let key = std::env::var(API_KEY_ENV)
-        .ok()
-        .filter(|k| !k.trim().is_empty())
-        .ok_or_else(|| {
-            Failure::Usage(format!(
-                "{API_KEY_ENV} is not set (the API key to send with)"
-            ))
-        })?;
-    let client = Client::new(url, key.trim())?;
+    let settings = ClientSettings::from_parts(Some(url.to_owned()), &Vars::environment())
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    let client = Client::new(settings.base_url.as_str(), settings.api_key.expose())?;
     // Once per run: this is the one place a run builds its client.
     if let Some(warning) = cleartext::warning(url) {
         eprintln!("{warning}");

@@ -1,18 +1,24 @@
-//! Settings: read once from the environment (and an optional `.env`), validated at start-up; a
-//! bad value stops the service with one clear line naming the variable.
+//! Settings of `discovery-api`: read once from the environment (and an optional `.env`),
+//! validated at start-up; a bad value stops the service with one clear line naming the
+//! variable. The settings other binaries share (database, delivery, the public address and
+//! the JWT secret) are read by the `settings` crate; this module adds the service's own.
+
+mod rate_limits;
 
 use std::net::SocketAddr;
 
 use adapters_diesel::DbConfig;
 use adapters_llm::OpenAiConfig;
+pub use rate_limits::RateLimitSettings;
+pub use settings::MAX_RATE_LIMIT_PER_MINUTE;
+pub use settings::database::DEV_DATABASE_URL;
+pub use settings::delivery::SmtpSettings;
+use settings::llm::{LlmSettings, OpenAiSettings};
+pub use settings::service::MIN_JWT_SECRET_BYTES;
+use settings::{SettingError, Vars};
 use url::Url;
 
-/// Where dev mode keeps its database.
-pub const DEV_DATABASE_URL: &str = "sqlite://data/discovery.db";
 const DEFAULT_BIND_ADDR: &str = "127.0.0.1:8011";
-const DEFAULT_PUBLIC_BASE_URL: &str = "http://localhost:8011";
-/// HS256 needs a key at least as long as its output.
-pub const MIN_JWT_SECRET_BYTES: usize = 32;
 /// The shortest operator key (`API_KEY`) the service starts with.
 pub const MIN_OPERATOR_KEY_CHARS: usize = 32;
 
@@ -45,46 +51,6 @@ pub struct DeliverySettings {
     pub worker: bool,
 }
 
-/// Where e-mail goes out. The URL may hold a password: it never reaches `Debug` output.
-#[derive(Clone, PartialEq, Eq)]
-pub struct SmtpSettings {
-    pub url: String,
-    pub from: String,
-}
-
-/// Whether an `SMTP_URL` carries a password over plain SMTP to another machine (lettre sends
-/// `AUTH PLAIN` on a connection without TLS unless the URL asks for it). An unparsable URL is
-/// left to the mailer, which names `SMTP_URL` in its error.
-fn sends_password_in_clear(smtp_url: &str) -> bool {
-    let Ok(url) = Url::parse(smtp_url) else {
-        return false;
-    };
-    // `smtp:` is not a special scheme to the URL parser, so an IPv4 host comes back as a name.
-    let loopback = match url.host() {
-        Some(url::Host::Domain(d)) => {
-            d.eq_ignore_ascii_case("localhost")
-                || d.parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback())
-        }
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    };
-    let tls_required = url
-        .query_pairs()
-        .any(|(k, v)| k == "tls" && v == "required");
-    url.scheme() == "smtp" && url.password().is_some() && !tls_required && !loopback
-}
-
-impl std::fmt::Debug for SmtpSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SmtpSettings")
-            .field("url", &"[REDACTED]")
-            .field("from", &self.from)
-            .finish()
-    }
-}
-
 impl std::fmt::Debug for DeliverySettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DeliverySettings")
@@ -94,27 +60,6 @@ impl std::fmt::Debug for DeliverySettings {
             .finish_non_exhaustive()
     }
 }
-
-/// How many sign-in attempts and coach calls a caller may make (`RATE_LIMIT_*`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RateLimitSettings {
-    /// `/api/auth/login`, `/callback` and `/dev-login` per client address per window (0: off).
-    pub sign_in: u32,
-    /// `POST /discovery/profile/me/reflect` per person per window (0: off).
-    pub reflect: u32,
-    /// `POST /discovery/conversation/me/complete` per person per window (0: off).
-    pub complete: u32,
-    /// The window the limits are counted in: one minute (the tests shorten it).
-    pub window: std::time::Duration,
-    /// Take the client's address from the last `X-Forwarded-For` entry instead of the peer
-    /// (`RATE_LIMIT_TRUST_FORWARDED_FOR`), for sign-in limits and for the address sessions, the
-    /// activity log and request logs record: only behind a reverse proxy that appends it, since
-    /// a client can write any value there itself.
-    pub trust_forwarded_for: bool,
-}
-
-/// The highest accepted `RATE_LIMIT_*_PER_MINUTE`: beyond it the limit means nothing.
-pub const MAX_RATE_LIMIT_PER_MINUTE: i64 = 100_000;
 
 /// Which engine extracts profiles and coaches (`LLM_PROVIDER`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -229,14 +174,22 @@ fn invalid(name: &'static str, reason: impl ToString) -> ConfigError {
     }
 }
 
+impl From<SettingError> for ConfigError {
+    fn from(e: SettingError) -> Self {
+        match e {
+            SettingError::Invalid { name, reason } => Self::Invalid { name, reason },
+            SettingError::Missing(name) => Self::Missing(name),
+        }
+    }
+}
+
 impl Settings {
     /// Reads `.env` if present, then the environment; `args` are the command-line arguments.
     ///
     /// # Errors
     /// [`ConfigError`] naming the first unusable value.
     pub fn from_env(args: impl IntoIterator<Item = String>) -> Result<Self, ConfigError> {
-        let _ = dotenvy::dotenv();
-        Self::from_lookup(args, |name| std::env::var(name).ok())
+        Self::from_vars(args, &Vars::environment_with_dotenv())
     }
 
     /// Like [`Settings::from_env`] with the variables supplied by `var` (for tests).
@@ -247,6 +200,17 @@ impl Settings {
         args: impl IntoIterator<Item = String>,
         var: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, ConfigError> {
+        Self::from_vars(args, &Vars::from_fn(var))
+    }
+
+    /// Like [`Settings::from_env`] with the variables of `vars`.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the first unusable value.
+    pub fn from_vars(
+        args: impl IntoIterator<Item = String>,
+        vars: &Vars<'_>,
+    ) -> Result<Self, ConfigError> {
         let mut dev = false;
         for arg in args {
             match arg.as_str() {
@@ -254,44 +218,10 @@ impl Settings {
                 _ => return Err(ConfigError::UnknownArgument(arg)),
             }
         }
-        let var = |name: &str| {
-            var(name)
-                .map(|v| v.trim().to_owned())
-                .filter(|v| !v.is_empty())
-        };
-        let list = |name: &str| -> Vec<String> {
-            var(name)
-                .map(|v| {
-                    v.split(',')
-                        .map(|s| s.trim().to_ascii_lowercase())
-                        .filter(|s| !s.is_empty())
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let flag = |name: &'static str, default: bool| -> Result<bool, ConfigError> {
-            match var(name).as_deref() {
-                None => Ok(default),
-                Some("true" | "1" | "yes") => Ok(true),
-                Some("false" | "0" | "no") => Ok(false),
-                Some(other) => Err(invalid(
-                    name,
-                    format!("expected true or false, got {other:?}"),
-                )),
-            }
-        };
-        let number = |name: &'static str, default: i64, min: i64| -> Result<i64, ConfigError> {
-            match var(name) {
-                None => Ok(default),
-                Some(v) => match v.parse::<i64>() {
-                    Ok(n) if n >= min => Ok(n),
-                    _ => Err(invalid(
-                        name,
-                        format!("expected a whole number of at least {min}, got {v:?}"),
-                    )),
-                },
-            }
-        };
+        let var = |name: &str| vars.get(name);
+        let list = |name: &str| vars.list(name);
+        let flag = |name: &'static str, default: bool| vars.flag(name, default);
+        let number = |name: &'static str, default: i64, min: i64| vars.number(name, default, min);
 
         let bind_addr: SocketAddr = var("BIND_ADDR")
             .unwrap_or_else(|| DEFAULT_BIND_ADDR.to_owned())
@@ -306,32 +236,22 @@ impl Settings {
                 ),
             ));
         }
-        let mut database =
-            DbConfig::new(var("DATABASE_URL").unwrap_or_else(|| DEV_DATABASE_URL.to_owned()));
-        database.max_connections = u32::try_from(number("DATABASE_MAX_CONNECTIONS", 10, 1)?)
-            .map_err(|e| invalid("DATABASE_MAX_CONNECTIONS", e))?;
-        let default_wait =
-            i64::try_from(adapters_diesel::DEFAULT_WAIT_TIMEOUT.as_millis()).unwrap_or(i64::MAX);
-        database.wait_timeout = std::time::Duration::from_millis(
-            u64::try_from(number("DATABASE_WAIT_TIMEOUT_MS", default_wait, 1)?).unwrap_or(u64::MAX),
+        // The storage adapter's default (for tests and tools) is the settings' default too.
+        const _: () = assert!(
+            settings::database::DEFAULT_WAIT_TIMEOUT.as_millis()
+                == adapters_diesel::DEFAULT_WAIT_TIMEOUT.as_millis()
         );
-        let public_base_url = origin(
-            "PUBLIC_BASE_URL",
-            &var("PUBLIC_BASE_URL").unwrap_or_else(|| DEFAULT_PUBLIC_BASE_URL.to_owned()),
-        )?;
+        let shared_database = settings::database::database(vars)?;
+        let mut database = DbConfig::new(shared_database.url);
+        database.max_connections = shared_database.max_connections;
+        database.wait_timeout = shared_database.wait_timeout;
+        let public_base_url = settings::service::public_base_url(vars)?;
 
-        let (jwt_secret, jwt_secret_is_ephemeral) = match var("JWT_SECRET") {
-            Some(secret) if secret.len() >= MIN_JWT_SECRET_BYTES => (secret.into_bytes(), false),
-            Some(secret) if !dev => {
-                return Err(invalid(
-                    "JWT_SECRET",
-                    format!(
-                        "must be at least {MIN_JWT_SECRET_BYTES} bytes (got {})",
-                        secret.len()
-                    ),
-                ));
-            }
-            None if !dev => return Err(ConfigError::Missing("JWT_SECRET")),
+        // Dev mode makes up a secret when none (or a short one) is set; elsewhere it is needed.
+        let (jwt_secret, jwt_secret_is_ephemeral) = match settings::service::jwt_secret(vars) {
+            Ok(Some(secret)) => (secret.into_bytes(), false),
+            Err(e) if !dev => return Err(e.into()),
+            Ok(None) if !dev => return Err(ConfigError::Missing("JWT_SECRET")),
             _ => {
                 let mut bytes = vec![0u8; 32];
                 getrandom::fill(&mut bytes).map_err(|e| invalid("JWT_SECRET", e))?;
@@ -340,7 +260,7 @@ impl Settings {
         };
         let mut cors_allowed_origins = Vec::new();
         for o in list("CORS_ALLOWED_ORIGINS") {
-            cors_allowed_origins.push(origin("CORS_ALLOWED_ORIGINS", &o)?);
+            cors_allowed_origins.push(settings::service::origin("CORS_ALLOWED_ORIGINS", &o)?);
         }
         let post_login_redirect = var("POST_LOGIN_REDIRECT").unwrap_or_else(|| "/".to_owned());
         if !crate::auth::login_state::is_local_path(&post_login_redirect) {
@@ -418,83 +338,15 @@ impl Settings {
                 })
             }
         };
-        let activity_retention_days = u32::try_from(number("ACTIVITY_RETENTION_DAYS", 90, 1)?)
-            .map_err(|e| invalid("ACTIVITY_RETENTION_DAYS", e))?;
-        let llm_provider = match var("LLM_PROVIDER").as_deref() {
-            None | Some("offline") => LlmProvider::Offline,
-            Some("openai") => {
-                let required = |name: &'static str, example: &str| {
-                    var(name).ok_or_else(|| {
-                        invalid(
-                            name,
-                            format!("must be set with LLM_PROVIDER=openai, e.g. {example}"),
-                        )
-                    })
-                };
-                let base_url = required("LLM_BASE_URL", "http://127.0.0.1:11434/v1 (Ollama)")?;
-                let model = required("LLM_MODEL", "llama3.1:8b")?;
-                let timeout = number("LLM_TIMEOUT_SECONDS", 30, 1)?;
-                let max_tokens =
-                    number("LLM_MAX_TOKENS", adapters_llm::DEFAULT_MAX_TOKENS.into(), 0)?;
-                OpenAiConfig::new(
-                    &base_url,
-                    &model,
-                    var("LLM_API_KEY"),
-                    std::time::Duration::from_secs(timeout.unsigned_abs()),
-                )
-                .and_then(|config| {
-                    config.with_max_tokens(u32::try_from(max_tokens).unwrap_or(u32::MAX))
-                })
-                .map(LlmProvider::OpenAi)
-                .map_err(|e| invalid(e.setting, e.reason))?
-            }
-            Some(other) => {
-                return Err(invalid(
-                    "LLM_PROVIDER",
-                    format!("expected \"offline\" or \"openai\", got {other:?}"),
-                ));
-            }
+        let activity_retention_days = settings::activity::retention_days(vars)?;
+        let llm_provider = match settings::llm::llm(vars)? {
+            LlmSettings::Offline => LlmProvider::Offline,
+            LlmSettings::OpenAi(llm) => LlmProvider::OpenAi(openai_config(llm)?),
         };
-        let per_minute = |name: &'static str, default: u32| -> Result<u32, ConfigError> {
-            let n = number(name, i64::from(default), 0)?;
-            if n > MAX_RATE_LIMIT_PER_MINUTE {
-                return Err(invalid(
-                    name,
-                    format!(
-                        "expected 0 (off) to {MAX_RATE_LIMIT_PER_MINUTE} requests per minute, got {n}"
-                    ),
-                ));
-            }
-            u32::try_from(n).map_err(|e| invalid(name, e))
-        };
-        let rate_limits = RateLimitSettings {
-            sign_in: per_minute("RATE_LIMIT_SIGN_IN_PER_MINUTE", 30)?,
-            reflect: per_minute("RATE_LIMIT_REFLECT_PER_MINUTE", 20)?,
-            complete: per_minute("RATE_LIMIT_COMPLETE_PER_MINUTE", 5)?,
-            window: std::time::Duration::from_secs(60),
-            trust_forwarded_for: flag("RATE_LIMIT_TRUST_FORWARDED_FOR", false)?,
-        };
-        let smtp = match (var("SMTP_URL"), var("SMTP_FROM")) {
-            (None, _) => None,
-            (Some(_), None) => {
-                return Err(invalid(
-                    "SMTP_FROM",
-                    "must be set with SMTP_URL, e.g. Discovery <discovery@example.org>",
-                ));
-            }
-            (Some(url), Some(from)) => {
-                if sends_password_in_clear(&url) {
-                    return Err(invalid(
-                        "SMTP_URL",
-                        "would send its password unencrypted: use smtps:// or add ?tls=required",
-                    ));
-                }
-                Some(SmtpSettings { url, from })
-            }
-        };
+        let rate_limits = RateLimitSettings::from_vars(vars)?;
         let delivery = DeliverySettings {
-            smtp,
-            webhook_allow_private: flag("WEBHOOK_ALLOW_PRIVATE", false)?,
+            smtp: settings::delivery::smtp(vars)?,
+            webhook_allow_private: settings::delivery::webhook_allow_private(vars)?,
             worker: flag("DELIVERY_WORKER", true)?,
         };
         Ok(Self {
@@ -525,14 +377,15 @@ impl Settings {
     }
 }
 
-/// `scheme://host[:port]` of a URL setting.
-fn origin(name: &'static str, value: &str) -> Result<String, ConfigError> {
-    let url = Url::parse(value).map_err(|e| invalid(name, e))?;
-    let origin = url.origin();
-    if !origin.is_tuple() {
-        return Err(invalid(name, "must be an http(s) URL"));
+/// The client's config from the shared LLM settings; the client checks what only it can judge
+/// (the URL's shape, the ranges of the timeout and the token cap), naming the variable.
+fn openai_config(llm: OpenAiSettings) -> Result<OpenAiConfig, ConfigError> {
+    let config = OpenAiConfig::new(&llm.base_url, &llm.model, llm.api_key, llm.timeout);
+    match llm.max_tokens {
+        None => config,
+        Some(max_tokens) => config.and_then(|c| c.with_max_tokens(max_tokens)),
     }
-    Ok(origin.ascii_serialization())
+    .map_err(|e| invalid(e.setting, e.reason))
 }
 
 #[cfg(test)]
@@ -733,6 +586,9 @@ mod tests {
                 sign_in: 30,
                 reflect: 20,
                 complete: 5,
+                rule_changes: 60,
+                webhook_tests: 10,
+                checkins: 10,
                 window: std::time::Duration::from_secs(60),
                 trust_forwarded_for: false,
             }
@@ -744,6 +600,9 @@ mod tests {
                 ("RATE_LIMIT_SIGN_IN_PER_MINUTE", "0"),
                 ("RATE_LIMIT_REFLECT_PER_MINUTE", " 7 "),
                 ("RATE_LIMIT_COMPLETE_PER_MINUTE", "100000"),
+                ("RATE_LIMIT_RULE_CHANGES_PER_MINUTE", "0"),
+                ("RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE", "3"),
+                ("RATE_LIMIT_CHECKINS_PER_MINUTE", "0"),
                 ("RATE_LIMIT_TRUST_FORWARDED_FOR", "true"),
             ],
         )
@@ -756,6 +615,14 @@ mod tests {
             ),
             (0, 7, 100_000)
         );
+        assert_eq!(
+            (
+                s.rate_limits.rule_changes,
+                s.rate_limits.webhook_tests,
+                s.rate_limits.checkins
+            ),
+            (0, 3, 0)
+        );
         assert!(s.rate_limits.trust_forwarded_for);
     }
 
@@ -767,6 +634,9 @@ mod tests {
             ("RATE_LIMIT_REFLECT_PER_MINUTE", "1e3"),
             ("RATE_LIMIT_REFLECT_PER_MINUTE", "99999999999"),
             ("RATE_LIMIT_COMPLETE_PER_MINUTE", "100001"),
+            ("RATE_LIMIT_RULE_CHANGES_PER_MINUTE", "-60"),
+            ("RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE", "ten"),
+            ("RATE_LIMIT_CHECKINS_PER_MINUTE", "100001"),
         ] {
             let err = settings(&[], &[("JWT_SECRET", SECRET), (name, value)]).unwrap_err();
             let line = err.to_string();
