@@ -49,6 +49,10 @@ bench-http seconds="10":
 bench-ingest peer="":
     PEER_AW_SERVER={{peer}} TEST_DATABASE_URL={{pg_url}} cargo bench -p api-actix --bench ingest
 
+# Re-classification after a rule change: 1,000,000 entries and 500 rules, rule-write latency, job throughput, another person's write p99 (SQLite, and PostgreSQL).
+bench-reclassify entries="1000000":
+    BENCH_ENTRIES={{entries}} TEST_DATABASE_URL={{pg_url}} cargo bench -p api-actix --bench reclassify
+
 # Builds the ingest bench's peer, aw-server-rust at 59eaae3, from a clone of its source.
 build-peer source:
     bash crates/api-actix/benches/peer/build-aw-server.sh {{source}}

@@ -10,10 +10,11 @@
 //!   a cached statement may settle on PostgreSQL's generic plan, which can differ; both plans
 //!   are printed on stderr (`EXPLAIN (ANALYZE, BUFFERS)`).
 //! - **a rule change**: `POST /integration/rules` mapping the heavy person's 100,000 unmapped
-//!   "Deep work" entries to `vocation`, timed end to end and checked with SQL (exactly those
-//!   rows, `mapped_by = 'rule'`); then its `DELETE`, which maps them back. Target: within 10 s.
-//!   For comparison, the set-based `UPDATE` of the same rows (and its revert) run directly, and
-//!   the re-application's candidate read alone.
+//!   "Deep work" entries to `vocation`, timed end to end as the rule write's answer plus its
+//!   background re-classification until `GET /integration/reclassification` is idle, and
+//!   checked with SQL (exactly those rows, `mapped_by = 'rule'`); then its `DELETE`, which maps
+//!   them back. Target: within 10 s. For comparison, the set-based `UPDATE` of the same rows
+//!   (and its revert) run directly, and the job's reads and writes replayed alone.
 //! - **an import**: the real `discovery-sync toggl --csv FILE --utc-offset +00:00` of a
 //!   1,000,000-row detailed report against the service, for a fresh person, against a raw
 //!   batched `INSERT` of the same rows (same columns, 1,000 rows per statement, one transaction

@@ -399,10 +399,10 @@ impl Read {
 pub(crate) enum Wrote {
     /// Written; the job goes on.
     Moved,
-    /// Written, and the job is done (its row deleted).
+    /// Written, and the job is done (its row deleted), or found already done: nothing written.
     Ended,
     /// The job is no longer where the read found it (a rule change restarted it, or another
-    /// worker took this stretch, or it is gone): nothing written.
+    /// worker took this stretch): nothing written.
     Stale,
 }
 
@@ -420,7 +420,9 @@ pub(crate) fn write_stretch(
     match load_job(conn, user)? {
         // Still where the read found it: no rule changed, and no other worker took this stretch.
         Some(job) if job.generation == stretch.generation && job.resume_after == stretch.after => {}
-        _ => return Ok(Wrote::Stale),
+        Some(_) => return Ok(Wrote::Stale),
+        // Another worker ended it meanwhile.
+        None => return Ok(Wrote::Ended),
     }
     apply(conn, user, &stretch.rules, &stretch.to_write, now)?;
     if stretch.ends_job {
