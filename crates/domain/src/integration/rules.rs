@@ -167,7 +167,9 @@ pub struct EntryFacts<'a> {
 }
 
 /// The foundation of the first rule, in position order, that `entry` meets; `None` leaves it
-/// unmapped. `rules` may come in any order.
+/// unmapped. `rules` may come in any order. This is the rule written plainly: the service
+/// decides with the compiled [`crate::integration::RuleSet`], which the tests and benches check
+/// against it.
 #[must_use]
 pub fn first_match(rules: &[Rule], entry: &EntryFacts<'_>) -> Option<Foundation> {
     rules
