@@ -101,6 +101,21 @@ async fn one_pass(
         .collect()
 }
 
+/// Asserts that every entry of the person is where one atomic pass with the current rules
+/// puts it.
+async fn assert_one_pass(
+    db: &Database,
+    rules: &DieselRuleRepository,
+    user: UserId,
+    entries: &[TaskMappingInput],
+) {
+    let tasks = DieselTaskMappingRepository::new(db.clone());
+    assert_eq!(
+        stored(&tasks, user).await,
+        one_pass(rules, user, entries).await
+    );
+}
+
 async fn seed(db: &Database, user: UserId, n: usize) -> Vec<TaskMappingInput> {
     let tasks = DieselTaskMappingRepository::new(db.clone());
     let entries: Vec<TaskMappingInput> = (0..n).map(entry).collect();
@@ -143,11 +158,7 @@ dual_test!(a_job_covers_only_the_entries_its_change_can_affect, |db| {
         "the job covers the entries the change can affect, not all {candidates}"
     );
     reclassify(&rules, ada.id, T0).await;
-    let tasks = DieselTaskMappingRepository::new(db.clone());
-    assert_eq!(
-        stored(&tasks, ada.id).await,
-        one_pass(&rules, ada.id, &entries).await
-    );
+    assert_one_pass(&db, &rules, ada.id, &entries).await;
     assert_eq!(
         count(
             &db,
@@ -203,10 +214,7 @@ dual_test!(a_job_covers_only_the_entries_its_change_can_affect, |db| {
     let progress = rules.reclassification(ada.id).await.unwrap();
     assert_eq!(progress.total, covered as u64, "{progress:?}");
     reclassify(&rules, ada.id, T0).await;
-    assert_eq!(
-        stored(&tasks, ada.id).await,
-        one_pass(&rules, ada.id, &entries).await
-    );
+    assert_one_pass(&db, &rules, ada.id, &entries).await;
 });
 
 dual_test!(
@@ -258,11 +266,7 @@ dual_test!(
             .unwrap();
         assert_eq!(rules.reclassification(ada.id).await.unwrap().done, 0);
         reclassify(&rules, ada.id, later).await;
-        let tasks = DieselTaskMappingRepository::new(restarted);
-        assert_eq!(
-            stored(&tasks, ada.id).await,
-            one_pass(&rules, ada.id, &entries).await
-        );
+        assert_one_pass(&restarted, &rules, ada.id, &entries).await;
         assert_eq!(
             count(
                 &db,
@@ -296,11 +300,7 @@ dual_test!(two_workers_stepping_one_job_end_as_one_pass, |db| {
     for w in workers {
         w.await.unwrap();
     }
-    let tasks = DieselTaskMappingRepository::new(db.clone());
-    assert_eq!(
-        stored(&tasks, ada.id).await,
-        one_pass(&rules, ada.id, &entries).await
-    );
+    assert_one_pass(&db, &rules, ada.id, &entries).await;
 });
 
 dual_test!(
@@ -331,11 +331,7 @@ dual_test!(
             .await
             .unwrap();
         reclassify(&rules, ada.id, T0).await;
-        let tasks = DieselTaskMappingRepository::new(db.clone());
-        assert_eq!(
-            stored(&tasks, ada.id).await,
-            one_pass(&rules, ada.id, &entries).await
-        );
+        assert_one_pass(&db, &rules, ada.id, &entries).await;
         assert_eq!(
             count(
                 &db,
