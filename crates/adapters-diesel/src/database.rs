@@ -51,6 +51,9 @@ pub struct Database {
     permits: Arc<tokio::sync::Semaphore>,
     /// The bound on waiting for a permit or for SQLite's writer (`DbConfig::wait_timeout`).
     wait: Duration,
+    /// Rung when this process queues a re-classification, so its worker starts at once
+    /// instead of at its next look.
+    reclassification_queued: Arc<tokio::sync::Notify>,
 }
 
 impl fmt::Debug for Database {
@@ -125,6 +128,7 @@ impl Database {
                         .unwrap_or(1),
                 )),
                 wait: config.wait_timeout,
+                reclassification_queued: Arc::default(),
                 group_commit: Arc::new(GroupCommit::new(match backend {
                     Backend::Sqlite => 1,
                     // Groups overlap their round trips; a few leave the pool to everyone else.
@@ -140,6 +144,13 @@ impl Database {
     #[must_use]
     pub const fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Rung each time this process queues (or restarts) a re-classification job; the worker of
+    /// `discovery-api` waits on it between its looks at the queue.
+    #[must_use]
+    pub fn reclassification_queued(&self) -> Arc<tokio::sync::Notify> {
+        Arc::clone(&self.reclassification_queued)
     }
 
     /// The pool right now: connections open, and how many of them are idle (the rest are in

@@ -1,20 +1,22 @@
 //! The re-classification worker inside `discovery-api`: a task that runs the jobs rule changes
 //! queue (API.md, "Mapping rules and unmapped time"), a step of each queued person's job per
-//! round, round after round while work remains, and looks again a moment later when none does.
+//! round, round after round while work remains. When none does, it waits for this process to
+//! queue a job, or a second at most (a job another instance queued, or one left by a crash).
 //! Jobs live in the database, so one cut short by a crash or a restart resumes here, or in any
 //! other instance: a step that raced another instance's sets its work aside.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 
 use crate::services::Integration;
 
 /// People whose jobs take a step in one round.
 pub const PEOPLE_PER_ROUND: u32 = 100;
-/// How long an idle worker waits before looking again: also the longest a new job waits.
-const IDLE: Duration = Duration::from_millis(200);
+/// How long an idle worker waits before looking again when nothing wakes it.
+const IDLE: Duration = Duration::from_secs(1);
 /// How long it waits after the database failed a step.
 const AFTER_ERROR: Duration = Duration::from_secs(2);
 
@@ -26,10 +28,11 @@ pub struct ReclassifyWorker {
 }
 
 impl ReclassifyWorker {
-    /// Starts the worker on the current tokio runtime.
-    pub fn spawn(integration: Integration) -> Self {
+    /// Starts the worker on the current tokio runtime; `queued` wakes it when this process
+    /// queues a job (`Database::reclassification_queued`).
+    pub fn spawn(integration: Integration, queued: Arc<Notify>) -> Self {
         let (stop, stopped) = watch::channel(false);
-        let handle = tokio::spawn(work(integration, stopped));
+        let handle = tokio::spawn(work(integration, queued, stopped));
         Self { stop, handle }
     }
 
@@ -42,7 +45,7 @@ impl ReclassifyWorker {
     }
 }
 
-async fn work(integration: Integration, mut stopped: watch::Receiver<bool>) {
+async fn work(integration: Integration, queued: Arc<Notify>, mut stopped: watch::Receiver<bool>) {
     while !*stopped.borrow() {
         let wait = match integration.reclassify_round(PEOPLE_PER_ROUND).await {
             Ok(report) if report.remaining => {
@@ -59,6 +62,8 @@ async fn work(integration: Integration, mut stopped: watch::Receiver<bool>) {
         tokio::select! {
             _ = stopped.changed() => {}
             () = tokio::time::sleep(wait) => {}
+            // A permit stored while a round ran wakes the next wait at once: none is lost.
+            () = queued.notified(), if wait == IDLE => {}
         }
     }
 }

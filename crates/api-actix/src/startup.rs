@@ -130,7 +130,8 @@ impl Application {
             DieselRuleRepository::new(db.clone()),
             SystemClock,
         );
-        let reclassify_worker = ReclassifyWorker::spawn(integration.clone());
+        let reclassify_worker =
+            ReclassifyWorker::spawn(integration.clone(), db.reclassification_queued());
         let allow_private = settings.delivery.webhook_allow_private;
         if allow_private {
             tracing::warn!(

@@ -203,7 +203,10 @@ impl DieselRuleRepository {
         F: FnOnce(&mut DbConnection) -> Step<T> + Send + 'static,
         T: Send + 'static,
     {
-        Ok(self.db.write(context, step).await??)
+        let changed = self.db.write(context, step).await??;
+        // Committed, with its job: the worker may start now.
+        self.db.reclassification_queued().notify_one();
+        Ok(changed)
     }
 }
 

@@ -85,7 +85,7 @@ pub async fn reclassification(app: &TestApp, who: &SignedIn) -> Value {
     .await
 }
 
-/// Waits until the person's re-classification is idle (the worker looks every 200 ms).
+/// Waits until the person's re-classification is idle.
 pub async fn settled(app: &TestApp, who: &SignedIn) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
