@@ -9,6 +9,7 @@ use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::r2d2::{CustomizeConnection, ManageConnection, PooledConnection, R2D2Connection};
 
+use crate::checkpointer::BACKSTOP_PAGES;
 use crate::error::DbError;
 use crate::reachability::Reachability;
 
@@ -216,7 +217,9 @@ pub(crate) struct SqlitePragmas;
 /// `busy_timeout` comes first so the others wait for a lock instead of failing. `mmap_size`:
 /// reads map the file instead of copying pages into each connection's own cache, which SQLite
 /// empties whenever another connection commits — with the activity log writing every few
-/// milliseconds, a read would otherwise start cold almost every time.
+/// milliseconds, a read would otherwise start cold almost every time. `wal_autocheckpoint`:
+/// a thread of its own checkpoints (see [`crate::checkpointer`]); a commit does so only as a
+/// backstop, at [`BACKSTOP_PAGES`].
 const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; \
      PRAGMA journal_mode = WAL; \
      PRAGMA foreign_keys = ON; \
@@ -228,6 +231,9 @@ impl CustomizeConnection<DbConnection, diesel::r2d2::Error> for SqlitePragmas {
         match conn {
             DbConnection::Sqlite(c) => c
                 .batch_execute(SQLITE_PRAGMAS)
+                .and_then(|()| {
+                    c.batch_execute(&format!("PRAGMA wal_autocheckpoint = {BACKSTOP_PAGES};"))
+                })
                 .map_err(diesel::r2d2::Error::QueryError),
             DbConnection::Postgresql(_) => Ok(()),
         }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use diesel::r2d2::{CustomizeConnection, ManageConnection, Pool, R2D2Connection};
 use domain::RepoError;
 
+use crate::checkpointer::Checkpointer;
 use crate::connection::{
     Backend, DbConfig, DbConnection, DbConnectionManager, DbPooledConnection, SqlitePragmas, Target,
 };
@@ -54,6 +55,8 @@ pub struct Database {
     /// Rung when this process queues a re-classification, so its worker starts at once
     /// instead of at its next look.
     reclassification_queued: Arc<tokio::sync::Notify>,
+    /// SQLite's WAL checkpoints, off every writer's path; stops with the last clone.
+    _checkpointer: Option<Arc<Checkpointer>>,
 }
 
 impl fmt::Debug for Database {
@@ -102,7 +105,16 @@ impl Database {
             diesel::r2d2::Error::QueryError(e) => DbError::Query(e),
         })?;
         let applied = migrations::run_migrations(&mut first)?;
-        drop(first);
+        // On SQLite the first connection stays open to checkpoint.
+        let checkpointer = match backend {
+            Backend::Sqlite => Some(Arc::new(
+                Checkpointer::start(first).map_err(DbError::Checkpointer)?,
+            )),
+            Backend::Postgres => {
+                drop(first);
+                None
+            }
+        };
         let keeps_writer = backend == Backend::Sqlite && config.max_connections >= 2;
         let pool = Pool::builder()
             .max_size(config.max_connections.max(1))
@@ -129,6 +141,7 @@ impl Database {
                 )),
                 wait: config.wait_timeout,
                 reclassification_queued: Arc::default(),
+                _checkpointer: checkpointer,
                 group_commit: Arc::new(GroupCommit::new(match backend {
                     Backend::Sqlite => 1,
                     // Groups overlap their round trips; a few leave the pool to everyone else.

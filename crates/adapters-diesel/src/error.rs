@@ -146,6 +146,8 @@ pub enum DbError {
     Query(#[source] DieselError),
     #[error("the database task stopped unexpectedly")]
     Task(#[source] tokio::task::JoinError),
+    #[error("could not start the SQLite checkpoint thread: {0}")]
+    Checkpointer(#[source] std::io::Error),
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! # let _ = profiles; Ok(()) }
 //! ```
 
+mod checkpointer;
 pub mod connection;
 mod convert;
 pub mod database;

@@ -18,6 +18,7 @@ mod bounds;
 mod cascade;
 mod checkin_run;
 mod checkins;
+mod checkpoint;
 mod connect;
 mod conversations;
 mod delivery_queue;
