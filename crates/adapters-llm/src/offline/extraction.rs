@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use domain::discovery::{ClaimedSource, ExtractionDraft, ExtractionInput};
-use domain::profile::{EditableField, EnneagramType};
 use domain::profile::provenance::QUOTE_MAX_CHARS;
+use domain::profile::{EditableField, EnneagramType};
 
 use super::lexicon::{TypeDecision, decide};
 use super::summaries::{goal_summary, key_phrase, overlap, pick_sentences, reflection};

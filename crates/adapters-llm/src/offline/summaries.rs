@@ -12,8 +12,8 @@ use domain::profile::EditableField;
 use super::frames::reflect_sentence;
 use super::mirror::{is_english, lower_first, mirror};
 use super::text::{
-    ELLIPSIS, content_words, cut, cut_words, is_content_word, join_sentences, normalize, sentences,
-    without_terminator, words,
+    ELLIPSIS, capitalize_first, content_words, cut, cut_words, is_content_word, join_sentences,
+    normalize, sentences, without_terminator, words,
 };
 
 /// The longest quoted sentence; a longer one is cut (at a space) and ends with "…". Two of them
@@ -39,9 +39,10 @@ const PROMPT_WORDS: &[&str] = &[
     "people", "help", "helping",
 ];
 
-/// Opens the overlap narrative; the mirrored key phrases of the love, strength, mission and
+/// Opens the overlap narrative (with no content word of its own, so the narrative rests wholly on
+/// the answers); the mirrored key phrases of the love, strength, mission and
 /// vocation answers follow, in that order, separated by semicolons.
-pub const OVERLAP_LEAD: &str = "Where it all meets: ";
+pub const OVERLAP_LEAD: &str = "All in all: ";
 /// Introduces the words the person used in more than one of those four answers.
 pub const RECURRING_LEAD: &str = " Again and again: ";
 
@@ -96,9 +97,14 @@ pub fn summary(answer: &str) -> String {
 
 /// The summary of one Ikigai answer as a mirror: the sentences [`summary`] would quote, the
 /// first set in `field`'s frame ([`reflect_sentence`]), a later one mirrored; each cut to
-/// [`SENTENCE_MAX_CHARS`]. [`NO_ANSWER`] when the answer holds no text.
+/// [`SENTENCE_MAX_CHARS`]. An answer not in English is quoted as [`summary`] quotes it;
+/// [`NO_ANSWER`] when the answer holds no text.
 #[must_use]
 pub fn reflection(field: EditableField, answer: &str) -> String {
+    if !is_english(answer) {
+        // Only English is said back; another language is quoted as written.
+        return summary(answer);
+    }
     let picked: Vec<String> = pick_sentences(answer)
         .into_iter()
         .enumerate()
@@ -211,8 +217,9 @@ pub fn recurring_words<'a>(answers: &[&'a str]) -> Vec<&'a str> {
 }
 
 /// The overlap narrative: [`OVERLAP_LEAD`], then the key phrase of each of the four answers
-/// said back in its part's frame (an answer not in English is quoted as written), separated by
-/// semicolons; then the words that recur across them, when there are any.
+/// said back in its part's frame (an answer not in English is quoted as written), one short
+/// sentence each, so that each rests on its own answer; then the words that recur across them,
+/// when there are any.
 #[must_use]
 pub fn overlap(input: &ExtractionInput) -> String {
     let answers = [
@@ -224,15 +231,22 @@ pub fn overlap(input: &ExtractionInput) -> String {
     let phrases: Vec<String> = IKIGAI
         .iter()
         .zip(answers)
-        .map(|(field, answer)| match key_phrase(answer) {
-            Some(phrase) if is_english(&phrase) => {
-                lower_first(without_terminator(&reflect_sentence(*field, &phrase)))
+        .enumerate()
+        .map(|(i, (field, answer))| {
+            // Each ends as a sentence: its own "…" when the phrase was shortened, else ".".
+            let said = match key_phrase(answer) {
+                Some(phrase) if is_english(answer) => reflect_sentence(*field, &phrase),
+                Some(phrase) => format!("“{phrase}”."),
+                None => format!("{NO_ANSWER}."),
+            };
+            if i == 0 {
+                lower_first(&said)
+            } else {
+                capitalize_first(&said)
             }
-            Some(phrase) => format!("“{phrase}”"),
-            None => NO_ANSWER.to_owned(),
         })
         .collect();
-    let mut out = format!("{OVERLAP_LEAD}{}.", phrases.join("; "));
+    let mut out = format!("{OVERLAP_LEAD}{}", phrases.join(" "));
     let recurring = recurring_words(&answers);
     if !recurring.is_empty() {
         out.push_str(RECURRING_LEAD);
@@ -330,9 +344,9 @@ mod tests {
         };
         assert_eq!(
             overlap(&input),
-            "Where it all meets: you love teaching kids to read; you are good at patience with \
-             kids; you care about every child reads; your work: primary school teacher. Again \
-             and again: “kids”."
+            "All in all: you love teaching kids to read. You are good at patience with kids. \
+             You care about every child reads. Your work: primary school teacher. Again and \
+             again: “kids”."
         );
     }
 
