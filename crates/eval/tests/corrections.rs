@@ -53,3 +53,74 @@ fn the_report_names_every_effect_and_kind_for_both_sets() {
         assert!(report.contains(kind.name()), "{report}");
     }
 }
+
+/// The examples of docs/offline-engine.md ("When you correct or add something"), on the corpus
+/// profile's "what you love".
+#[test]
+fn the_documented_examples_hold() {
+    use adapters_llm::offline::coach::reply_and_act;
+    use domain::coaching::CoachingStyle;
+    use domain::ports::CoachRequest;
+    use domain::reflection::ReflectionTurn;
+    use domain::text::MessageText;
+
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corrections");
+    let profile = corpus::load(&dir).expect("the corpus loads").profile;
+    let examples = [
+        (
+            "One correction: what I love most is being outdoors with my dog.",
+            Some(
+                "You love being outdoors with your dog most. Baking bread on Sundays calms you down.",
+            ),
+        ),
+        (
+            "Also, I love gardening.",
+            Some(
+                "You love teaching new nurses on the night shift. Baking bread on Sundays calms \
+                 you down. You love gardening.",
+            ),
+        ),
+        (
+            "It's not really baking bread, it's making pizza.",
+            Some(
+                "You love teaching new nurses on the night shift. Making pizza on Sundays calms \
+                 you down.",
+            ),
+        ),
+        (
+            "Leave out the night shift, please.",
+            Some("You love teaching new nurses. Baking bread on Sundays calms you down."),
+        ),
+        (
+            "I'd say I love baking more than teaching.",
+            Some("You love baking more than teaching. Baking bread on Sundays calms you down."),
+        ),
+        ("Take out the part about nurses.", None),
+    ];
+    for (said, expected) in examples {
+        let request = CoachRequest {
+            profile: profile.clone(),
+            dialogue: Vec::new(),
+            style: CoachingStyle::Direct,
+            turn: ReflectionTurn::Message(MessageText::new(said).expect("a message")),
+            feedback: None,
+        };
+        let (draft, _) = reply_and_act(&request);
+        match expected {
+            Some(value) => {
+                assert_eq!(draft.revisions.len(), 1, "{said}: {draft:?}");
+                assert_eq!(draft.revisions[0].field, "love_summary", "{said}");
+                assert_eq!(draft.revisions[0].value, value, "{said}");
+            }
+            None => {
+                assert!(draft.revisions.is_empty(), "{said}: {draft:?}");
+                assert!(
+                    draft.message.contains("what you love")
+                        && draft.message.contains("what you can be paid for"),
+                    "{}",
+                    draft.message
+                );
+            }
+        }
+    }
+}

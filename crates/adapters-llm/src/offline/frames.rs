@@ -65,7 +65,7 @@ pub fn reflect_sentence(field: EditableField, sentence: &str) -> String {
 
 /// How a sentence stands: spoken by the person about themselves ("I love ...", "Neighbours
 /// bring me ..."), a clause about something else ("It's the people"), or a bare phrase ("Long
-/// walks", "my sister").
+/// walks", "my sister", "Sailing with my brother").
 enum Shape {
     Spoken,
     Clause,
@@ -80,7 +80,11 @@ fn shape(text: &str) -> Shape {
     let has_subject = all
         .iter()
         .any(|(_, w)| SUBJECTS.contains(&normalize(w).as_str()));
-    let possessive_start = all.first().is_some_and(|(_, w)| normalize(w) == "my");
+    // "me" stands after a verb ("Neighbours bring me ..."); "my" may sit in a phrase ("Sailing
+    // with my brother").
+    let as_object = all
+        .iter()
+        .any(|(_, w)| matches!(normalize(w).as_str(), "me" | "myself"));
     if has_subject {
         Shape::Spoken
     } else if is_clause(text) {
@@ -89,10 +93,10 @@ fn shape(text: &str) -> Shape {
         } else {
             Shape::Clause
         }
-    } else if possessive_start || !is_first_person(text) {
-        Shape::Fragment
-    } else {
+    } else if as_object {
         Shape::Spoken
+    } else {
+        Shape::Fragment
     }
 }
 
@@ -145,6 +149,10 @@ mod tests {
         assert_eq!(
             reflect_sentence(LoveSummary, "I love explaining physics!"),
             "You love explaining physics!"
+        );
+        assert_eq!(
+            reflect_sentence(LoveSummary, "Sailing small boats with my brother."),
+            "You love sailing small boats with your brother."
         );
         assert_eq!(
             reflect_sentence(MissionSummary, "my sister"),
