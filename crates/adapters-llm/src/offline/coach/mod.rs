@@ -4,6 +4,7 @@
 //! with a quote of what they said. When the part cannot be told, the coach asks.
 
 pub mod corrections;
+pub mod cue_words;
 pub mod cues;
 pub mod parts;
 pub mod revise;
