@@ -178,7 +178,20 @@ async fn the_profile_has_the_contract_shape_and_a_triad_that_follows_the_type() 
             assert!(!text.trim().is_empty(), "{field}: {profile:#}");
         }
         let love = profile["love_summary"].as_str().unwrap();
-        assert_ne!(love, answers[0], "a mirror, not a copy");
+        for (step, field) in [
+            "love_summary",
+            "strength_summary",
+            "mission_summary",
+            "vocation_summary",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            assert_ne!(
+                profile[field], answers[step],
+                "{field}: a mirror, not a copy"
+            );
+        }
         assert!(
             love.starts_with("You "),
             "said back in the second person: {love}"
