@@ -8,8 +8,10 @@
 //! - [`engine`]: the extractor from the environment;
 //! - [`run`]: one extraction as the service runs it, observed;
 //! - [`score`]: the verdicts and the summary (pure);
-//! - [`report`]: the table or the JSON document.
+//! - [`report`]: the table or the JSON document;
+//! - [`corrections`]: the offline coach over the correction corpus (`discovery-eval corrections`).
 
+pub mod corrections;
 pub mod engine;
 pub mod fixture;
 pub mod phrase;

@@ -1,11 +1,13 @@
 //! `discovery-eval`: reads the fixtures and the LLM settings, runs the evaluation and prints the
 //! report; exits 1 when a fixture failed or a goal was invented, 2 on unusable input.
+//! `discovery-eval corrections` runs the offline coach over the correction corpus instead and
+//! exits 1 when a set misses its bars.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
-use eval::{engine, evaluate_with_progress, fixture, report};
+use clap::{Parser, Subcommand};
+use eval::{corrections, engine, evaluate_with_progress, fixture, report};
 
 /// Scores the extractor chosen by LLM_PROVIDER / LLM_* on a fixture set of answer sets.
 #[derive(Debug, Parser)]
@@ -24,12 +26,48 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     json_file: Option<PathBuf>,
     /// Add a line per fixture to the table.
-    #[arg(long, short)]
+    #[arg(long, short, global = true)]
     verbose: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Runs the offline reflection coach over the correction corpus and prints precision and
+    /// recall per effect and kind, for the tuned and the held-out phrasings.
+    Corrections {
+        /// The corpus directory (profile.toml, tuned.toml, held-out.toml).
+        #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/corrections"))]
+        corpus: PathBuf,
+    },
+}
+
+fn corrections_report(dir: &std::path::Path, verbose: bool) -> ExitCode {
+    let corpus = match corrections::corpus::load(dir) {
+        Ok(corpus) => corpus,
+        Err(e) => {
+            eprintln!("discovery-eval: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let scores = corrections::evaluate(&corpus);
+    println!(
+        "{}",
+        corrections::text(&dir.display().to_string(), &scores, verbose)
+    );
+    if scores.iter().all(corrections::Score::meets_the_bars) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(Command::Corrections { corpus }) = &cli.command {
+        return corrections_report(corpus, cli.verbose);
+    }
     let _ = dotenvy::dotenv();
     let engine = match engine::from_lookup(|name| std::env::var(name).ok()) {
         Ok(engine) => engine,

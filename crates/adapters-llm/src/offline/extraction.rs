@@ -1,15 +1,15 @@
 //! Offline extraction: the answers become an [`ExtractionDraft`] (type and triad from the
-//! lexicon, prose from the summaries), which the engine returns as JSON text for the domain to
+//! lexicon, prose mirrored from the answers), which the engine returns as JSON text for the domain to
 //! parse and guard like any model's reply.
 
 use std::collections::BTreeMap;
 
 use domain::discovery::{ClaimedSource, ExtractionDraft, ExtractionInput};
-use domain::profile::EnneagramType;
 use domain::profile::provenance::QUOTE_MAX_CHARS;
+use domain::profile::{EditableField, EnneagramType};
 
 use super::lexicon::{TypeDecision, decide};
-use super::summaries::{goal_summary, key_phrase, overlap, pick_sentences, summary};
+use super::summaries::{goal_summary, key_phrase, overlap, pick_sentences, reflection};
 use super::text::{ELLIPSIS, verbatim_prefix};
 
 /// The draft for `input` and the scoring behind its type.
@@ -25,10 +25,10 @@ pub fn draft(
     let draft = ExtractionDraft {
         enneagram_type: i64::from(enneagram_type.get()),
         triad: Some(enneagram_type.triad().key().to_owned()),
-        love_summary: summary(&input.love),
-        strength_summary: summary(&input.strength),
-        mission_summary: summary(&input.mission),
-        vocation_summary: summary(&input.vocation),
+        love_summary: reflection(EditableField::LoveSummary, &input.love),
+        strength_summary: reflection(EditableField::StrengthSummary, &input.strength),
+        mission_summary: reflection(EditableField::MissionSummary, &input.mission),
+        vocation_summary: reflection(EditableField::VocationSummary, &input.vocation),
         overlap_narrative: overlap(input),
         near_term_goal_summary: goal_summary(input.near_term_goal.as_deref()),
         long_term_goal_summary: goal_summary(input.long_term_goal.as_deref()),

@@ -5,7 +5,10 @@
 
 pub mod coach;
 pub mod extraction;
+pub mod frames;
+pub mod grounding;
 pub mod lexicon;
+pub mod mirror;
 pub mod summaries;
 pub mod text;
 

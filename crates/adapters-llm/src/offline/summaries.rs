@@ -1,15 +1,19 @@
-//! Extractive summaries: the four Ikigai summaries, the overlap narrative and the goal summaries,
-//! composed only of the person's own sentences and words. Nothing here writes content of its
-//! own: the summaries are quotes, and the overlap narrative is a fixed template around quotes.
+//! Summaries that mirror: the four Ikigai summaries and the overlap narrative say the person's
+//! own sentences back in the second person (their core clause, pronouns turned, filler dropped,
+//! set in a short frame when they are a bare phrase); the goal summaries quote the goal as
+//! written. Nothing here writes content of its own: every content word comes from the answers.
 
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
 use domain::discovery::ExtractionInput;
+use domain::profile::EditableField;
 
+use super::frames::reflect_sentence;
+use super::mirror::{is_english, lower_first, mirror};
 use super::text::{
-    ELLIPSIS, content_words, cut, cut_words, is_content_word, join_sentences, normalize, sentences,
-    without_terminator, words,
+    ELLIPSIS, capitalize_first, content_words, cut, cut_words, is_content_word, join_sentences,
+    normalize, sentences, without_terminator, words,
 };
 
 /// The longest quoted sentence; a longer one is cut (at a space) and ends with "…". Two of them
@@ -35,17 +39,20 @@ const PROMPT_WORDS: &[&str] = &[
     "people", "help", "helping",
 ];
 
-/// The overlap narrative's template. Each `{}` receives a quoted key phrase of the love,
-/// strength, mission and vocation answers, in that order.
-pub const OVERLAP_TEMPLATE: [&str; 5] = [
-    "What you love (",
-    ") and what you are good at (",
-    ") meet in what the world needs (",
-    ") and in what you can be paid for (",
-    ").",
-];
+/// Opens the overlap narrative (with no content word of its own, so the narrative rests wholly on
+/// the answers); the mirrored key phrases of the love, strength, mission and
+/// vocation answers follow, in that order, separated by semicolons.
+pub const OVERLAP_LEAD: &str = "All in all: ";
 /// Introduces the words the person used in more than one of those four answers.
-pub const RECURRING_LEAD: &str = " Words that come back across these answers: ";
+pub const RECURRING_LEAD: &str = " Again and again: ";
+
+/// The four Ikigai parts, in the order of their answers (steps 1-4).
+pub const IKIGAI: [EditableField; 4] = [
+    EditableField::LoveSummary,
+    EditableField::StrengthSummary,
+    EditableField::MissionSummary,
+    EditableField::VocationSummary,
+];
 
 /// The sentences of `answer` a summary quotes: the first sentence (the direct answer to the
 /// prompt), plus the later sentence that adds the most content words the first one lacks (ties:
@@ -80,6 +87,35 @@ pub fn summary(answer: &str) -> String {
     let picked: Vec<String> = pick_sentences(answer)
         .into_iter()
         .map(|s| cut(s, SENTENCE_MAX_CHARS))
+        .collect();
+    if picked.is_empty() {
+        NO_ANSWER.to_owned()
+    } else {
+        join_sentences(&picked)
+    }
+}
+
+/// The summary of one Ikigai answer as a mirror: the sentences [`summary`] would quote, the
+/// first set in `field`'s frame ([`reflect_sentence`]), a later one mirrored; each cut to
+/// [`SENTENCE_MAX_CHARS`]. An answer not in English is quoted as [`summary`] quotes it;
+/// [`NO_ANSWER`] when the answer holds no text.
+#[must_use]
+pub fn reflection(field: EditableField, answer: &str) -> String {
+    if !is_english(answer) {
+        // Only English is said back; another language is quoted as written.
+        return summary(answer);
+    }
+    let picked: Vec<String> = pick_sentences(answer)
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let said = if i == 0 {
+                reflect_sentence(field, s)
+            } else {
+                mirror(s)
+            };
+            cut(&said, SENTENCE_MAX_CHARS)
+        })
         .collect();
     if picked.is_empty() {
         NO_ANSWER.to_owned()
@@ -180,8 +216,10 @@ pub fn recurring_words<'a>(answers: &[&'a str]) -> Vec<&'a str> {
         .collect()
 }
 
-/// The overlap narrative: [`OVERLAP_TEMPLATE`] around the key phrases of the four answers, in
-/// quotes, followed by the recurring words when there are any.
+/// The overlap narrative: [`OVERLAP_LEAD`], then the key phrase of each of the four answers
+/// said back in its part's frame (an answer not in English is quoted as written), one short
+/// sentence each, so that each rests on its own answer; then the words that recur across them,
+/// when there are any.
 #[must_use]
 pub fn overlap(input: &ExtractionInput) -> String {
     let answers = [
@@ -190,19 +228,25 @@ pub fn overlap(input: &ExtractionInput) -> String {
         input.mission.as_str(),
         input.vocation.as_str(),
     ];
-    let mut out = String::new();
-    for (lead, answer) in OVERLAP_TEMPLATE.iter().zip(answers) {
-        out.push_str(lead);
-        match key_phrase(answer) {
-            Some(phrase) => {
-                out.push('“');
-                out.push_str(&phrase);
-                out.push('”');
+    let phrases: Vec<String> = IKIGAI
+        .iter()
+        .zip(answers)
+        .enumerate()
+        .map(|(i, (field, answer))| {
+            // Each ends as a sentence: its own "…" when the phrase was shortened, else ".".
+            let said = match key_phrase(answer) {
+                Some(phrase) if is_english(answer) => reflect_sentence(*field, &phrase),
+                Some(phrase) => format!("“{phrase}”."),
+                None => format!("{NO_ANSWER}."),
+            };
+            if i == 0 {
+                lower_first(&said)
+            } else {
+                capitalize_first(&said)
             }
-            None => out.push_str(NO_ANSWER),
-        }
-    }
-    out.push_str(OVERLAP_TEMPLATE[4]);
+        })
+        .collect();
+    let mut out = format!("{OVERLAP_LEAD}{}", phrases.join(" "));
     let recurring = recurring_words(&answers);
     if !recurring.is_empty() {
         out.push_str(RECURRING_LEAD);
@@ -288,7 +332,7 @@ mod tests {
     }
 
     #[test]
-    fn the_overlap_narrative_fills_the_template_with_quoted_phrases() {
+    fn the_overlap_narrative_says_each_key_phrase_back_in_its_frame() {
         let input = ExtractionInput {
             love: "Teaching kids to read.".into(),
             strength: "Patience with kids.".into(),
@@ -300,10 +344,30 @@ mod tests {
         };
         assert_eq!(
             overlap(&input),
-            "What you love (“Teaching kids to read”) and what you are good at (“Patience with \
-             kids”) meet in what the world needs (“Every child reads”) and in what you can be \
-             paid for (“Primary school teacher”). Words that come back across these answers: \
-             “kids”."
+            "All in all: you love teaching kids to read. You are good at patience with kids. \
+             You care about every child reads. Your work: primary school teacher. Again and \
+             again: “kids”."
+        );
+    }
+
+    #[test]
+    fn an_ikigai_summary_mirrors_the_answer_instead_of_copying_it() {
+        assert_eq!(
+            reflection(
+                EditableField::LoveSummary,
+                "Honestly, I think what I really love is restoring old bikes. It is fun. My \
+                 daughter helps me on Sundays."
+            ),
+            "You love restoring old bikes. Your daughter helps you on Sundays."
+        );
+        assert_eq!(
+            reflection(EditableField::StrengthSummary, "Gardening"),
+            "You are good at gardening."
+        );
+        assert_eq!(reflection(EditableField::LoveSummary, "   "), NO_ANSWER);
+        assert_eq!(
+            reflection(EditableField::LoveSummary, "Ich baue Möbel."),
+            "Ich baue Möbel."
         );
     }
 }

@@ -80,7 +80,8 @@ async fn one_person_goes_from_the_prompts_to_an_exact_work_pattern() {
     .await;
     assert_eq!(
         corrected["revisions"],
-        json!([{"field": "mission_summary", "value": "My mission is teaching every child to read."}])
+        json!([{"field": "mission_summary", "value": "Your mission is teaching every child to read."}]),
+        "the correction is said back in the second person"
     );
     assert!(
         corrected["revision_note"]

@@ -177,9 +177,24 @@ async fn the_profile_has_the_contract_shape_and_a_triad_that_follows_the_type() 
             let text = profile[field].as_str().unwrap_or_default();
             assert!(!text.trim().is_empty(), "{field}: {profile:#}");
         }
-        assert_eq!(
-            profile["love_summary"], answers[0],
-            "a one-sentence answer is quoted"
+        let love = profile["love_summary"].as_str().unwrap();
+        for (step, field) in [
+            "love_summary",
+            "strength_summary",
+            "mission_summary",
+            "vocation_summary",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            assert_ne!(
+                profile[field], answers[step],
+                "{field}: a mirror, not a copy"
+            );
+        }
+        assert!(
+            love.starts_with("You "),
+            "said back in the second person: {love}"
         );
         assert_eq!(profile["near_term_goal_summary"], answers[5]);
         assert_eq!(profile["long_term_goal_summary"], answers[6]);
@@ -497,7 +512,7 @@ async fn an_explicit_correction_revises_the_named_field_as_one_reflection_revisi
     assert!(!reply["message"].as_str().unwrap().trim().is_empty());
     assert_eq!(
         reply["revisions"],
-        json!([{"field": "mission_summary", "value": "My mission is teaching every child to read."}]),
+        json!([{"field": "mission_summary", "value": "Your mission is teaching every child to read."}]),
         "{reply:#}"
     );
     let note = reply["revision_note"].as_str().expect("a revision note");
@@ -509,7 +524,7 @@ async fn an_explicit_correction_revises_the_named_field_as_one_reflection_revisi
     let profile = &reply["profile"];
     assert_eq!(
         profile["mission_summary"],
-        "My mission is teaching every child to read."
+        "Your mission is teaching every child to read."
     );
     assert_eq!(profile["version"], 2);
     for unchanged in EDITABLE
@@ -549,12 +564,15 @@ async fn an_explicit_correction_revises_the_named_field_as_one_reflection_revisi
         strength.starts_with(before["strength_summary"].as_str().unwrap()),
         "{strength}"
     );
-    assert!(strength.ends_with("Patience with beginners."), "{strength}");
+    assert!(
+        strength.ends_with("You are good at patience with beginners."),
+        "the addition is said back: {strength}"
+    );
     assert_eq!(reply["revisions"][0]["value"], strength);
     assert_eq!(reply["profile"]["version"], 3);
     assert_eq!(
         reply["profile"]["mission_summary"],
-        "My mission is teaching every child to read."
+        "Your mission is teaching every child to read."
     );
     let revisions = my_revisions(&app, jwt).await;
     assert_eq!(
@@ -713,7 +731,7 @@ async fn completing_a_new_conversation_re_extracts_an_unlocked_profile_and_keeps
     assert_eq!(second["id"], first["id"], "updated in place");
     assert_eq!(
         second["love_summary"],
-        "Sailing small boats with my brother."
+        "You love sailing small boats with your brother."
     );
     assert_eq!(
         second["vocation_summary"], first["vocation_summary"],

@@ -1,8 +1,13 @@
-//! The offline coach: the opener mirrors the profile back; a person's turn is reflected back
-//! with one question, and only an explicit correction or addition of a named part becomes a
-//! revision, built from the person's own words and noted with a quote of what they said.
+//! The offline coach: the opener mirrors the profile back; a person's turn is said back in the
+//! second person with one question; a correction, addition, swap, removal, comparison or goal
+//! becomes a revision of the one part it is about, said back in the person's own words and noted
+//! with a quote of what they said. When the part cannot be told, the coach asks.
 
 pub mod corrections;
+pub mod cue_words;
+pub mod cues;
+pub mod parts;
+pub mod revise;
 pub mod voice;
 
 use std::cmp::Reverse;
@@ -13,19 +18,21 @@ use domain::profile::{EditableField, Profile};
 use domain::reflection::{Author, CoachReplyDraft, CoachText, ProposedRevision, ReflectionTurn};
 use domain::text::{Note, Prose};
 
-use self::corrections::{Change, Correction, Reading, read, read_for};
+use self::corrections::{Correction, Reading, read, read_for};
+use self::revise::{Revised, apply};
 use self::voice::{Voice, part_heading, voice};
 use super::lexicon::LEXICON;
+use super::mirror::{is_english, lower_first, mirror};
 use super::text::{
-    capitalize_first, contains_phrase, content_words, cut, cut_words, find_phrase, join_sentences,
-    sentences, verbatim_prefix,
+    contains_phrase, content_words, cut, cut_words, ends_with_terminator, sentences,
+    verbatim_prefix, without_terminator,
 };
 
 /// How much of each summary the opener quotes (its first sentence, cut to this).
 pub const OPENER_PREVIEW_CHARS: usize = 200;
 /// How much of a new value a revision reply shows.
 pub const REVISION_PREVIEW_CHARS: usize = 300;
-/// The reflected quote of a person's turn: at most this many words and characters.
+/// The reflected sentence of a person's turn: at most this many words and characters.
 pub const REFLECT_QUOTE_WORDS: usize = 25;
 pub const REFLECT_QUOTE_CHARS: usize = 240;
 /// A follow-up that only names the part ("My mission.") has at most this many words.
@@ -34,18 +41,36 @@ pub const FOLLOW_UP_MAX_WORDS: usize = 8;
 /// The frame of a revision note; the quote of the person's sentences follows it.
 pub const NOTE_LEAD: &str = "You said: ";
 
+/// What the coach did with a turn (for the correction corpus of `discovery-eval`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Act {
+    /// It proposed revisions.
+    Revised,
+    /// It could not tell which part was meant, or a removal would empty a part: it asked.
+    Asked,
+    /// It reflected, answered or declined, and changed nothing.
+    Replied,
+}
+
 /// The coach's reply to one turn.
 #[must_use]
 pub fn reply(request: &CoachRequest) -> CoachReplyDraft {
+    reply_and_act(request).0
+}
+
+/// The coach's reply to one turn, and what it did.
+#[must_use]
+pub fn reply_and_act(request: &CoachRequest) -> (CoachReplyDraft, Act) {
     let voice = voice(request.style);
-    let draft = match &request.turn {
-        ReflectionTurn::Opener => plain(opener(&request.profile, voice)),
+    let (draft, act) = match &request.turn {
+        ReflectionTurn::Opener => (plain(opener(&request.profile, voice)), Act::Replied),
         ReflectionTurn::Message(text) => respond(request, voice, text.as_str()),
     };
-    CoachReplyDraft {
+    let draft = CoachReplyDraft {
         message: cut(&draft.message, CoachText::MAX),
         ..draft
-    }
+    };
+    (draft, act)
 }
 
 fn plain(message: String) -> CoachReplyDraft {
@@ -109,25 +134,28 @@ fn first_sentence(text: &str, max_chars: usize) -> String {
     cut(first, max_chars)
 }
 
-fn respond(request: &CoachRequest, voice: &Voice, message: &str) -> CoachReplyDraft {
+fn respond(request: &CoachRequest, voice: &Voice, message: &str) -> (CoachReplyDraft, Act) {
     let coach_turns = request
         .dialogue
         .iter()
         .filter(|m| m.author == Author::Coach)
         .count();
     let question = voice.reflect_questions[coach_turns % voice.reflect_questions.len()];
-    match read(message) {
-        Reading::Protected => plain(format!("{} {}", voice.protected, voice.opener_question)),
-        Reading::Corrections(mut corrections) => {
-            let before = corrections.len();
-            corrections.retain(|c| !declines_goal(c));
-            if corrections.is_empty() && before > 0 {
-                return plain(format!("{} {question}", voice.goal_clear));
+    let replied = |message: String| (plain(message), Act::Replied);
+    match read(message, &request.profile) {
+        Reading::Protected => replied(format!("{} {}", voice.protected, voice.opener_question)),
+        Reading::Corrections(corrections) => {
+            if corrections.iter().all(declines_goal) {
+                return replied(format!("{} {question}", voice.goal_clear));
             }
-            revise(&request.profile, voice, &corrections, &[])
-                .unwrap_or_else(|| plain(reflect(voice, message, question.to_owned())))
+            let kept: Vec<Correction<'_>> = corrections
+                .into_iter()
+                .filter(|c| !declines_goal(c))
+                .collect();
+            revise(&request.profile, voice, &kept, &[])
+                .unwrap_or_else(|| replied(reflect(voice, message, question.to_owned())))
         }
-        Reading::UnnamedCorrection(_) => plain(reflect(voice, message, voice.ask_part())),
+        Reading::Ask { candidates, .. } => (plain(voice.ask(&candidates)), Act::Asked),
         Reading::Remark {
             part,
             mentions_type,
@@ -137,25 +165,25 @@ fn respond(request: &CoachRequest, voice: &Voice, message: &str) -> CoachReplyDr
             }
             if mentions_type {
                 // A question about the type is answered with what the profile says about it.
-                return plain(format!("{} {question}", type_line(&request.profile, voice)));
+                return replied(format!("{} {question}", type_line(&request.profile, voice)));
             }
             let ask = match part {
                 Some(field) => voice.part_question(field),
                 None => question.to_owned(),
             };
-            plain(reflect(voice, message, ask))
+            replied(reflect(voice, message, ask))
         }
     }
 }
 
-/// A short turn that only names a part, right after a correction that named none (the coach
-/// asked which part was meant): the earlier correction is applied to that part.
+/// A short turn that only names a part, right after a turn whose part the coach asked about:
+/// the earlier correction is applied to that part.
 fn follow_up(
     request: &CoachRequest,
     voice: &Voice,
     message: &str,
     field: EditableField,
-) -> Option<CoachReplyDraft> {
+) -> Option<(CoachReplyDraft, Act)> {
     if message.split_whitespace().count() > FOLLOW_UP_MAX_WORDS {
         return None;
     }
@@ -164,7 +192,7 @@ fn follow_up(
         .iter()
         .rev()
         .find(|m| m.author == Author::Person)?;
-    let Reading::UnnamedCorrection(sentence) = read(&earlier.text) else {
+    let Reading::Ask { sentence, .. } = read(&earlier.text, &request.profile) else {
         return None;
     };
     let correction = read_for(sentence, field).filter(|c| !declines_goal(c))?;
@@ -195,25 +223,28 @@ fn declines_goal(correction: &Correction<'_>) -> bool {
             .any(|p| contains_phrase(correction.sentence, p))
 }
 
-/// The reply that proposes the corrections, or `None` when none changes anything.
+/// The reply that proposes the corrections, or `None` when none changes anything. A removal
+/// that would empty a part is not made: the coach asks what to put there instead (for a goal,
+/// it says how to empty it).
 fn revise(
     profile: &Profile,
     voice: &Voice,
     corrections: &[Correction<'_>],
     also_quote: &[&str],
-) -> Option<CoachReplyDraft> {
+) -> Option<(CoachReplyDraft, Act)> {
     let mut revisions: Vec<ProposedRevision> = Vec::new();
     let mut quoted: Vec<&str> = Vec::new();
+    let mut kept_whole: Option<EditableField> = None;
     for correction in corrections {
-        let current = profile
-            .prose
-            .get(correction.field)
-            .map(Prose::as_str)
-            .filter(|s| !s.trim().is_empty());
-        let value = new_value(current, &correction.change);
-        if value.trim().is_empty() || Some(value.as_str()) == current {
-            continue;
-        }
+        let current = profile.prose.get(correction.field).map(Prose::as_str);
+        let value = match apply(correction.field, current, &correction.edit) {
+            Revised::Text(value) => value,
+            Revised::WouldEmpty => {
+                kept_whole = kept_whole.or(Some(correction.field));
+                continue;
+            }
+            Revised::Unchanged => continue,
+        };
         // The last correction of a field wins, as in the domain's guard.
         revisions.retain(|r| r.field != correction.field.name());
         revisions.push(ProposedRevision {
@@ -227,7 +258,13 @@ fn revise(
         }
     }
     if revisions.is_empty() {
-        return None;
+        return kept_whole.map(|field| {
+            if field.is_nullable() {
+                (plain(voice.goal_clear.to_owned()), Act::Replied)
+            } else {
+                (plain(voice.would_empty(field)), Act::Asked)
+            }
+        });
     }
     quoted.extend(also_quote.iter().filter(|q| !q.is_empty()));
     let quote = cut(&quoted.join(" "), Note::MAX - NOTE_LEAD.chars().count() - 2);
@@ -238,72 +275,77 @@ fn revise(
             .parse::<EditableField>()
             .map_or("", part_heading);
         lines.push(format!(
-            "{heading}: “{}”",
+            "{heading}: {}",
             cut(&revision.value, REVISION_PREVIEW_CHARS)
         ));
     }
     lines.push(voice.revised_question.to_owned());
-    Some(CoachReplyDraft {
+    let draft = CoachReplyDraft {
         message: lines.join("\n"),
         revisions,
         revision_note: Some(format!("{NOTE_LEAD}“{quote}”")),
-    })
+    };
+    Some((draft, Act::Revised))
 }
 
-/// The new text of a part: a replacement as given; an addition after the current text (the
-/// current text is shortened, never the addition, when both exceed the cap); a swap of the old
-/// words for the new ones where the part holds them, else the person's sentence.
-fn new_value(current: Option<&str>, change: &Change) -> String {
-    match change {
-        Change::Replace(value) => cut(value, Prose::MAX),
-        Change::Append(addition) => {
-            let addition = cut(addition, Prose::MAX);
-            let room = Prose::MAX.saturating_sub(addition.chars().count() + 1);
-            match current {
-                Some(current) if room > 1 => join_sentences(&[cut(current, room), addition]),
-                _ => addition,
-            }
-        }
-        Change::Swap { old, new, fallback } => match current {
-            Some(current) if find_phrase(current, &old.to_lowercase(), 0).is_some() => {
-                cut(&swap(current, &old.to_lowercase(), new), Prose::MAX)
-            }
-            _ => cut(fallback, Prose::MAX),
-        },
-    }
-}
-
-/// Every occurrence of `old` (lower case, on word boundaries) in `text` replaced by `new`,
-/// capitalised where the occurrence was.
-fn swap(text: &str, old: &str, new: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut from = 0;
-    while let Some((start, end)) = find_phrase(text, old, from) {
-        out.push_str(&text[from..start]);
-        if text[start..].chars().next().is_some_and(char::is_uppercase) {
-            out.push_str(&capitalize_first(new));
-        } else {
-            out.push_str(new);
-        }
-        from = end;
-    }
-    out.push_str(&text[from..]);
-    out
-}
-
-/// The person's richest sentence quoted back, then `ask`.
+/// The person's richest sentence said back in the second person (a question is not said back,
+/// and a short "that feels right" is acknowledged), then `ask`.
 fn reflect(voice: &Voice, message: &str, ask: String) -> String {
     let best = sentences(message)
         .into_iter()
         .enumerate()
         .max_by_key(|(i, s)| (content_words(s).len(), Reverse(*i)))
         .map(|(_, s)| s);
-    match best {
-        Some(sentence) => format!(
-            "{} “{}” {ask}",
+    let Some(sentence) = best else {
+        return format!("{} {ask}", voice.listening);
+    };
+    if agrees(message) {
+        return format!("{} {ask}", voice.agreed);
+    }
+    if sentence.trim_end().ends_with('?') {
+        return format!("{} {ask}", voice.asked);
+    }
+    let said = cut_words(sentence, REFLECT_QUOTE_WORDS, REFLECT_QUOTE_CHARS);
+    if is_english(message) {
+        format!(
+            "{} {} {ask}",
             voice.reflect_lead,
-            cut_words(sentence, REFLECT_QUOTE_WORDS, REFLECT_QUOTE_CHARS)
-        ),
-        None => format!("{} {ask}", voice.listening),
+            with_full_stop(&lower_first(&mirror(&said)))
+        )
+    } else {
+        format!("{} “{said}” {ask}", voice.reflect_lead_quoted)
+    }
+}
+
+/// Short turns that agree with what the coach said.
+const AGREEMENT: &[&str] = &[
+    "feels right",
+    "sounds right",
+    "sounds like me",
+    "that's right",
+    "that's me",
+    "spot on",
+    "exactly",
+    "yes",
+    "yep",
+    "perfect",
+    "looks good",
+    "thanks",
+    "thank you",
+    "agreed",
+];
+/// A turn of at most this many words may be a plain agreement.
+const AGREEMENT_MAX_WORDS: usize = 6;
+
+fn agrees(message: &str) -> bool {
+    message.split_whitespace().count() <= AGREEMENT_MAX_WORDS
+        && AGREEMENT.iter().any(|a| contains_phrase(message, a))
+}
+
+fn with_full_stop(text: &str) -> String {
+    if ends_with_terminator(text) {
+        text.to_owned()
+    } else {
+        format!("{}.", without_terminator(text))
     }
 }

@@ -13,8 +13,18 @@ pub struct Voice {
     pub type_line: &'static str,
     pub no_goals: &'static str,
     pub opener_question: &'static str,
-    /// Put before a quote of the person's words when reflecting them back.
+    /// Put before the person's sentence said back in the second person.
     pub reflect_lead: &'static str,
+    /// Put before a quote of a sentence that is not in English (it is not said back).
+    pub reflect_lead_quoted: &'static str,
+    /// The reply to a short agreement ("That feels right").
+    pub agreed: &'static str,
+    /// The reply to a question the profile does not answer.
+    pub asked: &'static str,
+    /// Asked when a correction may be about either of two parts: `{a}` or `{b}`.
+    pub ask_two: &'static str,
+    /// Said when a removal would leave a part (`{part}`) empty.
+    pub would_empty: &'static str,
     /// Asked after a reflection, in turn (by the number of coach turns so far).
     pub reflect_questions: [&'static str; 3],
     /// Asked when the person mentions a part without correcting it.
@@ -39,7 +49,12 @@ static DIRECT: Voice = Voice {
     type_line: "Type {n}, {triad} centre ({words}): {gist}.",
     no_goals: "You did not name a goal, so none is set here.",
     opener_question: "Which part fits least, and how would you put it?",
-    reflect_lead: "You said:",
+    reflect_lead: "So",
+    reflect_lead_quoted: "You said:",
+    agreed: "Good: it stays as it is.",
+    asked: "That one is yours to answer; here I say back your words and change the parts you correct.",
+    ask_two: "Which part do you mean: {a} or {b}?",
+    would_empty: "That would leave {part} empty. What would you put there instead?",
     reflect_questions: [
         "Which part of your profile does this touch?",
         "What would make your profile more accurate here?",
@@ -64,7 +79,12 @@ static WARM: Voice = Voice {
                 {gist}.",
     no_goals: "You did not name a goal, and that is perfectly fine: none is set for you.",
     opener_question: "What in this feels most like you, and what would you put differently?",
-    reflect_lead: "I hear you:",
+    reflect_lead: "It sounds like",
+    reflect_lead_quoted: "I hear you:",
+    agreed: "I'm glad it feels right to you.",
+    asked: "That is a good question to sit with; I can say back what you share and change only what you correct.",
+    ask_two: "I'd like to get this right for you. Do you mean {a} or {b}?",
+    would_empty: "I'd rather not leave {part} empty. What would you like it to say instead?",
     reflect_questions: [
         "How does that connect with what matters most to you?",
         "What feels most true for you in that?",
@@ -88,7 +108,12 @@ static REFLECTIVE: Voice = Voice {
     type_line: "Your answers point to type {n}, in the {triad} centre of {words}, with {gist}.",
     no_goals: "You left the goals open, and they stay open until you choose one.",
     opener_question: "Reading it back, what stands out to you, and what feels missing?",
-    reflect_lead: "You wrote:",
+    reflect_lead: "What I hear is that",
+    reflect_lead_quoted: "You wrote:",
+    agreed: "Then let it stand as it is for now.",
+    asked: "Let's stay with that question for a moment.",
+    ask_two: "Is this about {a}, or about {b}?",
+    would_empty: "Without it, {part} would be empty. What would you put there instead?",
     reflect_questions: [
         "What do you notice when you put it that way?",
         "What lies underneath that for you?",
@@ -162,6 +187,26 @@ impl Voice {
         self.ask_part.replace("{parts}", PARTS)
     }
 
+    /// The question when the part of a correction cannot be told: which of the two candidates,
+    /// or (with none) which of all the parts.
+    #[must_use]
+    pub fn ask(&self, candidates: &[EditableField]) -> String {
+        match candidates {
+            [a, b, ..] => self
+                .ask_two
+                .replace("{a}", part_label(*a))
+                .replace("{b}", part_label(*b)),
+            [one] => self.part_question(*one),
+            [] => self.ask_part(),
+        }
+    }
+
+    /// [`Voice::would_empty`] about one part.
+    #[must_use]
+    pub fn would_empty(&self, field: EditableField) -> String {
+        self.would_empty.replace("{part}", part_label(field))
+    }
+
     /// [`Voice::part_question`] about one part.
     #[must_use]
     pub fn part_question(&self, field: EditableField) -> String {
@@ -187,6 +232,11 @@ impl Voice {
             self.no_goals,
             self.opener_question,
             self.reflect_lead,
+            self.reflect_lead_quoted,
+            self.agreed,
+            self.asked,
+            self.ask_two,
+            self.would_empty,
             self.part_question,
             self.ask_part,
             self.revised_lead,
