@@ -4,12 +4,14 @@
 
 pub mod enneagram;
 pub mod fields;
+pub mod no_goal;
 pub mod provenance;
 pub mod revision;
 pub mod state;
 
 pub use enneagram::{EnneagramType, Triad};
 pub use fields::{EditableField, ProfileEdit, ProfileEditError, ProseFields};
+pub use no_goal::states_no_goal;
 pub use provenance::{Source, SourceOrigin, Sources};
 pub use revision::{NewRevision, Revision, RevisionOrigin, Snapshot};
 pub use state::{Profile, ProfileEvent, Transition, TransitionError};
