@@ -1,5 +1,5 @@
 //! The discovery profile: Enneagram type and triad, seven editable prose fields, its state
-//! machine (edit, reflect, affirm), the revisions every change leaves behind, and the person's
+//! machine (edit, reflect, affirm, reopen, restore), the revisions every change leaves behind, and the person's
 //! own words each field rests on.
 
 pub mod enneagram;
