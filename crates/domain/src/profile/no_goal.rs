@@ -4,8 +4,9 @@
 //! engine, because the extraction guard applies it.
 //!
 //! An answer is a no-goal answer when, once normalised (case, accents, apostrophes, punctuation
-//! and whitespace), every word of it belongs either to a no-goal phrase or to a short list of
-//! filler words ("honestly", "just", "for now", "euh", "ehrlich gesagt"). A single word outside
+//! and whitespace), it holds at least one no-goal phrase and every other word of it is one of a
+//! short list of filler words ("honestly", "just", "for now", "euh", "ehrlich gesagt"), or when
+//! it holds no word at all ("", "-", "?"). A single word outside
 //! both lists, such as "bakery" in "I don't know how yet, but I want to open a bakery", makes
 //! the answer a goal: a real goal is never thrown away because it hesitates first.
 
@@ -105,29 +106,37 @@ static VOCABULARY: LazyLock<Vocabulary> = LazyLock::new(|| Vocabulary {
     fillers: FILLERS.iter().flat_map(|f| words(f)).collect(),
 });
 
-/// Whether a goal answer states no goal: blank, punctuation only, or nothing but no-goal phrases
-/// and filler words ("Honestly? Not sure yet.", "keine Ahnung", "Todavía no, la verdad").
+/// Whether a goal answer states no goal: blank, punctuation only, or at least one no-goal phrase
+/// and otherwise nothing but filler words ("Honestly? Not sure yet.", "keine Ahnung", "Todavía
+/// no, la verdad"). Fillers alone ("to be honest") say nothing either way and are left to the
+/// other goal rules.
 #[must_use]
 pub fn states_no_goal(answer: &str) -> bool {
     let vocabulary = &*VOCABULARY;
     let words = words(answer);
-    // covered[i]: the first i words are all phrases and fillers.
-    let mut covered = vec![false; words.len() + 1];
-    covered[0] = true;
+    if words.is_empty() {
+        return true;
+    }
+    // fillers[i] / phrased[i]: the first i words are all fillers / are phrases and fillers with
+    // at least one phrase.
+    let mut fillers = vec![false; words.len() + 1];
+    let mut phrased = vec![false; words.len() + 1];
+    fillers[0] = true;
     for i in 0..words.len() {
-        if !covered[i] {
+        if !(fillers[i] || phrased[i]) {
             continue;
         }
         if vocabulary.fillers.contains(&words[i]) {
-            covered[i + 1] = true;
+            fillers[i + 1] |= fillers[i];
+            phrased[i + 1] |= phrased[i];
         }
         for phrase in &vocabulary.phrases {
             if words[i..].starts_with(phrase) {
-                covered[i + phrase.len()] = true;
+                phrased[i + phrase.len()] = true;
             }
         }
     }
-    covered[words.len()]
+    phrased[words.len()]
 }
 
 /// The words of `text`, compared loosely: compatibility-decomposed with accents dropped, lower
@@ -225,6 +234,9 @@ mod tests {
             "Todavía no lo sé, pero quiero abrir una panadería.",
             "Je ne sais pas encore, mais je veux apprendre le piano.",
             "Keine Ahnung wie, aber ich will ein Café eröffnen.",
+            // Fillers alone state nothing either way.
+            "To be honest.",
+            "Be there for it.",
             "Noch nicht ganz klar: ein eigenes Atelier.",
             "2027",
         ] {
