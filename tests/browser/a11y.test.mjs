@@ -244,7 +244,7 @@ test('keyboard only: a group is classified from the dashboard and a rule moved d
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Classify “Weekly sync”');
   await page.keyboard.press('Enter');
-  await page.locator('#notice', { hasText: 'A new rule classifies “Weekly sync” as Vocation.' }).waitFor();
+  await page.locator('#status-classify', { hasText: 'A new rule classifies “Weekly sync” as Vocation.' }).waitFor();
   await page.waitForFunction((n) => Number(document.querySelector('svg.chart g.row[data-foundation="vocation"]').dataset.minutes) === n, before + 60);
   // The keyboard goes on to the next group.
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Foundation for “reading”');
@@ -253,12 +253,12 @@ test('keyboard only: a group is classified from the dashboard and a rule moved d
 
   await tabTo('#rules li.rule button.move-down');
   await page.keyboard.press('Enter');
-  await page.locator('#notice', { hasText: 'Label contains “standup” is now rule 2.' }).waitFor();
+  await page.locator('#status-rule', { hasText: 'Label contains “standup” is now rule 2.' }).waitFor();
   assert.deepEqual(await rules(), ['Weekly sync', 'standup']);
   // The keyboard stays with the rule it moved (at the end now, so on its Move up).
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Move up: rule 2, Label contains “standup” to Mission');
   await page.keyboard.press('Space');
-  await page.locator('#notice', { hasText: 'Label contains “standup” is now rule 1.' }).waitFor();
+  await page.locator('#status-rule', { hasText: 'Label contains “standup” is now rule 1.' }).waitFor();
   assert.deepEqual(await rules(), ['standup', 'Weekly sync']);
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Move down: rule 1, Label contains “standup” to Mission');
 });
@@ -281,7 +281,7 @@ test('account: a new key shown, another session, older activity, a refused delet
   await page.locator('#sessions li.session[data-current="false"]').first().waitFor();
   await page.fill('#delete-confirm', 'someone.else@example.org');
   await page.click('#delete-form button[type="submit"]');
-  await page.locator('#notice.error', { hasText: 'nothing was deleted' }).waitFor();
+  await page.locator('#delete-confirm-error[role="alert"]', { hasText: 'nothing was deleted' }).waitFor();
   await audit(t, 'account');
 });
 
