@@ -221,10 +221,20 @@ for (const size of WIDTHS) {
     await context.close();
   });
 
-  test(`${px}: deleting the account reports beside its button`, async () => {
+  test(`${px}: a key's name over its limit is kept whole and refused; deleting the account reports beside its button`, async () => {
     const { context, page, api } = await person(size, 'delete');
+    const keys = requestsTo(page, 'POST', /^\/api\/me\/api-keys$/);
     await page.goto(`${BASE}/account.html`);
     await page.locator('#me-email').waitFor();
+    await page.fill('#key-name', 'k'.repeat(120));
+    assert.equal((await page.inputValue('#key-name')).length, 120, 'nothing is cut');
+    await page.locator('#key-name-count', { hasText: '120 of 100 characters: 20 too many' }).waitFor();
+    const create = page.locator('#key-form button[type="submit"]');
+    const where = await placeOf(create);
+    await create.click();
+    await assertBeside(page, where, page.locator('#key-name-error', { hasText: '20 characters over the limit of 100' }), 'key name');
+    assert.deepEqual(keys, []);
+
     const button = page.locator('#delete-form button[type="submit"]');
     await page.fill('#delete-confirm', 'someone-else@example.org');
     let control = await placeOf(button);

@@ -2,9 +2,15 @@
 // creation; revoke), check-ins by e-mail, webhook endpoints (the signing secret shown once on
 // creation; a test, the delivery log, delete), the activity log, the export and deleting the account.
 import { api, ApiError, signOut } from './api.js';
-import { el, fill, initPage, notice, explain, when, act, refuse, accept } from './ui.js';
+import { el, fill, initPage, notice, explain, when, act, refuse, accept, countChars, checkText } from './ui.js';
 
 initPage();
+
+/** The most characters of a key's name and of a webhook's address (the service's limits). */
+const KEY_NAME_LIMIT = 100;
+const WEBHOOK_URL_LIMIT = 2000;
+countChars(document.getElementById('key-name'), KEY_NAME_LIMIT);
+countChars(document.getElementById('webhook-url'), WEBHOOK_URL_LIMIT);
 
 const SOURCES = { web: 'this site', api: 'API token', mcp: 'API key' };
 let me = null;
@@ -259,6 +265,7 @@ document.getElementById('webhook-form').addEventListener('submit', async (event)
   const button = event.submitter || event.target.querySelector('button[type="submit"]');
   const url = input.value.trim();
   const events = [...document.querySelectorAll('#webhook-events input[name="event"]:checked')].map((box) => box.value);
+  if (!checkText(input, { limit: WEBHOOK_URL_LIMIT })) return;
   const missing = {};
   if (!url) missing.url = 'Enter the https address of your endpoint.';
   if (!events.length) missing.events = 'Choose at least one event.';
@@ -329,6 +336,7 @@ document.getElementById('more-activity').addEventListener('click', () =>
 document.getElementById('key-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const input = document.getElementById('key-name');
+  if (!checkText(input, { limit: KEY_NAME_LIMIT })) return;
   const button = event.submitter;
   if (button) button.disabled = true;
   try {
