@@ -155,6 +155,14 @@ for (const size of WIDTHS) {
     await save.click();
     await assertBeside(page, control, page.locator('#field-mission_summary #status-field-mission_summary', { hasText: 'Your mission saved.' }), 'saved');
 
+    // A goal may be emptied ("I have no such goal"): it is sent, and stored, as null.
+    await page.click('#field-near_term_goal_summary button[aria-label^="Edit"]');
+    await page.locator('#edit-near_term_goal_summary-hint', { hasText: 'no such goal' }).waitFor();
+    await page.fill('#edit-near_term_goal_summary', ' ');
+    await page.click('#field-near_term_goal_summary button[type="submit"]');
+    await page.locator('#field-near_term_goal_summary p.value', { hasText: 'Nothing stated.' }).waitFor();
+    assert.equal((await api.get('/discovery/profile/me')).body.near_term_goal_summary, null);
+
     // A blank message to the coach is refused beside it; a real one reports beside Send.
     await page.fill('#reflect-message', '   ');
     const send = page.locator('#reflect-form button[type="submit"]');
