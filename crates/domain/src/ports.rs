@@ -159,6 +159,12 @@ pub trait ProfileRepository: Send + Sync {
     async fn write(&self, write: ProfileWrite) -> Result<Option<Revision>, RepoError>;
     /// The profile's revisions, oldest first.
     async fn revisions(&self, profile: ProfileId) -> Result<Vec<Revision>, RepoError>;
+    /// The profile's revision of that number, if there is one.
+    async fn revision(
+        &self,
+        profile: ProfileId,
+        number: u32,
+    ) -> Result<Option<Revision>, RepoError>;
     /// Users whose profile is locked, in id order after `after` (keyset paging for the batch run).
     async fn locked_users(
         &self,

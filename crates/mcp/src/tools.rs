@@ -126,8 +126,9 @@ pub fn specs() -> Vec<ToolSpec> {
             title: "List my check-ins",
             description: "The key owner's coaching check-ins, newest first: the message, the goals \
                 it quotes, the observation of where time went, and the response if any \
-                (responded_at, still_valid, response_note). Paginated: pass next_cursor back as \
-                `before` for older ones.",
+                (responded_at, still_valid, response_note; revisit is true once answered \
+                \"no longer valid\"). Paginated: pass next_cursor back as `before` for older \
+                ones.",
             input_schema: object_schema(
                 json!({
                     "limit": {

@@ -136,6 +136,29 @@ impl ProfileRepository for DieselProfileRepository {
             .await
     }
 
+    async fn revision(
+        &self,
+        profile: ProfileId,
+        number: u32,
+    ) -> Result<Option<Revision>, RepoError> {
+        let profile = profile.to_string();
+        // A number beyond what the column holds names no revision.
+        let Ok(number) = i32::try_from(number) else {
+            return Ok(None);
+        };
+        self.db
+            .run("reading a revision", move |conn| {
+                let row = profile_revision::table
+                    .filter(profile_revision::profile_id.eq(profile))
+                    .filter(profile_revision::number.eq(number))
+                    .select(RevisionRow::as_select())
+                    .first(conn)
+                    .optional()?;
+                Ok(row.map(Revision::try_from).transpose()?)
+            })
+            .await
+    }
+
     async fn locked_users(
         &self,
         after: Option<UserId>,

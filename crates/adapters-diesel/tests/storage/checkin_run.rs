@@ -122,6 +122,38 @@ dual_test!(
 );
 
 dual_test!(
+    a_reopened_profile_is_no_candidate_until_it_is_affirmed_again,
+    |db| {
+        let checkins = DieselCheckInRepository::new(db.clone());
+        let profiles = DieselProfileRepository::new(db.clone());
+        let affirmed = person(&db, "ada@example.org", true).await;
+        let limit = PageLimit::new(10).unwrap();
+        assert_eq!(checkins.candidates(None, limit).await.unwrap().len(), 1);
+
+        let reopened = affirmed
+            .clone()
+            .apply(ProfileEvent::Reopen, T0 + Duration::hours(2))
+            .unwrap();
+        profiles
+            .write(ProfileWrite {
+                profile: reopened.profile.clone(),
+                expected_version: Some(affirmed.version),
+                revision: reopened.revision,
+                reflection: vec![],
+                completes: None,
+                events: vec![],
+            })
+            .await
+            .unwrap();
+        let stored = profiles.get(affirmed.user_id).await.unwrap().unwrap();
+        assert!(!stored.locked);
+        assert_eq!(stored.affirmed_at, None, "the affirmation is cleared");
+        assert!(checkins.candidates(None, limit).await.unwrap().is_empty());
+        assert!(profiles.locked_users(None, limit).await.unwrap().is_empty());
+    }
+);
+
+dual_test!(
     a_guarded_batch_skips_people_with_a_recent_check_in_each_by_their_own_cadence,
     |db| {
         let repo = DieselCheckInRepository::new(db.clone());

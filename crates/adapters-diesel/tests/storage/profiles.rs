@@ -186,6 +186,74 @@ dual_test!(
     }
 );
 
+dual_test!(
+    a_revision_is_read_by_its_number_and_restored_with_its_sources,
+    |db| {
+        let ada = user(&db, "ada@example.org").await;
+        let bob = user(&db, "bob@example.org").await;
+        let repo = DieselProfileRepository::new(db.clone());
+        let w = first_write(ada.id, T0);
+        let first = repo.write(w.clone()).await.unwrap().unwrap();
+        let theirs = first_write(bob.id, T0);
+        repo.write(theirs.clone()).await.unwrap();
+        let e = edit(
+            &w.profile,
+            EditableField::LoveSummary,
+            Some("Soup."),
+            T0 + Duration::minutes(1),
+        );
+        repo.write(e.clone()).await.unwrap();
+
+        let id = w.profile.id;
+        assert_eq!(repo.revision(id, 1).await.unwrap(), Some(first.clone()));
+        assert_eq!(repo.revision(id, 2).await.unwrap().unwrap().number, 2);
+        for missing in [0, 3, u32::MAX] {
+            assert_eq!(repo.revision(id, missing).await.unwrap(), None, "{missing}");
+        }
+        assert_eq!(
+            repo.revision(theirs.profile.id, 2).await.unwrap(),
+            None,
+            "numbers are per profile"
+        );
+
+        let at = T0 + Duration::minutes(2);
+        let t = e
+            .profile
+            .clone()
+            .apply(ProfileEvent::Restore(first.clone()), at)
+            .unwrap();
+        let restored = repo
+            .write(ProfileWrite {
+                profile: t.profile.clone(),
+                expected_version: Some(e.profile.version),
+                revision: t.revision,
+                reflection: vec![],
+                completes: None,
+                events: vec![],
+            })
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (restored.number, restored.origin),
+            (3, RevisionOrigin::ManualEdit)
+        );
+        assert_eq!(
+            restored.note.as_ref().map(Note::as_str),
+            Some("restored revision 1")
+        );
+        let stored = repo.get(ada.id).await.unwrap().unwrap();
+        assert_eq!(stored.prose, first.snapshot.prose);
+        assert_eq!(stored.sources, first.snapshot.sources);
+        assert_eq!(
+            stored.sources, w.profile.sources,
+            "the quotes come back with the text"
+        );
+        assert_eq!(stored.sources.count(), 3);
+        assert_eq!(repo.revision(id, 3).await.unwrap(), Some(restored));
+    }
+);
+
 dual_test!(a_stale_version_changes_nothing_at_all, |db| {
     let ada = user(&db, "ada@example.org").await;
     let repo = DieselProfileRepository::new(db.clone());

@@ -64,6 +64,12 @@ mod tests {
         );
         assert_eq!(scope_for(&Method::PATCH, "/discovery/profile/me"), None);
         assert_eq!(scope_for(&post, "/discovery/profile/me/reflect"), None);
+        // Unlocking and restoring change the profile: no key scope reaches them.
+        assert_eq!(scope_for(&post, "/discovery/profile/me/reopen"), None);
+        assert_eq!(
+            scope_for(&post, "/discovery/profile/me/revisions/{number}/restore"),
+            None
+        );
         assert_eq!(
             scope_for(&post, "/coaching/checkins"),
             Some(KeyScope::Coaching)

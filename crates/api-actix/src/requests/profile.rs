@@ -1,5 +1,5 @@
-//! The profile requests: an edit of the prose fields, and a reflection turn (as a body, or as
-//! the preview's query string).
+//! The profile requests: an edit of the prose fields, the revision a restore names, and a
+//! reflection turn (as a body, or as the preview's query string).
 
 use std::borrow::Cow;
 
@@ -8,7 +8,9 @@ use domain::reflection::ReflectionTurn;
 use domain::text::{MessageText, Prose};
 use serde::{Deserialize, Deserializer};
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn, ParameterStyle};
-use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Schema, Type};
+use utoipa::openapi::schema::{
+    AdditionalProperties, KnownFormat, ObjectBuilder, OneOfBuilder, Schema, Type,
+};
 use utoipa::openapi::{Object, Ref, RefOr, Required};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
@@ -16,24 +18,24 @@ use super::rules;
 use crate::error::ApiError;
 
 /// Any subset of the seven editable fields; any other field is 422. The two goal summaries may
-/// be null (no such goal); the others may not.
+/// be null or blank (no such goal); the others may be neither null nor blank.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProfileEditRequest {
     #[serde(default, deserialize_with = "present")]
-    #[schema(schema_with = prose)]
+    #[schema(schema_with = non_blank_prose)]
     pub love_summary: Option<Prose>,
     #[serde(default, deserialize_with = "present")]
-    #[schema(schema_with = prose)]
+    #[schema(schema_with = non_blank_prose)]
     pub strength_summary: Option<Prose>,
     #[serde(default, deserialize_with = "present")]
-    #[schema(schema_with = prose)]
+    #[schema(schema_with = non_blank_prose)]
     pub mission_summary: Option<Prose>,
     #[serde(default, deserialize_with = "present")]
-    #[schema(schema_with = prose)]
+    #[schema(schema_with = non_blank_prose)]
     pub vocation_summary: Option<Prose>,
     #[serde(default, deserialize_with = "present")]
-    #[schema(schema_with = prose)]
+    #[schema(schema_with = non_blank_prose)]
     pub overlap_narrative: Option<Prose>,
     /// `Some(None)`: sent as null, "I have no such goal"; `None`: not sent.
     #[serde(default, deserialize_with = "present")]
@@ -50,10 +52,11 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Optio
     T::deserialize(d).map(Some)
 }
 
-fn prose() -> Object {
-    rules::text(Prose::MAX)
+fn non_blank_prose() -> Object {
+    rules::non_blank(Prose::MAX)
 }
 
+/// A goal: text (blank reads as null), or null.
 fn prose_or_null() -> Object {
     rules::text_or_null(Prose::MAX)
 }
@@ -62,7 +65,7 @@ impl ProfileEditRequest {
     /// The changes, each field at most once.
     ///
     /// # Errors
-    /// 422 when the domain refuses the edit.
+    /// 422 naming the field when the domain refuses the edit (a blank Ikigai or overlap field).
     pub fn into_edit(self) -> Result<ProfileEdit, ApiError> {
         use EditableField as F;
         let required = [
@@ -80,7 +83,65 @@ impl ProfileEditRequest {
         ]
         .into_iter()
         .filter_map(|(field, value)| value.map(|v| (field, v)));
-        ProfileEdit::new(required.chain(goals)).map_err(|e| ApiError::invalid("body", e))
+        ProfileEdit::new(required.chain(goals)).map_err(|e| ApiError::invalid(e.field().name(), e))
+    }
+}
+
+/// The optional `If-Match: "<version>"` header of a change to the profile (read by
+/// `routes::profile::if_match`).
+#[derive(Debug)]
+pub struct IfMatchHeader;
+
+impl IntoParams for IfMatchHeader {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let version = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(rules::IF_MATCH));
+        vec![
+            ParameterBuilder::new()
+                .name("If-Match")
+                .parameter_in(ParameterIn::Header)
+                .description(Some(
+                    "The version read, quoted, e.g. `\"3\"`: refuse the change if the profile \
+                     changed since.",
+                ))
+                .required(Required::False)
+                .schema(Some(version))
+                .build(),
+        ]
+    }
+}
+
+/// The `{number}` of `/discovery/profile/me/revisions/{number}/restore`, read as text: anything
+/// but a revision number of the caller's (`0`, `-1`, `abc`, one too many) names no revision and
+/// is a 404, as an id that cannot exist is.
+#[derive(Debug, Deserialize)]
+pub struct RevisionNumberPath {
+    pub number: String,
+}
+
+impl RevisionNumberPath {
+    /// The number, when it can name a revision (a whole number from 1).
+    ///
+    /// # Errors
+    /// 404 otherwise.
+    pub fn number(&self) -> Result<u32, ApiError> {
+        self.number
+            .parse::<u32>()
+            .ok()
+            .filter(|n| *n >= 1)
+            .ok_or(ApiError::NotFound)
+    }
+}
+
+impl IntoParams for RevisionNumberPath {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let numbers = rules::integer(KnownFormat::Int32, 1, i64::from(i32::MAX));
+        vec![rules::path_param(
+            "number",
+            "The revision's number, as `GET /discovery/profile/me/revisions` lists it.",
+            numbers,
+        )]
     }
 }
 
@@ -234,6 +295,55 @@ mod tests {
             refused_field(json!({"vocation_summary": "x".repeat(4_001)})),
             "vocation_summary"
         );
+    }
+
+    #[test]
+    fn a_blank_ikigai_or_overlap_field_is_refused_naming_it() {
+        let never_blank = EditableField::ALL.into_iter().filter(|f| !f.is_nullable());
+        for field in never_blank.map(EditableField::name) {
+            for blank in ["", "   ", "\n\t"] {
+                assert_eq!(
+                    refused_field(json!({"love_summary": "Soup.", field: blank})),
+                    field,
+                    "{field} = {blank:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_blank_goal_means_no_goal() {
+        let changes: Vec<_> =
+            edit(json!({"near_term_goal_summary": " ", "long_term_goal_summary": ""}))
+                .unwrap()
+                .changes()
+                .map(|(field, value)| (field, value.is_none()))
+                .collect();
+        assert_eq!(
+            changes,
+            [
+                (EditableField::NearTermGoalSummary, true),
+                (EditableField::LongTermGoalSummary, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_revision_number_is_a_whole_number_from_one_or_names_nothing() {
+        let number = |n: &str| {
+            RevisionNumberPath {
+                number: n.to_owned(),
+            }
+            .number()
+        };
+        assert_eq!(number("1").unwrap(), 1);
+        assert_eq!(number("42").unwrap(), 42);
+        for bad in ["0", "-1", "abc", "1.5", "", "99999999999"] {
+            assert!(
+                matches!(number(bad), Err(ApiError::NotFound)),
+                "{bad:?} names no revision"
+            );
+        }
     }
 
     #[test]

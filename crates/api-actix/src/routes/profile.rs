@@ -1,5 +1,6 @@
 //! `/discovery/profile/me`: the caller's profile — read, edit (`If-Match` on its version),
-//! affirm (lock), reflect with the coach, and the reflection dialogue and revision history.
+//! affirm (lock), reopen (unlock), restore a revision, reflect with the coach, and the
+//! reflection dialogue and revision history.
 
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
@@ -11,7 +12,9 @@ use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::metrics::LlmOperation;
-use crate::requests::profile::{ProfileEditRequest, ReflectRequest};
+use crate::requests::profile::{
+    IfMatchHeader, ProfileEditRequest, ReflectRequest, RevisionNumberPath,
+};
 use crate::state::AppState;
 use crate::views::profile::{ProfileView, ReflectReplyView, ReflectionMessageView, RevisionView};
 
@@ -20,6 +23,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/profile/me", web::get().to(get))
         .route("/profile/me", web::patch().to(edit))
         .route("/profile/me/affirm", web::post().to(affirm))
+        .route("/profile/me/reopen", web::post().to(reopen))
+        .route(
+            "/profile/me/revisions/{number}/restore",
+            web::post().to(restore),
+        )
         .route("/profile/me/reflect", web::post().to(reflect))
         .route("/profile/me/reflection", web::get().to(reflection))
         .route("/profile/me/revisions", web::get().to(revisions));
@@ -54,7 +62,7 @@ impl From<ReadProfileError> for ApiError {
 impl From<ChangeProfileError> for ApiError {
     fn from(e: ChangeProfileError) -> Self {
         match e {
-            ChangeProfileError::NotFound => Self::NotFound,
+            ChangeProfileError::NotFound | ChangeProfileError::NoSuchRevision => Self::NotFound,
             ChangeProfileError::Locked => LOCKED,
             ChangeProfileError::VersionMismatch => STALE,
             ChangeProfileError::Repo(e) => e.into(),
@@ -105,7 +113,7 @@ fn if_match(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
     tag = "profile",
     summary = "Edit any of the seven prose fields (a `manual_edit` revision).",
     request_body = ProfileEditRequest,
-    params(("If-Match" = Option<String>, Header, nullable = false, pattern = r#"^(\*|(W/)?"[0-9]{1,18}"|[0-9]{1,18})$"#, description = "The version read, quoted, e.g. `\"3\"`: refuse the edit if the profile changed since.")),
+    params(IfMatchHeader),
     responses(
         (status = 200, description = "The updated profile.", body = ProfileView),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
@@ -144,6 +152,60 @@ pub(crate) async fn affirm(
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("profile.affirm"));
     let profile = state.profiles.affirm(caller.user_id).await?;
+    Ok(profile_response(&profile))
+}
+
+#[utoipa::path(
+    post,
+    path = "/discovery/profile/me/reopen",
+    tag = "profile",
+    summary = "Reopen (unlock) an affirmed profile to revisit it.",
+    description = "The profile takes edits, reflection and a new discovery again; check-ins \
+                   wait until it is affirmed again. No revision is recorded (no text changes).",
+    responses(
+        (status = 200, description = "The unlocked profile (unchanged when already unlocked).", body = ProfileView),
+        (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn reopen(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("profile.reopen"));
+    let profile = state.profiles.reopen(caller.user_id).await?;
+    Ok(profile_response(&profile))
+}
+
+#[utoipa::path(
+    post,
+    path = "/discovery/profile/me/revisions/{number}/restore",
+    tag = "profile",
+    summary = "Restore the seven fields of a revision (a `manual_edit` revision).",
+    description = "The seven editable fields and their sources become that revision's snapshot; \
+                   type and triad stay. The new revision's note is `restored revision N`.",
+    params(RevisionNumberPath, IfMatchHeader),
+    responses(
+        (status = 200, description = "The restored profile.", body = ProfileView),
+        (status = 404, description = "No profile, or no revision of that number.", body = ErrorBody),
+        (status = 409, description = "`profile_locked`, or `conflict` when `If-Match` is stale.", body = ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn restore(
+    state: web::Data<AppState>,
+    caller: Caller,
+    number: web::Path<RevisionNumberPath>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("profile.restore"));
+    let number = number.number()?;
+    let version = if_match(req.headers())?;
+    let profile = state
+        .profiles
+        .restore(caller.user_id, number, version)
+        .await?;
     Ok(profile_response(&profile))
 }
 

@@ -66,6 +66,9 @@ pub struct CheckInView<'a> {
     responded_at: Option<OffsetDateTime>,
     still_valid: Option<bool>,
     response_note: Option<&'a str>,
+    /// True once the person answered that the direction no longer holds: an invitation to
+    /// reopen the profile and reflect on what changed.
+    revisit: bool,
 }
 
 impl<'a> From<&'a CheckIn> for CheckInView<'a> {
@@ -81,6 +84,7 @@ impl<'a> From<&'a CheckIn> for CheckInView<'a> {
             responded_at: response.map(|r| r.responded_at),
             still_valid: response.map(|r| r.still_valid),
             response_note: response.and_then(|r| r.note.as_ref()).map(|n| n.as_str()),
+            revisit: c.revisit(),
         }
     }
 }

@@ -677,6 +677,19 @@ async fn every_operation_answers_as_the_document_says() {
         bearer(Method::POST, "/coaching/checkins"),
     )
     .await;
+    let restore = "POST /discovery/profile/me/revisions/{number}/restore";
+    c.expect(
+        restore,
+        200,
+        bearer(Method::POST, "/discovery/profile/me/revisions/1/restore"),
+    )
+    .await;
+    c.expect(
+        restore,
+        404,
+        bearer(Method::POST, "/discovery/profile/me/revisions/999/restore"),
+    )
+    .await;
     c.expect(
         "POST /discovery/profile/me/affirm",
         200,
@@ -687,6 +700,25 @@ async fn every_operation_answers_as_the_document_says() {
         edit,
         409,
         bearer(Method::PATCH, "/discovery/profile/me").json(&json!({"love_summary": "x"})),
+    )
+    .await;
+    c.expect(
+        restore,
+        409,
+        bearer(Method::POST, "/discovery/profile/me/revisions/1/restore"),
+    )
+    .await;
+    let reopen = "POST /discovery/profile/me/reopen";
+    c.expect(
+        reopen,
+        200,
+        bearer(Method::POST, "/discovery/profile/me/reopen"),
+    )
+    .await;
+    c.expect(
+        "POST /discovery/profile/me/affirm",
+        200,
+        bearer(Method::POST, "/discovery/profile/me/affirm"),
     )
     .await;
     c.expect(

@@ -35,4 +35,5 @@ mod secrets_at_rest;
 mod sessions;
 mod sign_in;
 mod stall;
+mod way_back;
 mod web;

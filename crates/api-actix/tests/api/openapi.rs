@@ -44,6 +44,8 @@ const CONTRACT: &[&str] = &[
     "GET /discovery/profile/me",
     "PATCH /discovery/profile/me",
     "POST /discovery/profile/me/affirm",
+    "POST /discovery/profile/me/reopen",
+    "POST /discovery/profile/me/revisions/{number}/restore",
     "POST /discovery/profile/me/reflect",
     "GET /discovery/profile/me/reflection",
     "GET /discovery/profile/me/revisions",
@@ -297,6 +299,12 @@ async fn an_undeclared_method_on_a_documented_path_is_405_with_allow() {
             "POST, DELETE",
         ),
         (Method::GET, "/discovery/conversation/me/answers/3", "PUT"),
+        (Method::GET, "/discovery/profile/me/reopen", "POST"),
+        (
+            Method::PUT,
+            "/discovery/profile/me/revisions/2/restore",
+            "POST",
+        ),
     ] {
         let response = send(app.api.request(method.clone(), app.url(path))).await;
         let allowed = response

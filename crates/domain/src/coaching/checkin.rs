@@ -79,6 +79,13 @@ impl CheckIn {
         });
         Ok(())
     }
+
+    /// Whether the answer invites the person to revisit their profile: they said the direction
+    /// no longer holds (`still_valid: false`). Unanswered, or still valid: no.
+    #[must_use]
+    pub fn revisit(&self) -> bool {
+        self.response.as_ref().is_some_and(|r| !r.still_valid)
+    }
 }
 
 /// Whether a check-in is due: the profile is affirmed and no check-in exists within the cadence,
@@ -407,5 +414,25 @@ mod tests {
         c.respond(true, None, NOW).unwrap();
         assert_eq!(c.respond(false, None, NOW), Err(AlreadyResponded));
         assert!(c.response.unwrap().still_valid);
+    }
+
+    #[test]
+    fn only_a_direction_that_no_longer_holds_invites_a_revisit() {
+        let fresh = || {
+            compose_checkin(
+                &profile(Some("g"), None),
+                CoachingStyle::Direct,
+                None,
+                CheckInOrigin::Batch,
+                NOW,
+            )
+        };
+        assert!(!fresh().revisit(), "unanswered");
+        let mut still = fresh();
+        still.respond(true, None, NOW).unwrap();
+        assert!(!still.revisit());
+        let mut changed = fresh();
+        changed.respond(false, None, NOW).unwrap();
+        assert!(changed.revisit());
     }
 }

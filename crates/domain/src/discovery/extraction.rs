@@ -11,7 +11,7 @@ use crate::model_output::{ModelOutputError, parse_first_object};
 use crate::profile::provenance::{
     Quotable, SourceOrigin, Sources, push_unique, supports_goal, verify,
 };
-use crate::profile::{EditableField, EnneagramType, ProseFields, Triad};
+use crate::profile::{EditableField, EnneagramType, ProseFields, Triad, states_no_goal};
 use crate::text::Prose;
 
 /// The answers handed to an extractor. A goal the person did not state is `None`.
@@ -170,7 +170,7 @@ impl ExtractionDraft {
 
     /// Applies the guards: type in range, triad (when given) consistent with it, summaries
     /// present and capped, every quote verified against the answers, and goal summaries kept
-    /// only for goals the person stated and only when a verified quote of at least three words
+    /// only for goals the person stated (not "not sure yet": see [`states_no_goal`]) and only when a verified quote of at least three words
     /// comes from the goal's own answer: otherwise the goal is `None`, never invented.
     ///
     /// # Errors
@@ -198,10 +198,14 @@ impl ExtractionDraft {
         };
         let mut sources = verified_sources(&self.sources, input);
         // A goal summary must rest on the person's own goal answer; else it is dropped with
-        // its sources (a mission read as a goal, or a goal the model made up).
+        // its sources (a mission read as a goal, or a goal the model made up). An answer that
+        // says there is no goal ("not sure yet") states none, whatever the engine wrote.
         let mut goal = |field: EditableField, step: i64, summary: Option<String>| {
-            let own = SourceOrigin::Step(Step::new(step).ok()?);
+            let own_step = Step::new(step).ok()?;
+            let own = SourceOrigin::Step(own_step);
+            let stated = input.answer(own_step).is_some_and(|a| !states_no_goal(a));
             let kept = summary
+                .filter(|_| stated)
                 .map(|s| Prose::capped(s.trim()))
                 .filter(|p| !p.is_blank())
                 .filter(|_| supports_goal(sources.get(field), |o| *o == own));
@@ -377,6 +381,45 @@ mod tests {
         assert_eq!(e.prose.near_term_goal_summary, None);
         assert!(e.sources.get(EditableField::NearTermGoalSummary).is_empty());
         assert!(e.prose.long_term_goal_summary.is_some());
+    }
+
+    #[test]
+    fn a_goal_answer_that_states_no_goal_gives_no_goal_whatever_the_engine_wrote() {
+        // "not sure yet" is three words and quoted verbatim: only the answer's meaning drops it.
+        let mut d = draft(3, "heart");
+        d.near_term_goal_summary = Some("You are not sure yet.".into());
+        d.long_term_goal_summary = Some("Keine Ahnung.".into());
+        d.sources.insert(
+            "near_term_goal_summary".into(),
+            vec![quote(6, "not sure yet")],
+        );
+        d.sources.insert(
+            "long_term_goal_summary".into(),
+            vec![quote(7, "Keine Ahnung, ehrlich gesagt")],
+        );
+        let e = d
+            .guard(&input(
+                Some("Not sure yet."),
+                Some("Keine Ahnung, ehrlich gesagt."),
+            ))
+            .unwrap();
+        assert_eq!(e.prose.near_term_goal_summary, None);
+        assert_eq!(e.prose.long_term_goal_summary, None);
+        assert!(e.sources.get(EditableField::NearTermGoalSummary).is_empty());
+        assert!(e.sources.get(EditableField::LongTermGoalSummary).is_empty());
+
+        // A goal that hesitates first is still a goal.
+        let hesitant = "I don't know how yet, but I want to open a bakery by next spring";
+        let mut d = draft(3, "heart");
+        d.sources.insert(
+            "near_term_goal_summary".into(),
+            vec![quote(6, "open a bakery by next spring")],
+        );
+        let e = d.guard(&input(Some(hesitant), Some(LONG))).unwrap();
+        assert_eq!(
+            e.prose.near_term_goal_summary.unwrap().as_str(),
+            "Finish the course"
+        );
     }
 
     #[test]

@@ -126,6 +126,20 @@ impl ProseFields {
 pub enum ProfileEditError {
     #[error("{0} cannot be null")]
     NullNotAllowed(EditableField),
+    /// One click must not lose a field's words: the five Ikigai and overlap fields always hold
+    /// text.
+    #[error("{0} must not be blank")]
+    Blank(EditableField),
+}
+
+impl ProfileEditError {
+    /// The field the edit was refused for.
+    #[must_use]
+    pub const fn field(&self) -> EditableField {
+        match self {
+            Self::NullNotAllowed(field) | Self::Blank(field) => *field,
+        }
+    }
 }
 
 /// A validated set of changes to the editable fields (each field at most once).
@@ -133,16 +147,30 @@ pub enum ProfileEditError {
 pub struct ProfileEdit(BTreeMap<EditableField, Option<Prose>>);
 
 impl ProfileEdit {
+    /// The changes, each field at most once (the last one wins). A blank goal (empty or
+    /// whitespace only) is read as `None`, "I have no such goal", as a cleared form field means.
+    ///
     /// # Errors
-    /// [`ProfileEditError::NullNotAllowed`] when a non-goal field is set to null.
+    /// [`ProfileEditError::NullNotAllowed`] when a non-goal field is set to null, and
+    /// [`ProfileEditError::Blank`] when it is set to blank text.
     pub fn new(
         changes: impl IntoIterator<Item = (EditableField, Option<Prose>)>,
     ) -> Result<Self, ProfileEditError> {
         let mut map = BTreeMap::new();
         for (field, value) in changes {
-            if value.is_none() && !field.is_nullable() {
-                return Err(ProfileEditError::NullNotAllowed(field));
-            }
+            let value = match value {
+                Some(text) if text.is_blank() => {
+                    if !field.is_nullable() {
+                        return Err(ProfileEditError::Blank(field));
+                    }
+                    None
+                }
+                Some(text) => Some(text),
+                None if !field.is_nullable() => {
+                    return Err(ProfileEditError::NullNotAllowed(field));
+                }
+                None => None,
+            };
             map.insert(field, value);
         }
         Ok(Self(map))
@@ -201,6 +229,35 @@ mod tests {
         assert_eq!(
             ProfileEdit::new([(EditableField::LoveSummary, None)]),
             Err(ProfileEditError::NullNotAllowed(EditableField::LoveSummary))
+        );
+    }
+
+    #[test]
+    fn a_blank_ikigai_or_overlap_field_is_refused_and_a_blank_goal_means_no_goal() {
+        for field in EditableField::ALL.into_iter().filter(|f| !f.is_nullable()) {
+            for blank in ["", " ", "\n\t  "] {
+                assert_eq!(
+                    ProfileEdit::new([(field, Some(prose(blank)))]),
+                    Err(ProfileEditError::Blank(field)),
+                    "{field} = {blank:?}"
+                );
+            }
+            assert_eq!(ProfileEditError::Blank(field).field(), field);
+        }
+        let edit = ProfileEdit::new([
+            (EditableField::NearTermGoalSummary, Some(prose("  "))),
+            (EditableField::LongTermGoalSummary, Some(prose(""))),
+            (EditableField::LoveSummary, Some(prose(" Soup. "))),
+        ])
+        .unwrap();
+        let changes: Vec<_> = edit.changes().map(|(f, v)| (f, v.clone())).collect();
+        assert_eq!(
+            changes,
+            [
+                (EditableField::LoveSummary, Some(prose(" Soup. "))),
+                (EditableField::NearTermGoalSummary, None),
+                (EditableField::LongTermGoalSummary, None),
+            ]
         );
     }
 

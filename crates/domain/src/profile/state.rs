@@ -1,12 +1,13 @@
-//! The profile state machine: unlocked -> (edit | reflection | re-extraction) -> unlocked, each
-//! recorded as a revision; affirm -> locked; any change to a locked profile is refused.
-//! Type and triad are set by extraction only.
+//! The profile state machine: unlocked -> (edit | reflection | re-extraction | restore) ->
+//! unlocked, each recorded as a revision; affirm -> locked; reopen -> unlocked again; any other
+//! change to a locked profile is refused. Type and triad are set by extraction only.
 
 use serde::Serialize;
 use time::OffsetDateTime;
 
 use super::{
-    EnneagramType, NewRevision, ProfileEdit, ProseFields, RevisionOrigin, Snapshot, Sources, Triad,
+    EnneagramType, NewRevision, ProfileEdit, ProseFields, Revision, RevisionOrigin, Snapshot,
+    Sources, Triad,
 };
 use crate::discovery::Extraction;
 use crate::ids::{ProfileId, RevisionId, UserId};
@@ -48,6 +49,13 @@ pub enum ProfileEvent {
     Reextraction(Extraction),
     /// The person affirmed the profile: it is locked from now on.
     Affirm,
+    /// The person reopened an affirmed profile to revisit it: it is unlocked again. Nothing in
+    /// the prose changes, so no revision is recorded (like affirming).
+    Reopen,
+    /// The person brought back an earlier revision: the seven fields and their sources become
+    /// that revision's, recorded as a `manual_edit` revision noted "restored revision N". Type
+    /// and triad stay as they are (only extraction sets them).
+    Restore(Revision),
 }
 
 /// The refusal of an event.
@@ -115,7 +123,8 @@ impl Profile {
     /// Applies an event.
     ///
     /// # Errors
-    /// [`TransitionError::ProfileLocked`] for any event but `Affirm` on a locked profile.
+    /// [`TransitionError::ProfileLocked`] for any event but `Affirm` and `Reopen` on a locked
+    /// profile.
     pub fn apply(
         self,
         event: ProfileEvent,
@@ -123,14 +132,23 @@ impl Profile {
     ) -> Result<Transition, TransitionError> {
         if self.locked {
             return match event {
-                ProfileEvent::Affirm => Ok(Transition {
-                    profile: self,
-                    revision: None,
-                }),
+                ProfileEvent::Affirm => Ok(self.unchanged()),
+                ProfileEvent::Reopen => {
+                    let mut next = self;
+                    next.locked = false;
+                    next.affirmed_at = None;
+                    next.bump(now);
+                    Ok(Transition {
+                        profile: next,
+                        revision: None,
+                    })
+                }
                 _ => Err(TransitionError::ProfileLocked),
             };
         }
         Ok(match event {
+            ProfileEvent::Reopen => self.unchanged(),
+            ProfileEvent::Restore(revision) => self.restored(&revision, now),
             ProfileEvent::ManualEdit(edit) => {
                 let sources = self.sources_after(&edit, &Sources::default());
                 let prose = self.prose.with(&edit);
@@ -170,6 +188,33 @@ impl Profile {
         })
     }
 
+    /// The profile as it is: nothing to record, `version` unchanged.
+    fn unchanged(self) -> Transition {
+        Transition {
+            profile: self,
+            revision: None,
+        }
+    }
+
+    /// The seven fields and their sources as `revision` left them; restoring what the profile
+    /// already holds changes nothing.
+    fn restored(self, revision: &Revision, now: OffsetDateTime) -> Transition {
+        let snapshot = &revision.snapshot;
+        if snapshot.prose == self.prose && snapshot.sources == self.sources {
+            return self.unchanged();
+        }
+        let mut next = self;
+        next.prose = snapshot.prose.clone();
+        next.sources = snapshot.sources.clone();
+        next.bump(now);
+        let note = Note::capped(&format!("restored revision {}", revision.number));
+        let revision = next.revision(RevisionOrigin::ManualEdit, Some(note), now);
+        Transition {
+            profile: next,
+            revision: Some(revision),
+        }
+    }
+
     /// The sources once `edit` is applied: each field it changes rests on `given`'s quotes for
     /// that field (none for a manual edit); the others keep theirs.
     fn sources_after(&self, edit: &ProfileEdit, given: &Sources) -> Sources {
@@ -190,10 +235,7 @@ impl Profile {
         now: OffsetDateTime,
     ) -> Transition {
         if prose == self.prose {
-            return Transition {
-                profile: self,
-                revision: None,
-            };
+            return self.unchanged();
         }
         let mut next = self;
         next.prose = prose;
@@ -268,6 +310,24 @@ mod tests {
 
     fn edit(field: EditableField, value: &str) -> ProfileEdit {
         ProfileEdit::new([(field, Some(prose(value)))]).unwrap()
+    }
+
+    /// Revision 1 of a profile extracted from `extraction`, as storage returns it.
+    fn first_revision_of(extraction: Extraction) -> Revision {
+        let t = Profile::extracted(UserId::new(), extraction, T0);
+        recorded(t.revision.unwrap(), 1)
+    }
+
+    fn recorded(r: NewRevision, number: u32) -> Revision {
+        Revision {
+            id: r.id,
+            profile_id: r.profile_id,
+            number,
+            origin: r.origin,
+            snapshot: r.snapshot,
+            note: r.note,
+            created_at: r.created_at,
+        }
     }
 
     #[test]
@@ -346,6 +406,30 @@ mod tests {
                 locked,
                 ProfileEvent::Affirm,
                 Ok((None, true, 2)),
+            ),
+            (
+                "reopen unlocked",
+                unlocked,
+                ProfileEvent::Reopen,
+                Ok((None, false, 1)),
+            ),
+            (
+                "reopen locked",
+                locked,
+                ProfileEvent::Reopen,
+                Ok((None, false, 3)),
+            ),
+            (
+                "restore unlocked",
+                unlocked,
+                ProfileEvent::Restore(first_revision_of(extraction(5, "earlier"))),
+                Ok((Some(RevisionOrigin::ManualEdit), false, 2)),
+            ),
+            (
+                "restore locked",
+                locked,
+                ProfileEvent::Restore(first_revision_of(extraction(5, "earlier"))),
+                Err(TransitionError::ProfileLocked),
             ),
         ];
         for (name, start, event, expected) in cases {
@@ -501,5 +585,84 @@ mod tests {
             .unwrap()
             .profile;
         assert_eq!(again.sources.count(), 0);
+    }
+
+    #[test]
+    fn reopening_unlocks_clears_the_affirmation_and_records_no_revision() {
+        let affirmed = locked();
+        let t = affirmed.clone().apply(ProfileEvent::Reopen, T1).unwrap();
+        assert!(!t.profile.locked);
+        assert_eq!(t.profile.affirmed_at, None);
+        assert_eq!(t.profile.version, affirmed.version + 1);
+        assert_eq!(t.profile.updated_at, T1);
+        assert_eq!(t.profile.prose, affirmed.prose);
+        assert_eq!(t.revision, None);
+        assert!(t.changed(&affirmed));
+
+        // Reopened, it takes edits again; reopening an unlocked profile changes nothing.
+        let again = t.profile.clone().apply(ProfileEvent::Reopen, T1).unwrap();
+        assert!(!again.changed(&t.profile));
+        assert!(
+            t.profile
+                .apply(
+                    ProfileEvent::ManualEdit(edit(EditableField::LoveSummary, "x")),
+                    T1
+                )
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn restoring_brings_back_the_fields_and_sources_of_that_revision_and_notes_it() {
+        use crate::discovery::Step;
+        use crate::profile::{Source, SourceOrigin};
+        let mut first = extraction(5, "love");
+        first.sources.set(
+            EditableField::LoveSummary,
+            vec![Source {
+                origin: SourceOrigin::Step(Step::new(1).unwrap()),
+                quote: "love".into(),
+            }],
+        );
+        let created = Profile::extracted(UserId::new(), first, T0);
+        let revision_one = recorded(created.revision.unwrap(), 1);
+        let edited = created
+            .profile
+            .apply(
+                ProfileEvent::ManualEdit(edit(EditableField::LoveSummary, "my words")),
+                T1,
+            )
+            .unwrap()
+            .profile;
+        // A later re-extraction changed the type: a restore keeps the current one.
+        let reextracted = edited
+            .apply(ProfileEvent::Reextraction(extraction(2, "again")), T1)
+            .unwrap()
+            .profile;
+
+        let t = reextracted
+            .clone()
+            .apply(ProfileEvent::Restore(revision_one.clone()), T1)
+            .unwrap();
+        assert_eq!(t.profile.prose, revision_one.snapshot.prose);
+        assert_eq!(t.profile.sources, revision_one.snapshot.sources);
+        assert_eq!(t.profile.enneagram_type, reextracted.enneagram_type);
+        assert_eq!(t.profile.version, reextracted.version + 1);
+        let revision = t.revision.unwrap();
+        assert_eq!(revision.origin, RevisionOrigin::ManualEdit);
+        assert_eq!(
+            revision.note.as_ref().map(Note::as_str),
+            Some("restored revision 1")
+        );
+        assert_eq!(revision.snapshot, t.profile.snapshot());
+
+        // Restoring what the profile already holds changes nothing.
+        let same = t
+            .profile
+            .clone()
+            .apply(ProfileEvent::Restore(revision_one), T1)
+            .unwrap();
+        assert_eq!(same.revision, None);
+        assert!(!same.changed(&t.profile));
     }
 }

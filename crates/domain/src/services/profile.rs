@@ -1,4 +1,5 @@
-//! Profile use cases: read, edit by hand, affirm, and reflect with the coach.
+//! Profile use cases: read, edit by hand, affirm, reopen, restore a revision, and reflect with
+//! the coach.
 
 use crate::clock::Clock;
 use crate::coaching::derive_preferences;
@@ -34,11 +35,15 @@ pub enum ReadProfileError {
     Repo(#[from] RepoError),
 }
 
-/// Failure of [`ProfileService::edit`] and [`ProfileService::affirm`].
+/// Failure of [`ProfileService::edit`], [`ProfileService::affirm`], [`ProfileService::reopen`]
+/// and [`ProfileService::restore`].
 #[derive(Debug, thiserror::Error)]
 pub enum ChangeProfileError {
     #[error("no profile")]
     NotFound,
+    /// The revision to restore does not exist (only [`ProfileService::restore`]).
+    #[error("no such revision")]
+    NoSuchRevision,
     #[error("the profile is affirmed")]
     Locked,
     /// `If-Match` named another version, or a concurrent change won.
@@ -129,14 +134,7 @@ where
         edit: ProfileEdit,
         if_match: Option<i64>,
     ) -> Result<Profile, ChangeProfileError> {
-        let profile = self
-            .profiles
-            .get(user)
-            .await?
-            .ok_or(ChangeProfileError::NotFound)?;
-        if if_match.is_some_and(|v| v != profile.version) {
-            return Err(ChangeProfileError::VersionMismatch);
-        }
+        let profile = self.current(user, if_match).await?;
         self.change(profile, ProfileEvent::ManualEdit(edit)).await
     }
 
@@ -145,12 +143,56 @@ where
     /// # Errors
     /// See [`ChangeProfileError`].
     pub async fn affirm(&self, user: UserId) -> Result<Profile, ChangeProfileError> {
+        let profile = self.current(user, None).await?;
+        self.change(profile, ProfileEvent::Affirm).await
+    }
+
+    /// Unlocks an affirmed profile so the person can revisit it; reopening an unlocked profile
+    /// returns it unchanged. No revision is recorded: no prose changes.
+    ///
+    /// # Errors
+    /// See [`ChangeProfileError`].
+    pub async fn reopen(&self, user: UserId) -> Result<Profile, ChangeProfileError> {
+        let profile = self.current(user, None).await?;
+        self.change(profile, ProfileEvent::Reopen).await
+    }
+
+    /// Sets the seven editable fields (with their sources) to revision `number`'s snapshot, as
+    /// a `manual_edit` revision noted "restored revision N". `if_match` as for [`Self::edit`].
+    ///
+    /// # Errors
+    /// See [`ChangeProfileError`]; [`ChangeProfileError::NoSuchRevision`] for a number the
+    /// profile has no revision of.
+    pub async fn restore(
+        &self,
+        user: UserId,
+        number: u32,
+        if_match: Option<i64>,
+    ) -> Result<Profile, ChangeProfileError> {
+        let profile = self.current(user, if_match).await?;
+        let revision = self
+            .profiles
+            .revision(profile.id, number)
+            .await?
+            .ok_or(ChangeProfileError::NoSuchRevision)?;
+        self.change(profile, ProfileEvent::Restore(revision)).await
+    }
+
+    /// The profile to change, refused when `if_match` names another version than its own.
+    async fn current(
+        &self,
+        user: UserId,
+        if_match: Option<i64>,
+    ) -> Result<Profile, ChangeProfileError> {
         let profile = self
             .profiles
             .get(user)
             .await?
             .ok_or(ChangeProfileError::NotFound)?;
-        self.change(profile, ProfileEvent::Affirm).await
+        if if_match.is_some_and(|v| v != profile.version) {
+            return Err(ChangeProfileError::VersionMismatch);
+        }
+        Ok(profile)
     }
 
     async fn change(
@@ -495,6 +537,119 @@ mod tests {
             .times(1)
             .returning(|_| Ok(None));
         assert!(block_on(m.service().affirm(user)).unwrap().locked);
+    }
+
+    #[test]
+    fn reopening_unlocks_once_without_a_revision_or_an_event() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(locked_profile(user));
+        m.profiles
+            .expect_write()
+            .withf(|w| {
+                w.expected_version == Some(2)
+                    && !w.profile.locked
+                    && w.profile.affirmed_at.is_none()
+                    && w.profile.version == 3
+                    && w.revision.is_none()
+                    && w.events.is_empty()
+            })
+            .times(1)
+            .returning(|_| Ok(None));
+        let p = block_on(m.service().reopen(user)).unwrap();
+        assert!(!p.locked);
+
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.profiles.expect_write().never();
+        let p = block_on(m.service().reopen(user)).unwrap();
+        assert_eq!(p.version, 1, "unchanged");
+
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.profiles = MockProfileRepository::new();
+        m.profiles.expect_get().returning(|_| Ok(None));
+        let err = block_on(m.service().reopen(user)).unwrap_err();
+        assert!(matches!(err, ChangeProfileError::NotFound));
+    }
+
+    /// Revision 1 of `profile`, as storage would return it.
+    fn revision_one(profile: &Profile) -> Revision {
+        Revision {
+            id: crate::ids::RevisionId::new(),
+            profile_id: profile.id,
+            number: 1,
+            origin: RevisionOrigin::Extraction,
+            snapshot: profile.snapshot(),
+            note: None,
+            created_at: NOW,
+        }
+    }
+
+    #[test]
+    fn restoring_records_a_manual_edit_noted_with_the_number() {
+        let user = UserId::new();
+        let original = unlocked_profile(user);
+        let first = revision_one(&original);
+        let edited = original
+            .apply(
+                ProfileEvent::ManualEdit(edit(EditableField::LoveSummary, "Soup.")),
+                NOW,
+            )
+            .unwrap()
+            .profile;
+        let mut m = Mocks::with_profile(edited);
+        let profile_id = first.profile_id;
+        m.profiles
+            .expect_revision()
+            .withf(move |id, n| *id == profile_id && *n == 1)
+            .times(1)
+            .returning(move |_, _| Ok(Some(first.clone())));
+        m.profiles
+            .expect_write()
+            .withf(|w| {
+                w.expected_version == Some(2)
+                    && w.profile.version == 3
+                    && w.profile.prose.love_summary.as_str() == "Building things with my hands."
+                    && w.revision.as_ref().is_some_and(|r| {
+                        r.origin == RevisionOrigin::ManualEdit
+                            && r.note
+                                .as_ref()
+                                .is_some_and(|n| n.as_str() == "restored revision 1")
+                    })
+                    && w.events.len() == 1
+                    && w.events[0].event_type == EventType::ProfileRevised
+            })
+            .times(1)
+            .returning(|_| Ok(None));
+        let p = block_on(m.service().restore(user, 1, Some(2))).unwrap();
+        assert_eq!(
+            p.prose.love_summary.as_str(),
+            "Building things with my hands."
+        );
+    }
+
+    #[test]
+    fn a_restore_is_refused_for_a_missing_revision_a_stale_version_or_a_locked_profile() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.profiles.expect_revision().returning(|_, _| Ok(None));
+        m.profiles.expect_write().never();
+        let err = block_on(m.service().restore(user, 7, None)).unwrap_err();
+        assert!(matches!(err, ChangeProfileError::NoSuchRevision));
+
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.profiles.expect_revision().never();
+        m.profiles.expect_write().never();
+        let err = block_on(m.service().restore(user, 1, Some(5))).unwrap_err();
+        assert!(matches!(err, ChangeProfileError::VersionMismatch));
+
+        let locked = locked_profile(user);
+        let first = revision_one(&locked);
+        let mut m = Mocks::with_profile(locked);
+        m.profiles
+            .expect_revision()
+            .returning(move |_, _| Ok(Some(first.clone())));
+        m.profiles.expect_write().never();
+        let err = block_on(m.service().restore(user, 1, None)).unwrap_err();
+        assert!(matches!(err, ChangeProfileError::Locked));
     }
 
     #[test]
