@@ -3,7 +3,9 @@
 // reachable by Tab), and every visible text meets the WCAG 2.1 AA contrast ratio. The main
 // actions are done with the keyboard alone: dev login, answering prompts (Enter and Space),
 // creating the profile, editing and saving a profile field, classifying time on the dashboard
-// and moving a rule.
+// and moving a rule. The states that say something beside a control are audited too: an answer
+// refused with its counter over the limit, a failed reflection turn with "Try again", the
+// question before revisiting an affirmed profile.
 // Run through ./run.sh, which starts the service and sets BASE_URL.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -115,6 +117,14 @@ test('discovery: a prompt with its controls', async (t) => {
   await audit(t, 'discovery prompt');
 });
 
+test('discovery: an answer refused beside the field, its counter over the limit', async (t) => {
+  await page.fill('#answer', 'x'.repeat(10001));
+  await page.click('#step-form button[type="submit"]');
+  await page.locator('#answer-error', { hasText: 'over the limit' }).waitFor();
+  await page.locator('#answer-count.over').waitFor();
+  await audit(t, 'discovery refusal');
+});
+
 test('discovery: the review of all seven answers', async (t) => {
   await answerThroughApi(api, 3);
   await page.reload();
@@ -172,6 +182,14 @@ test('profile (draft): fields, an edit open, the coach, the affirm question, the
   await page.locator('#affirm-confirm').waitFor({ state: 'visible' });
   await page.locator('#revisions details').first().waitFor();
   await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true; });
+  // A failed turn (the model did not answer), said beside Send with "Try again".
+  const failed = { error: { code: 'coach_unavailable', message: 'The coach is unavailable.' } };
+  const fail = (route) => route.fulfill({ status: 502, contentType: 'application/json', body: JSON.stringify(failed) });
+  await page.route('**/discovery/profile/me/reflect', fail);
+  await page.fill('#reflect-message', 'And I like teaching.');
+  await page.click('#reflect-form button[type="submit"]');
+  await page.locator('#status-reflect button.retry').waitFor();
+  await page.unroute('**/discovery/profile/me/reflect', fail);
   await audit(t, 'profile (draft)');
 });
 
@@ -180,6 +198,8 @@ test('profile (affirmed, locked)', async (t) => {
   await page.reload();
   await page.locator('#locked-note').waitFor();
   await page.locator('#revisions li').first().waitFor();
+  await page.click('#profile-reopen-start');
+  await page.locator('#profile-reopen-confirm').waitFor({ state: 'visible' });
   await audit(t, 'profile (locked)');
 });
 
@@ -244,7 +264,7 @@ test('keyboard only: a group is classified from the dashboard and a rule moved d
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Classify “Weekly sync”');
   await page.keyboard.press('Enter');
-  await page.locator('#notice', { hasText: 'A new rule classifies “Weekly sync” as Vocation.' }).waitFor();
+  await page.locator('#status-classify', { hasText: 'A new rule classifies “Weekly sync” as Vocation.' }).waitFor();
   await page.waitForFunction((n) => Number(document.querySelector('svg.chart g.row[data-foundation="vocation"]').dataset.minutes) === n, before + 60);
   // The keyboard goes on to the next group.
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Foundation for “reading”');
@@ -253,12 +273,12 @@ test('keyboard only: a group is classified from the dashboard and a rule moved d
 
   await tabTo('#rules li.rule button.move-down');
   await page.keyboard.press('Enter');
-  await page.locator('#notice', { hasText: 'Label contains “standup” is now rule 2.' }).waitFor();
+  await page.locator('#status-rule', { hasText: 'Label contains “standup” is now rule 2.' }).waitFor();
   assert.deepEqual(await rules(), ['Weekly sync', 'standup']);
   // The keyboard stays with the rule it moved (at the end now, so on its Move up).
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Move up: rule 2, Label contains “standup” to Mission');
   await page.keyboard.press('Space');
-  await page.locator('#notice', { hasText: 'Label contains “standup” is now rule 1.' }).waitFor();
+  await page.locator('#status-rule', { hasText: 'Label contains “standup” is now rule 1.' }).waitFor();
   assert.deepEqual(await rules(), ['standup', 'Weekly sync']);
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Move down: rule 1, Label contains “standup” to Mission');
 });
@@ -281,7 +301,7 @@ test('account: a new key shown, another session, older activity, a refused delet
   await page.locator('#sessions li.session[data-current="false"]').first().waitFor();
   await page.fill('#delete-confirm', 'someone.else@example.org');
   await page.click('#delete-form button[type="submit"]');
-  await page.locator('#notice.error', { hasText: 'nothing was deleted' }).waitFor();
+  await page.locator('#delete-confirm-error[role="alert"]', { hasText: 'nothing was deleted' }).waitFor();
   await audit(t, 'account');
 });
 

@@ -57,7 +57,7 @@ test('export: the downloaded JSON holds the person, the answers and the profile'
   assert.equal(data.profile.enneagram_type, profile.enneagram_type);
   assert.ok(data.revisions.length >= 1);
   assert.deepEqual(data.task_mappings.map((m) => m.task_label), ['Drafting the course']);
-  await page.locator('#notice', { hasText: 'discovery-export.json' }).waitFor();
+  await page.locator('#status-export', { hasText: 'discovery-export.json' }).waitFor();
   assert.equal(await page.locator('#export').isEnabled(), true);
 });
 
@@ -107,7 +107,7 @@ test('delete: a wrong e-mail address deletes nothing', async () => {
   await page.locator('#me-email', { hasText: EMAIL }).waitFor();
   await page.fill('#delete-confirm', 'not-eve@example.org');
   await page.click('#delete-form button[type="submit"]');
-  await page.locator('#notice.error', { hasText: 'nothing was deleted' }).waitFor();
+  await page.locator('#delete-confirm-error[role="alert"]', { hasText: 'nothing was deleted' }).waitFor();
   assert.equal((await api.get('/api/me')).status, 200);
   assert.equal((await api.get('/discovery/profile/me')).status, 200);
 });

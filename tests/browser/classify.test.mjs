@@ -148,7 +148,7 @@ test('choosing a foundation for a label adds its rule; the group leaves; the bar
 
   await group('Weekly sync').locator('select').selectOption({ label: 'Vocation' });
   await group('Weekly sync').locator('button', { hasText: 'Classify' }).click();
-  await page.locator('#notice', { hasText: 'A new rule classifies “Weekly sync” as Vocation.' }).waitFor();
+  await page.locator('#status-classify', { hasText: 'A new rule classifies “Weekly sync” as Vocation.' }).waitFor();
   await group('Weekly sync').waitFor({ state: 'detached' });
 
   assert.deepEqual(await groupNames(), ['deep-work, focus', 'Reading', '(no label)']);
@@ -163,7 +163,7 @@ test('choosing a foundation for a label adds its rule; the group leaves; the bar
   assert.deepEqual(await rulesFromApi(), [{ position: 1, match: { label_equals: 'Weekly sync' }, foundation: 'vocation' }]);
   await rule('Label is “Weekly sync”').locator('.rule-foundation', { hasText: 'Vocation' }).waitFor();
   // The keyboard goes on to the group that took its place.
-  assert.deepEqual(await focused(), { tag: 'select', id: '', label: 'Foundation for “deep-work, focus”' });
+  assert.deepEqual(await focused(), { tag: 'select', id: 'classify-0', label: 'Foundation for “deep-work, focus”' });
 });
 
 test('a group without a label is classified by its first tag', async () => {
@@ -181,8 +181,8 @@ test('a group without a label is classified by its first tag', async () => {
 
 test('Classify with no foundation chosen, or refused by the service, says so and changes nothing', async () => {
   await group('Reading').locator('button').click();
-  await page.locator('#notice.error', { hasText: 'Choose a foundation for “Reading” first.' }).waitFor();
-  assert.deepEqual(await focused(), { tag: 'select', id: '', label: 'Foundation for “Reading”' });
+  await group('Reading').locator('.field-error[role="alert"]', { hasText: 'Choose a foundation for “Reading” first.' }).waitFor();
+  assert.deepEqual(await focused(), { tag: 'select', id: 'classify-0', label: 'Foundation for “Reading”' });
 
   // The service refusing (here: the 500-rule limit) is shown in the page's error style.
   const refusal = { error: { code: 'too_many_rules', message: 'A person has at most 500 rules; delete one first.' } };
@@ -193,7 +193,7 @@ test('Classify with no foundation chosen, or refused by the service, says so and
   try {
     await group('Reading').locator('select').selectOption('mission');
     await group('Reading').locator('button').click();
-    await page.locator('#notice.error[role="alert"]', { hasText: refusal.error.message }).waitFor();
+    await group('Reading').locator('#status-classify [role="alert"]', { hasText: refusal.error.message }).waitFor();
   } finally {
     await page.unroute('**/integration/rules', handler);
   }
@@ -207,7 +207,7 @@ test('the rules list moves a rule down and up, and deletes one after a confirmat
   await shot(page, 'dashboard-classify');
   // Down: the PUT gives it position 2, and the keyboard stays with it (on Move up, at the end).
   await rule('Label is “Weekly sync”').locator('button.move-down').click();
-  await page.locator('#notice', { hasText: 'Label is “Weekly sync” is now rule 2.' }).waitFor();
+  await page.locator('#status-rule', { hasText: 'Label is “Weekly sync” is now rule 2.' }).waitFor();
   assert.deepEqual(await rulesFromApi(), [
     { position: 1, match: { tag: 'deep-work' }, foundation: 'love' },
     { position: 2, match: { label_equals: 'Weekly sync' }, foundation: 'vocation' },
@@ -218,7 +218,7 @@ test('the rules list moves a rule down and up, and deletes one after a confirmat
 
   // And back up.
   await rule('Label is “Weekly sync”').locator('button.move-up').click();
-  await page.locator('#notice', { hasText: 'Label is “Weekly sync” is now rule 1.' }).waitFor();
+  await page.locator('#status-rule', { hasText: 'Label is “Weekly sync” is now rule 1.' }).waitFor();
   assert.deepEqual((await rulesFromApi()).map((r) => r.match), [{ label_equals: 'Weekly sync' }, { tag: 'deep-work' }]);
   assert.equal((await focused()).label, 'Move down: rule 1, Label is “Weekly sync” to Vocation');
 
@@ -233,7 +233,7 @@ test('the rules list moves a rule down and up, and deletes one after a confirmat
   const love = await bar('love');
   await tagged.locator('button.delete-rule').click();
   await tagged.locator('button.confirm-delete').click();
-  await page.locator('#notice', { hasText: 'is deleted' }).waitFor();
+  await page.locator('#status-rule', { hasText: 'is deleted' }).waitFor();
   await tagged.waitFor({ state: 'detached' });
   assert.deepEqual(await rulesFromApi(), [{ position: 1, match: { label_equals: 'Weekly sync' }, foundation: 'vocation' }]);
   // Its time is unclassified again: back in the panel, out of the bar.
@@ -247,7 +247,7 @@ test('a rule deleted elsewhere meanwhile: the page says so and shows the rules a
   const stale = rule('Label is “Weekly sync”');
   await stale.locator('button.delete-rule').click();
   await stale.locator('button.confirm-delete').click();
-  await page.locator('#notice.error', { hasText: 'not there any more' }).waitFor();
+  await page.locator('#status-rule [role="alert"]', { hasText: 'not there any more' }).waitFor();
   await page.locator('#no-rules').waitFor();
   await group('Weekly sync').waitFor();
   assert.equal(await bar('vocation'), 120);
@@ -288,7 +288,7 @@ test('at phone width the dashboard fits and its controls work', async () => {
     assert.ok(overflow <= 1, `the dashboard scrolls sideways by ${overflow}px at 390px`);
     await shot(p, 'dashboard-classify');
     await p.locator('#rules li.rule').nth(2).locator('button.move-up').tap();
-    await p.locator('#notice', { hasText: 'is now rule 2.' }).waitFor();
+    await p.locator('#status-rule', { hasText: 'is now rule 2.' }).waitFor();
     assert.deepEqual((await rulesFromApi()).map((r) => r.position), [1, 2, 3]);
     assert.deepEqual((await rulesFromApi()).map((r) => Object.values(r.match)[0]), ['Weekly sync', 'Reading', 'deep-work']);
   } finally {

@@ -1,12 +1,17 @@
 // Shared by the browser test files: the service's address, launching Debian's Chromium, watching
-// a page for console errors, dev login, screenshots, and setting up a person's data through the
-// API with the browser context's own cookies (so the pages then show it).
+// a page for console errors, dev login, screenshots, setting up a person's data through the API
+// with the browser context's own cookies (so the pages then show it), and checking that a message
+// shows beside the control that caused it.
 import path from 'node:path';
+import assert from 'node:assert/strict';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const BASE = process.env.BASE_URL || 'http://127.0.0.1:8011';
 /** A second service that has e-mail (SMTP_URL set) and no delivery worker; null when not started. */
 export const MAIL_BASE = process.env.MAIL_BASE_URL || null;
+/** A third service whose language model always fails (nothing listens at its address); it shares MAIL_BASE's database. */
+export const BROKEN_BASE = process.env.BROKEN_BASE_URL || null;
 export const SHOTS = process.env.SCREENSHOTS || null;
 export const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -116,4 +121,74 @@ export async function profileThroughApi(api, answers = ANSWERS) {
 /** Activity is written a moment after each response (batched); this waits that moment out. */
 export function settle(ms = 400) {
   return new Promise((resolve) => { setTimeout(resolve, ms); });
+}
+
+/** The two widths every feedback check runs at: desktop and phone. */
+export const WIDTHS = [
+  { width: 1280, height: 900 },
+  { width: 390, height: 844 },
+];
+
+/** A browser context at `size` (a phone one is mobile with touch). */
+export function contextAt(browser, size) {
+  return browser.newContext(size.width < 600
+    ? { viewport: size, isMobile: true, hasTouch: true }
+    : { viewport: size });
+}
+
+/** One browser for the tests of a file: launched before them, closed after; `.browser` once up. */
+export function sharedBrowser() {
+  const shared = { browser: null };
+  before(async () => { shared.browser = await launch(); });
+  after(async () => { if (shared.browser) await shared.browser.close(); });
+  return shared;
+}
+
+/** A person signed in (dev login as `email`) at `size` to the service at `base`: `{context, page, api}`. */
+export async function personAt(browser, size, email, problems, base = BASE) {
+  const context = await contextAt(browser, size);
+  const page = watch(await context.newPage(), problems);
+  await devLogin(page, email, base);
+  return { context, page, api: apiAs(context, base) };
+}
+
+/** Where `locator` is on the page (not the viewport): `{top, bottom}`, for a control about to be re-drawn. */
+export async function placeOf(locator) {
+  const box = await locator.boundingBox();
+  assert.ok(box, 'the control has no box (not shown)');
+  const scrollY = await locator.page().evaluate(() => window.scrollY);
+  return { top: box.y + scrollY, bottom: box.y + box.height + scrollY };
+}
+
+/**
+ * Asserts that `message` shows now inside the viewport (no scrolling needed to read it), and that
+ * it and the control (its place from `placeOf`, taken before the action) fit in one viewport height.
+ */
+export async function assertBeside(page, control, message, what) {
+  await message.waitFor({ state: 'visible' });
+  const box = await message.boundingBox();
+  const { height } = page.viewportSize();
+  // A pixel of slack: a box scrolled to the edge of the viewport can end a fraction beyond it.
+  assert.ok(box.y >= -1 && box.y + box.height <= height + 1,
+    `${what}: the message is out of view (from ${Math.round(box.y)} to ${Math.round(box.y + box.height)} px of a ${height} px viewport)`);
+  const here = await placeOf(message);
+  const span = Math.max(here.bottom, control.bottom) - Math.min(here.top, control.top);
+  assert.ok(span <= height, `${what}: the message and its control span ${Math.round(span)} px, more than the ${height} px viewport`);
+}
+
+/** Requests of `page` whose method is `method` and whose path matches `pattern`, collected as they go. */
+export function requestsTo(page, method, pattern) {
+  const seen = [];
+  page.on('request', (request) => {
+    if (request.method() === method && pattern.test(new URL(request.url()).pathname)) seen.push(request.url());
+  });
+  return seen;
+}
+
+/** Holds every `method` request to `glob` of `page` for `ms` before sending it on. */
+export function delay(page, glob, method, ms) {
+  return page.route(glob, async (route) => {
+    if (route.request().method() === method) await settle(ms);
+    await route.continue();
+  });
 }

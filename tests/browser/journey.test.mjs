@@ -115,10 +115,12 @@ test('the profile shows type and triad and its fields edit in place', async () =
   assert.match(await page.locator('#triad').textContent(), /triad/);
   // Each field shows the person's own words it rests on, with the prompt they answered; the
   // markup quoted from the first answer stays text.
+  // The quotes are folded under each field: opened, they show.
   const love = page.locator('#provenance-love_summary');
-  await love.locator('.provenance-title', { hasText: 'From your words' }).waitFor();
+  await love.locator('summary.provenance-title', { hasText: 'From your words' }).click();
   await love.locator('q', { hasText: 'long walks with my daughter' }).waitFor();
   assert.match(await love.textContent(), /your answer to “.+”/);
+  await page.locator('#provenance-near_term_goal_summary summary').click();
   await page.locator('#provenance-near_term_goal_summary q', { hasText: 'Publish the course' }).waitFor();
   assert.equal(await page.locator('#fields img').count(), 0);
   await page.click('button[aria-label="Edit Your mission"]');

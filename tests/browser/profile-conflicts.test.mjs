@@ -51,14 +51,15 @@ test('a save from a stale tab is refused with the conflict explained, and overwr
   await a.locator('#field-mission_summary p.value', { hasText: 'Written in tab A.' }).waitFor();
 
   await b.click('#field-mission_summary button[type="submit"]');
-  const notice = b.locator('#notice.error');
+  // Said beside the field, where the person pressed Save, as an alert that takes the focus.
+  const notice = b.locator('#field-mission_summary #status-field-mission_summary .status-error');
   await notice.waitFor();
   assert.match(await notice.textContent(), /changed elsewhere.*latest version.*again/);
   assert.equal(await notice.getAttribute('role'), 'alert');
+  assert.equal(await b.evaluate(() => document.activeElement.classList.contains('status-error')), true);
   // Tab B now shows the latest profile, with A's words, and its own were not saved.
   await b.locator('#field-mission_summary p.value', { hasText: 'Written in tab A.' }).waitFor();
   assert.equal(await b.locator('#edit-mission_summary').count(), 0);
-  assert.equal(await b.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Edit Your mission');
   assert.match(await b.locator('#summary').textContent(), new RegExp(`Version ${profile.version + 1},`));
   const saved = (await api.get('/discovery/profile/me')).body;
   assert.equal(saved.mission_summary, 'Written in tab A.');
@@ -89,7 +90,7 @@ test('affirmed in one tab: a reflection and an edit from others are refused, exp
   assert.equal(affirmed.locked, true);
 
   await reflecting.click('#reflect-form button[type="submit"]');
-  const reflectNotice = reflecting.locator('#notice.error');
+  const reflectNotice = reflecting.locator('#reflection #status-reflect .status-error');
   await reflectNotice.waitFor();
   assert.match(await reflectNotice.textContent(), /affirmed.*locked.*no longer be edited or revised in reflection/);
   assert.equal(await reflectNotice.getAttribute('role'), 'alert');
@@ -103,7 +104,7 @@ test('affirmed in one tab: a reflection and an edit from others are refused, exp
 
   await editing.click('#field-vocation_summary button[type="submit"]');
   // The affirmation changed the version too; the page says why the edit cannot be made.
-  const editNotice = editing.locator('#notice.error');
+  const editNotice = editing.locator('#field-vocation_summary #status-field-vocation_summary .status-error');
   await editNotice.waitFor();
   assert.match(await editNotice.textContent(), /affirmed.*locked.*no longer be edited/);
   assert.doesNotMatch(await editNotice.textContent(), /make your edit again/);

@@ -3,13 +3,18 @@
 # against `discovery-api --dev` on a free port over a temporary SQLite database.
 #
 #   bash tests/browser/run.sh            # from anywhere; builds the service (debug) first
+#   bash tests/browser/run.sh feedback   # only the named files (feedback.test.mjs here)
 #
 # Every *.test.mjs here runs, one file after another (each with its own people): the journey,
 # accessibility (a11y), the account's data flows, the profile's conflicts in two tabs,
 # notifications (the e-mail setting, webhooks, a check-in's link), and classifying time on the
-# dashboard (the Unclassified panel and the rules list).
+# dashboard (the Unclassified panel and the rules list), feedback beside each control (progress,
+# results, refusals, counters, a failing or slow model), and the way back (restore, reopen, revisit).
 # A second service runs beside the first (MAIL_BASE_URL) with e-mail configured (SMTP_URL; nothing
 # listens there and nothing is sent) and DELIVERY_WORKER=false, for what needs e-mail turned on.
+# A third (BROKEN_BASE_URL) has a language model that always fails: LLM_PROVIDER=openai pointed at
+# a local port where nothing listens. It shares the second one's database, so a person can get a
+# profile there (the offline engine) and then see the failing model refuse a reflection here.
 # Screenshots of every page (phone 390 px and desktop 1280 px) go to docs/screenshots/, or to
 # SCREENSHOTS=<dir> (CI points it elsewhere so a run leaves the tree clean).
 # Environment: CARGO_TARGET_DIR is honoured; DISCOVERY_API=<path> skips the build.
@@ -40,11 +45,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Two free ports, held together so that they differ.
-read -r port mail_port < <(node -e 'const n=require("net");const a=n.createServer(),b=n.createServer();
-a.listen(0,"127.0.0.1",()=>b.listen(0,"127.0.0.1",()=>{console.log(a.address().port,b.address().port);a.close();b.close()}))')
+# Four free ports, held together so that they differ; the last is left closed (the failing model).
+read -r port mail_port broken_port closed_port < <(node -e 'const n=require("net");
+const s=[0,1,2,3].map(()=>n.createServer());let up=0;
+s.forEach((x)=>x.listen(0,"127.0.0.1",()=>{if(++up===4){console.log(s.map((y)=>y.address().port).join(" "));s.forEach((y)=>y.close())}}))')
 base="http://127.0.0.1:$port"
 mail_base="http://127.0.0.1:$mail_port"
+broken_base="http://127.0.0.1:$broken_port"
 
 # start <name> <port> [VAR=value...]: the service over its own SQLite database, log in $work/<name>.log.
 start() {
@@ -75,14 +82,21 @@ start server "$port"
 start mail "$mail_port" SMTP_URL="smtp://127.0.0.1:2525" SMTP_FROM="Discovery <discovery@example.org>" DELIVERY_WORKER=false
 ready server "$base" "${server_pids[0]}"
 ready mail "$mail_base" "${server_pids[1]}"
+# Started once the second service has made its database, which it then shares.
+start broken "$broken_port" DATABASE_URL="sqlite://$work/mail.db" DELIVERY_WORKER=false \
+  LLM_PROVIDER=openai LLM_BASE_URL="http://127.0.0.1:$closed_port/v1" LLM_MODEL=nothing-listens LLM_TIMEOUT_SECONDS=5
+ready broken "$broken_base" "${server_pids[2]}"
+
+files=("$here"/*.test.mjs)
+if [ "$#" -gt 0 ]; then files=(); for name in "$@"; do files+=("$here/$name.test.mjs"); done; fi
 
 shots="${SCREENSHOTS:-$root/docs/screenshots}"
 mkdir -p "$shots"
 status=0
-BASE_URL="$base" MAIL_BASE_URL="$mail_base" SCREENSHOTS="$shots" \
-  node --test --test-concurrency=1 "$here"/*.test.mjs || status=$?
+BASE_URL="$base" MAIL_BASE_URL="$mail_base" BROKEN_BASE_URL="$broken_base" SCREENSHOTS="$shots" \
+  node --test --test-concurrency=1 "${files[@]}" || status=$?
 if [ "$status" -ne 0 ]; then
-  for name in server mail; do
+  for name in server mail broken; do
     echo "--- $name service log (tail) ---"
     tail -n 50 "$work/$name.log"
   done

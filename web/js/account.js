@@ -2,9 +2,15 @@
 // creation; revoke), check-ins by e-mail, webhook endpoints (the signing secret shown once on
 // creation; a test, the delivery log, delete), the activity log, the export and deleting the account.
 import { api, ApiError, signOut } from './api.js';
-import { el, fill, initPage, notice, explain, when } from './ui.js';
+import { el, fill, initPage, notice, explain, when, act, refuse, accept, countChars, checkText } from './ui.js';
 
 initPage();
+
+/** The most characters of a key's name and of a webhook's address (the service's limits). */
+const KEY_NAME_LIMIT = 100;
+const WEBHOOK_URL_LIMIT = 2000;
+countChars(document.getElementById('key-name'), KEY_NAME_LIMIT);
+countChars(document.getElementById('webhook-url'), WEBHOOK_URL_LIMIT);
 
 const SOURCES = { web: 'this site', api: 'API token', mcp: 'API key' };
 let me = null;
@@ -259,6 +265,7 @@ document.getElementById('webhook-form').addEventListener('submit', async (event)
   const button = event.submitter || event.target.querySelector('button[type="submit"]');
   const url = input.value.trim();
   const events = [...document.querySelectorAll('#webhook-events input[name="event"]:checked')].map((box) => box.value);
+  if (!checkText(input, { limit: WEBHOOK_URL_LIMIT })) return;
   const missing = {};
   if (!url) missing.url = 'Enter the https address of your endpoint.';
   if (!events.length) missing.events = 'Choose at least one event.';
@@ -329,6 +336,7 @@ document.getElementById('more-activity').addEventListener('click', () =>
 document.getElementById('key-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const input = document.getElementById('key-name');
+  if (!checkText(input, { limit: KEY_NAME_LIMIT })) return;
   const button = event.submitter;
   if (button) button.disabled = true;
   try {
@@ -354,11 +362,9 @@ document.getElementById('key-form').addEventListener('submit', async (event) => 
   }
 });
 
-document.getElementById('export').addEventListener('click', async (event) => {
-  const button = event.target;
-  button.disabled = true;
-  try {
-    const data = await api.get('/api/me/export');
+document.getElementById('export').addEventListener('click', (event) => act(event.target, {
+  key: 'export', progress: 'Gathering your data…',
+  done: (data) => {
     const blob = new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' });
     const url = URL.createObjectURL(blob);
     const link = el('a', { href: url, download: 'discovery-export.json' });
@@ -366,27 +372,24 @@ document.getElementById('export').addEventListener('click', async (event) => {
     link.click();
     link.remove();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
-    notice('Your data is downloaded as discovery-export.json.');
-  } catch (error) {
-    notice(explain(error), 'error');
-  } finally {
-    button.disabled = false;
-  }
-});
+    return 'Your data is downloaded as discovery-export.json.';
+  },
+}, () => api.get('/api/me/export')));
 
 document.getElementById('delete-form').addEventListener('submit', async (event) => {
   event.preventDefault();
-  const typed = document.getElementById('delete-confirm').value.trim().toLowerCase();
-  if (!me || typed !== me.email.toLowerCase()) {
-    notice('That is not your e-mail address; nothing was deleted.', 'error');
+  const field = document.getElementById('delete-confirm');
+  if (!me || field.value.trim().toLowerCase() !== me.email.toLowerCase()) {
+    refuse(field, 'That is not your e-mail address; nothing was deleted.');
     return;
   }
-  try {
-    await api.delete('/api/me');
-    location.assign('/login?deleted=1');
-  } catch (error) {
-    notice(error instanceof ApiError ? explain(error) : 'The account could not be deleted.', 'error');
-  }
+  accept(field);
+  const deleted = await act(event.target.querySelector('button[type="submit"]'), {
+    key: 'delete-account', progress: 'Deleting your account and everything in it…',
+    done: () => 'Your account is deleted; leaving…',
+    failure: (error) => (error instanceof ApiError ? null : 'The account could not be deleted: the service could not be reached. Nothing was deleted.'),
+  }, () => api.delete('/api/me').then(() => true));
+  if (deleted) location.assign('/login?deleted=1');
 });
 
 async function main() {

@@ -1,10 +1,18 @@
 // Coaching: the preferences (derived from the triad, or the person's own) and the check-ins,
 // each answered "still holds" or "no longer holds" with an optional note. Each check-in is at
 // `#checkin-<id>` (the link of its e-mail): opened so, the page scrolls to it and focuses its note.
+// A check-in answered "no longer holds" (`revisit: true`) offers to reopen the profile, then the
+// reflection. Every wait reports beside its button (ui.js `act`).
 import { api, ApiError } from './api.js';
-import { el, fill, initPage, notice, explain, when } from './ui.js';
+import { el, fill, initPage, notice, explain, when, act, countChars, checkText } from './ui.js';
+import { reopenOffer } from './reopen.js';
 
 initPage();
+
+/** The most characters of a note to a check-in. */
+const NOTE_LIMIT = 4000;
+/** Whether the profile is affirmed (locked) now: a revisit then starts by reopening it. */
+let profileLocked = false;
 
 const CHOICES = {
   coaching_frequency: { label: 'How often', options: { weekly: 'Weekly', biweekly: 'Every two weeks', monthly: 'Monthly' } },
@@ -45,28 +53,46 @@ function renderPreferences(prefs) {
     for (const name of Object.keys(CHOICES)) body[name] = form.querySelector(`[name="${name}"]`).value;
     body.misalignment_threshold = Number(threshold.value);
     body.prefer_questions_over_directives = questions.checked;
-    const button = form.querySelector('button[type="submit"]');
-    button.disabled = true;
-    try {
-      renderPreferences(await api.put('/coaching/preferences', body));
-      notice('Your coaching settings are saved.');
-    } catch (error) {
-      notice(explain(error), 'error');
-      button.disabled = false;
-    }
+    await act(form.querySelector('button[type="submit"]'), {
+      key: 'preferences', progress: 'Saving your settings…',
+      done: (saved) => {
+        renderPreferences(saved);
+        return { text: 'Your coaching settings are saved.', anchor: document.querySelector('#preferences-form .actions') };
+      },
+    }, () => api.put('/coaching/preferences', body));
   });
   fill(section, el('h2', { id: 'preferences-title', text: 'How the coach works with you' }), form);
 }
 
-async function regenerate(event) {
-  event.target.disabled = true;
-  try {
-    renderPreferences(await api.post('/coaching/preferences/regenerate'));
-    notice('Your coaching settings are derived from your type again.');
-  } catch (error) {
-    notice(explain(error), 'error');
-    event.target.disabled = false;
+function regenerate(event) {
+  return act(event.target, {
+    key: 'preferences', progress: 'Deriving your settings from your type…',
+    done: (derived) => {
+      renderPreferences(derived);
+      return { text: 'Your coaching settings are derived from your type again.', anchor: document.querySelector('#preferences-form .actions') };
+    },
+  }, () => api.post('/coaching/preferences/regenerate'));
+}
+
+/** After "no longer holds": reopen the profile (when it is locked), then reflect on what changed. */
+function revisitOffer(checkin) {
+  const reflect = el('a', { class: 'button secondary', href: '/profile.html#reflection', text: 'Talk it over with the coach' });
+  if (!profileLocked) {
+    return el('div', { class: 'revisit' },
+      el('p', { text: 'Your direction has changed. Your profile is open: talk over what changed with the coach, then affirm it again.' }),
+      el('div', { class: 'actions' }, reflect));
   }
+  return el('div', { class: 'revisit' },
+    el('p', { text: 'Your direction has changed. Revisit your profile: unlock it, then talk over what changed with the coach.' }),
+    reopenOffer(`checkin-${checkin.id}`, () => {
+      profileLocked = false;
+      const box = document.querySelector(`#checkin-${checkin.id} .revisit`);
+      const next = el('div', { class: 'actions' }, el('a', { class: 'button', id: `reflect-after-${checkin.id}`, href: '/profile.html#reflection', text: 'Talk it over with the coach' }));
+      box.after(next);
+      box.remove();
+      next.querySelector('a').focus();
+      return { text: 'Your profile is open again; check-ins pause until you affirm it again.', anchor: next };
+    }));
 }
 
 function renderCheckin(checkin) {
@@ -79,29 +105,32 @@ function renderCheckin(checkin) {
     item.append(el('p', { class: 'response' },
       el('strong', { text: checkin.still_valid ? 'Still holds.' : 'No longer holds.' }),
       checkin.response_note ? ' ' : null, checkin.response_note || null));
+    if (checkin.revisit) item.append(revisitOffer(checkin));
     return item;
   }
   const noteId = `note-${checkin.id}`;
-  const note = el('textarea', { id: noteId, maxlength: '4000' });
-  const respond = async (stillValid, button) => {
-    button.disabled = true;
+  const note = el('textarea', { id: noteId });
+  const respond = (stillValid, button) => {
+    if (!checkText(note, { limit: NOTE_LIMIT })) return undefined;
     const body = { still_valid: stillValid };
     if (note.value.trim()) body.note = note.value.trim();
-    try {
-      const updated = await api.post(`/coaching/checkins/${checkin.id}/response`, body);
-      item.replaceWith(renderCheckin(updated));
-      notice('Thank you: your answer is recorded.');
-    } catch (error) {
-      notice(error instanceof ApiError && error.code === 'already_responded'
-        ? 'This check-in was already answered.' : explain(error), 'error');
-      button.disabled = false;
-    }
+    return act(button, {
+      key: `checkin-${checkin.id}`, progress: 'Recording your answer…',
+      done: (updated) => {
+        const fresh = renderCheckin(updated);
+        item.replaceWith(fresh);
+        return { text: 'Thank you: your answer is recorded.', anchor: fresh.querySelector('.response') };
+      },
+      failure: (error) => (error instanceof ApiError && error.code === 'already_responded'
+        ? 'This check-in was already answered.' : null),
+    }, () => api.post(`/coaching/checkins/${checkin.id}/response`, body));
   };
   item.append(
     el('label', { for: noteId, text: 'A note, if you like' }), note,
     el('div', { class: 'actions' },
       el('button', { type: 'button', class: 'still-holds', text: 'Still holds', onclick: (e) => respond(true, e.target) }),
       el('button', { type: 'button', class: 'secondary no-longer', text: 'No longer holds', onclick: (e) => respond(false, e.target) })));
+  countChars(note, NOTE_LIMIT);
   return item;
 }
 
@@ -110,20 +139,16 @@ async function renderCheckins() {
   const page = await api.get('/coaching/checkins?limit=50');
   const list = el('ul', { class: 'plain', id: 'checkin-list' }, page.items.map(renderCheckin));
   const ask = el('button', { type: 'button', id: 'new-checkin', text: 'Check in now' });
-  ask.addEventListener('click', async () => {
-    ask.disabled = true;
-    try {
-      const checkin = await api.post('/coaching/checkins');
+  ask.addEventListener('click', () => act(ask, {
+    key: 'new-checkin', progress: 'Writing a check-in…', slow: 'model',
+    done: (checkin) => {
       list.prepend(renderCheckin(checkin));
       document.getElementById('no-checkins')?.remove();
-      notice('A new check-in is ready below.');
-    } catch (error) {
-      notice(error instanceof ApiError && error.code === 'profile_not_affirmed'
-        ? 'Check-ins start once your profile is affirmed: affirm it on your profile page first.' : explain(error), 'error');
-    } finally {
-      ask.disabled = false;
-    }
-  });
+      return 'A new check-in is ready below.';
+    },
+    failure: (error) => (error instanceof ApiError && error.code === 'profile_not_affirmed'
+      ? 'Check-ins start once your profile is affirmed: affirm it on your profile page first.' : null),
+  }, () => api.post('/coaching/checkins')));
   fill(section, el('h2', { id: 'checkins-title', text: 'Check-ins' }),
     el('p', { class: 'muted', text: 'The coach holds your goals up against where your time went, and asks whether the direction still feels right.' }),
     el('div', { class: 'actions' }, ask),
@@ -194,6 +219,7 @@ async function main() {
     }
     throw error;
   }
+  profileLocked = Boolean((await api.get('/discovery/profile/me')).locked);
   await renderCheckins();
   showTarget(takeTarget());
 }

@@ -3,7 +3,7 @@
 // the unclassified time (a foundation chosen for a group adds the rule that classifies it), the
 // person's rules (move up or down, delete after a confirmation) and the per-day series.
 import { api, ApiError } from './api.js';
-import { el, fill, initPage, notice, explain, busy, FOUNDATION_TITLES } from './ui.js';
+import { el, fill, initPage, notice, explain, act, refuse, accept, FOUNDATION_TITLES } from './ui.js';
 
 initPage();
 
@@ -120,13 +120,13 @@ function day(ts) {
   return new Date(ts).toLocaleDateString(undefined, { dateStyle: 'medium' });
 }
 
-function unmappedItem(group) {
+function unmappedItem(group, index) {
   const { name, match } = describeGroup(group);
   const facts = [hours(group.minutes), group.entries === 1 ? '1 entry' : `${group.entries} entries`, `last ${day(group.last_occurred_at)}`];
   if (match && match.label_equals && group.tags.length) facts.push(`tags: ${group.tags.join(', ')}`);
   let control;
   if (match) {
-    const select = el('select', { class: 'classify-foundation', 'aria-label': `Foundation for ${quoted(name)}` },
+    const select = el('select', { class: 'classify-foundation', id: `classify-${index}`, 'aria-label': `Foundation for ${quoted(name)}` },
       el('option', { value: '', text: 'Choose a foundation' }),
       foundations.map((f) => el('option', { value: f.key, text: f.title })));
     const button = el('button', { type: 'submit', class: 'secondary', text: 'Classify', 'aria-label': `Classify ${quoted(name)}` });
@@ -231,21 +231,18 @@ const RECLASSIFY_PATIENCE_MS = 60000;
 
 /**
  * Waits until the re-classification a rule change queued is done, so the totals shown after it
- * include it; when it takes more than a moment, says how far it is.
+ * include it; when it takes more than a moment, says how far it is on `status` (beside the control).
  */
-async function reclassified() {
+async function reclassified(status) {
   const started = Date.now();
   for (;;) {
     const progress = await api.get('/integration/reclassification');
-    if (progress.state !== 'running') return;
+    if (progress.state !== 'running') return '';
     const waited = Date.now() - started;
-    if (waited > RECLASSIFY_PATIENCE_MS) {
-      notice('Your time is still being classified again; the totals below will catch up.');
-      return;
-    }
+    if (waited > RECLASSIFY_PATIENCE_MS) return ' Your time is still being classified again; the totals will catch up.';
     if (waited > 1000) {
       const of = progress.total ? ` ${progress.done.toLocaleString()} of ${progress.total.toLocaleString()} entries` : '';
-      notice(`Classifying your time again with your rules…${of}`);
+      status.say(`Classifying your time again with your rules…${of}`);
     }
     await new Promise((resolve) => { setTimeout(resolve, 200); });
   }
@@ -258,60 +255,73 @@ function keepFocus(target) {
   if (target) target.focus();
 }
 
-/** A rule that is gone (deleted in another tab): say so and show the rules as they are. */
-async function gone(error) {
-  if (!(error instanceof ApiError && error.status === 404)) throw error;
-  notice('That rule is not there any more (changed in another tab?); here are your rules as they are now.', 'error');
+/** The row of `item` (a status line goes after it, inside the list item). */
+function rowOf(item) {
+  return item ? item.querySelector('.row') : null;
+}
+
+/** A rule that is gone (deleted in another tab): say so beside the rules as they are now. */
+async function gone(error, status) {
+  if (!(error instanceof ApiError && error.status === 404)) return null;
   // The change made elsewhere re-classifies the time it touched: show it once that is done.
-  await reclassified();
+  await reclassified(status);
   await refresh();
+  keepFocus(document.getElementById('rules-title'));
+  return { text: 'That rule is not there any more (changed in another tab?); here are your rules as they are now.',
+    anchor: document.getElementById('rules') };
 }
 
 async function classify(name, match, select, button) {
   const foundation = select.value;
   if (!foundation) {
-    notice(`Choose a foundation for ${quoted(name)} first.`, 'error');
-    select.focus();
+    refuse(select, `Choose a foundation for ${quoted(name)} first.`);
     return;
   }
+  accept(select);
   const item = select.closest('li');
   const index = [...document.querySelectorAll('#unmapped li.unmapped-group')].indexOf(item);
   select.disabled = true;
-  await busy(button, async () => {
+  await act(button, {
+    key: 'classify', anchor: rowOf(item), progress: `Adding the rule for ${quoted(name)}…`,
+    done: async (later) => {
+      if (!(await refresh())) return null;
+      // The group has left the panel: the keyboard goes on to the group that took its place,
+      // and the result is said there, where the person is looking.
+      const left = [...document.querySelectorAll('#unmapped li.unmapped-group')];
+      const next = left[Math.min(index, left.length - 1)];
+      keepFocus((next && next.querySelector('select')) || document.getElementById('unmapped-title'));
+      return { text: `A new rule classifies ${quoted(name)} as ${title(foundation)}.${later}`,
+        anchor: rowOf(next) || document.getElementById('unmapped') };
+    },
+  }, async (status) => {
     try {
       await api.post('/integration/rules', { match, foundation });
     } finally {
       select.disabled = false;
     }
-    await reclassified();
-    if (!(await refresh())) return;
-    notice(`A new rule classifies ${quoted(name)} as ${title(foundation)}.`);
-    // The group has left the panel: the keyboard goes on to the group that took its place.
-    const left = [...document.querySelectorAll('#unmapped li.unmapped-group')];
-    const next = left[Math.min(index, left.length - 1)];
-    keepFocus((next && next.querySelector('select')) || document.getElementById('unmapped-title'));
+    return reclassified(status);
   });
   if (select.isConnected && !select.disabled && document.activeElement === document.body) button.focus();
 }
 
 async function move(rule, position, direction, button) {
   const words = ruleWords(rule);
-  await busy(button, async () => {
-    try {
-      await api.put(`/integration/rules/${encodeURIComponent(rule.id)}`, { match: rule.match, foundation: rule.foundation, position });
-    } catch (error) {
-      await gone(error);
-      keepFocus(document.getElementById('rules-title'));
-      return;
-    }
-    await reclassified();
-    if (!(await refresh())) return;
-    notice(`${words} is now rule ${position}.`);
-    // The keyboard stays with the rule it moved: on the same button, or the other one at an end.
-    const item = document.querySelector(ruleSelector(rule.id));
-    if (!item) return;
-    const same = item.querySelector(`button.move-${direction}`);
-    keepFocus(same && !same.disabled ? same : item.querySelector(`button.move-${direction === 'up' ? 'down' : 'up'}`));
+  await act(button, {
+    key: 'rule', anchor: rowOf(button.closest('li.rule')), progress: `Moving ${words}…`,
+    done: async (later) => {
+      if (!(await refresh())) return null;
+      // The keyboard stays with the rule it moved: on the same button, or the other one at an end.
+      const item = document.querySelector(ruleSelector(rule.id));
+      if (item) {
+        const same = item.querySelector(`button.move-${direction}`);
+        keepFocus(same && !same.disabled ? same : item.querySelector(`button.move-${direction === 'up' ? 'down' : 'up'}`));
+      }
+      return { text: `${words} is now rule ${position}.${later}`, anchor: rowOf(item) || document.getElementById('rules') };
+    },
+    failure: gone,
+  }, async (status) => {
+    await api.put(`/integration/rules/${encodeURIComponent(rule.id)}`, { match: rule.match, foundation: rule.foundation, position });
+    return reclassified(status);
   });
 }
 
@@ -319,19 +329,19 @@ async function deleteRule(rule, words, button) {
   const item = button.closest('li.rule');
   const neighbour = item.nextElementSibling || item.previousElementSibling;
   const neighbourId = neighbour && neighbour.dataset.id;
-  await busy(button, async () => {
-    try {
-      await api.delete(`/integration/rules/${encodeURIComponent(rule.id)}`);
-    } catch (error) {
-      await gone(error);
-      keepFocus(document.getElementById('rules-title'));
-      return;
-    }
-    await reclassified();
-    if (!(await refresh())) return;
-    notice(`The rule ${words} to ${title(rule.foundation)} is deleted; your time is classified again without it.`);
-    const other = neighbourId && document.querySelector(ruleSelector(neighbourId));
-    keepFocus((other && other.querySelector('button:not(:disabled)')) || document.getElementById('rules-title'));
+  await act(button, {
+    key: 'rule', progress: `Deleting the rule ${words}…`,
+    done: async (later) => {
+      if (!(await refresh())) return null;
+      const other = neighbourId && document.querySelector(ruleSelector(neighbourId));
+      keepFocus((other && other.querySelector('button:not(:disabled)')) || document.getElementById('rules-title'));
+      return { text: `The rule ${words} to ${title(rule.foundation)} is deleted; your time is classified again without it.${later}`,
+        anchor: rowOf(other) || document.getElementById('rules') };
+    },
+    failure: gone,
+  }, async (status) => {
+    await api.delete(`/integration/rules/${encodeURIComponent(rule.id)}`);
+    return reclassified(status);
   });
 }
 

@@ -1,13 +1,21 @@
-// The profile: type and triad, the seven fields editable in place (PATCH with If-Match), each with
-// the person's own words it rests on ("From your words"), affirm (lock) after a confirmation,
-// reflection with the coach, and the revision history with diffs.
+// The profile: type and triad, the seven fields editable in place (PATCH with If-Match), each
+// with the person's own words it rests on folded under it ("From your words"), affirm (lock)
+// after a confirmation and revisit (reopen) after another, reflection with the coach, and the
+// revision history with diffs and "Restore this version". Every wait reports beside the control
+// that started it (ui.js `act`); a blank or too-long text is refused beside its field.
 import { api, ApiError } from './api.js';
-import { el, fill, initPage, notice, explain, when, FIELDS, FIELD_TITLES } from './ui.js';
+import { el, fill, initPage, notice, explain, when, act, countChars, checkText, refuse, FIELDS, FIELD_TITLES } from './ui.js';
+import { reopenOffer } from './reopen.js';
 
 initPage();
 
 const TRIADS = { gut: 'Gut (instinct)', heart: 'Heart (feeling)', head: 'Head (thinking)' };
 const ORIGINS = { extraction: 'Drawn from your answers', reflection: 'Revised in reflection', manual_edit: 'Edited by you' };
+/** The most characters of a profile field and of a message to the coach (API.md). */
+const FIELD_LIMIT = 4000;
+const MESSAGE_LIMIT = 4000;
+/** The goals may be emptied ("I have no such goal"); the other five never (API.md). */
+const GOALS = ['near_term_goal_summary', 'long_term_goal_summary'];
 let profile = null;
 /** Step number → the prompt's title, for naming where a quote comes from. */
 let stepTitles = {};
@@ -36,17 +44,17 @@ function renderFields() {
 
 function renderField(field) {
   const value = profile[field];
-  const box = el('div', { class: 'field', id: `field-${field}` },
-    el('h2', { text: FIELD_TITLES[field] }),
-    el('p', { class: value ? 'value' : 'value muted', text: value || 'Nothing stated.' }),
-    renderProvenance(field));
+  const head = el('div', { class: 'field-head' }, el('h2', { text: FIELD_TITLES[field] }));
   if (!profile.locked) {
-    box.append(el('button', {
-      type: 'button', class: 'secondary', 'aria-label': `Edit ${FIELD_TITLES[field]}`,
-      onclick: () => editField(field, box), text: 'Edit',
+    head.append(el('button', {
+      type: 'button', class: 'secondary small', 'aria-label': `Edit ${FIELD_TITLES[field]}`,
+      onclick: (event) => editField(field, event.target.closest('.field')), text: 'Edit',
     }));
   }
-  return box;
+  return el('div', { class: `field field-${field}`, id: `field-${field}` },
+    head,
+    el('p', { class: value ? 'value' : 'value muted', text: value || 'Nothing stated.' }),
+    renderProvenance(field));
 }
 
 /** Where a quote comes from: the prompt it answered, or the reflection. */
@@ -58,13 +66,24 @@ function quotedFrom(source) {
   return 'what you told the coach';
 }
 
-/** The person's own words a field rests on; a field they wrote by hand says so. */
+/** The sources of `field`, each quote once (the same words may back a field twice). */
+function quotesOf(field) {
+  const seen = new Set();
+  return ((profile.sources && profile.sources[field]) || []).filter((source) => {
+    const key = source.quote.replace(/\s+/g, ' ').trim().toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The person's own words a field rests on, folded; a field they wrote by hand says so. */
 function renderProvenance(field) {
   const id = `provenance-${field}`;
-  const sources = (profile.sources && profile.sources[field]) || [];
+  const sources = quotesOf(field);
   if (sources.length) {
-    return el('div', { class: 'provenance', id },
-      el('p', { class: 'provenance-title', text: 'From your words' }),
+    return el('details', { class: 'provenance', id },
+      el('summary', { class: 'provenance-title', text: 'From your words' }),
       el('ul', { class: 'plain' }, sources.map((source) => el('li', null,
         el('q', { text: source.quote }), el('span', { class: 'muted', text: ` (${quotedFrom(source)})` })))));
   }
@@ -95,45 +114,63 @@ function lastChanges(revisions) {
   return changes;
 }
 
+/** Where a field's result is said once the page re-drew it: under its value. */
+function besideField(field) {
+  return document.querySelector(`#field-${field} p.value`);
+}
+
 function editField(field, box) {
   const id = `edit-${field}`;
-  const textarea = el('textarea', { id, maxlength: '4000' });
+  const goal = GOALS.includes(field);
+  const hintId = `${id}-hint`;
+  const textarea = el('textarea', { id, 'aria-describedby': hintId });
   textarea.value = profile[field] || '';
-  const form = el('form', { class: 'field', id: `field-${field}` },
+  const save = el('button', { type: 'submit', text: 'Save' });
+  const form = el('form', { class: 'field', id: `field-${field}`, novalidate: true },
     el('label', { for: id, text: FIELD_TITLES[field] }), textarea,
-    el('div', { class: 'actions' },
-      el('button', { type: 'submit', text: 'Save' }),
+    el('p', { class: 'hint', id: hintId, text: goal
+      ? 'Leave it empty if you have no such goal right now.'
+      : 'This cannot be left empty; write it as it is true for you.' }),
+    el('div', { class: 'actions' }, save,
       el('button', { type: 'button', class: 'secondary', text: 'Cancel',
         onclick: () => { form.replaceWith(renderField(field)); focusEdit(field); } })));
+  countChars(textarea, FIELD_LIMIT);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const button = form.querySelector('button[type="submit"]');
-    button.disabled = true;
-    try {
-      profile = await api.patch('/discovery/profile/me', { [field]: textarea.value },
-        { headers: { 'If-Match': `"${profile.version}"` } });
-      notice(`${FIELD_TITLES[field]} saved.`);
-      renderAll();
-      focusEdit(field);
-      loadHistory();
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'conflict') {
-        await load();
-        // Changed elsewhere: if that change was the affirmation, say so rather than "edit again".
-        notice(profile && profile.locked ? lockedMessage()
-          : 'Your profile changed elsewhere meanwhile; here is the latest version. Please make your edit again.', 'error');
+    const blank = goal ? null : `${FIELD_TITLES[field]} cannot be empty: write what is true for you, or press Cancel to keep it.`;
+    if (!checkText(textarea, { limit: FIELD_LIMIT, blank })) return;
+    const value = goal && !textarea.value.trim() ? null : textarea.value;
+    await act(save, {
+      key: `field-${field}`, progress: 'Saving…',
+      done: (saved) => {
+        profile = saved;
+        renderAll();
         focusEdit(field);
-      } else if (error instanceof ApiError && error.code === 'profile_locked') {
-        notice(lockedMessage(), 'error');
-        await load();
-      } else {
-        notice(explain(error), 'error');
-        button.disabled = false;
-      }
-    }
+        loadHistory().catch((error) => notice(explain(error), 'error'));
+        return { text: `${FIELD_TITLES[field]} saved.`, anchor: besideField(field) };
+      },
+      failure: (error) => editFailure(field, textarea, error),
+    }, () => api.patch('/discovery/profile/me', { [field]: value }, { headers: { 'If-Match': `"${profile.version}"` } }));
   });
   box.replaceWith(form);
   textarea.focus();
+}
+
+/** Words for a refused edit, said beside the field (the page first shows the latest profile). */
+async function editFailure(field, textarea, error) {
+  if (error instanceof ApiError && error.code === 'validation_failed') {
+    const detail = error.details.find((d) => d.field === field);
+    refuse(textarea, detail ? `${FIELD_TITLES[field]}: ${detail.message}` : explain(error));
+    return { text: 'Nothing was saved.', anchor: textarea.closest('form').querySelector('.actions') };
+  }
+  if (error instanceof ApiError && (error.code === 'conflict' || error.code === 'profile_locked')) {
+    await load();
+    // Changed elsewhere: if that change was the affirmation, say so rather than "edit again".
+    const text = profile && profile.locked ? lockedMessage()
+      : 'Your profile changed elsewhere meanwhile; here is the latest version. Please make your edit again.';
+    return { text, anchor: besideField(field) };
+  }
+  return null;
 }
 
 /** Keeps the keyboard where it was: on the field's Edit button (there is none once locked). */
@@ -145,31 +182,37 @@ function focusEdit(field) {
 function renderAffirm() {
   const section = document.getElementById('affirm');
   if (profile.locked) {
-    fill(section, el('p', { class: 'notice', id: 'locked-note', text: lockedMessage() }));
+    fill(section, el('p', { class: 'notice', id: 'locked-note', tabindex: '-1', text: lockedMessage() }),
+      reopenOffer('profile', (reopened) => {
+        profile = reopened;
+        renderAll();
+        loadHistory().catch((error) => notice(explain(error), 'error'));
+        const start = document.getElementById('affirm-start');
+        if (start) start.focus();
+        return { text: 'Your profile is open again: edit it, or talk it over with the coach below. Check-ins pause until you affirm it again.', anchor: start };
+      }));
     return;
   }
+  const yes = el('button', { type: 'button', id: 'affirm-yes', text: 'Yes, affirm and lock' });
+  yes.addEventListener('click', () => act(yes, {
+    key: 'affirm', progress: 'Affirming your profile…',
+    done: (affirmed) => {
+      profile = affirmed;
+      renderAll();
+      const note = document.getElementById('locked-note');
+      note.focus();
+      return { text: 'Your profile is affirmed.', anchor: note };
+    },
+  }, () => api.post('/discovery/profile/me/affirm')));
   const confirmBox = el('div', { class: 'card', id: 'affirm-confirm', hidden: true, role: 'group', 'aria-labelledby': 'affirm-q' },
     el('p', { id: 'affirm-q', text: 'Affirm this profile? It will be locked: no more edits or reflection. Coaching check-ins start from it.' }),
-    el('div', { class: 'actions' },
-      el('button', { type: 'button', id: 'affirm-yes', text: 'Yes, affirm and lock', onclick: affirm }),
+    el('div', { class: 'actions' }, yes,
       el('button', { type: 'button', class: 'secondary', text: 'Not yet', onclick: () => { confirmBox.hidden = true; start.focus(); } })));
   const start = el('button', { type: 'button', id: 'affirm-start', text: 'This is me: affirm…',
-    onclick: () => { confirmBox.hidden = false; document.getElementById('affirm-yes').focus(); } });
+    onclick: () => { confirmBox.hidden = false; yes.focus(); } });
   fill(section, el('h2', { text: 'Affirm' }),
     el('p', { class: 'muted', text: 'When this reads true, affirm it. Until then, edit it or talk it over with the coach.' }),
     start, confirmBox);
-}
-
-async function affirm(event) {
-  event.target.disabled = true;
-  try {
-    profile = await api.post('/discovery/profile/me/affirm');
-    notice('Your profile is affirmed.');
-    renderAll();
-  } catch (error) {
-    notice(explain(error), 'error');
-    event.target.disabled = false;
-  }
 }
 
 function chatItem(author, text) {
@@ -186,54 +229,52 @@ async function renderReflection() {
     fill(section, parts);
     return;
   }
-  const textarea = el('textarea', { id: 'reflect-message', maxlength: '4000' });
-  const form = el('form', { id: 'reflect-form', class: 'card' },
+  const textarea = el('textarea', { id: 'reflect-message' });
+  const send = el('button', { type: 'submit', text: 'Send' });
+  const form = el('form', { id: 'reflect-form', class: 'card', novalidate: true },
     el('label', { for: 'reflect-message', text: 'Your message to the coach' }), textarea,
-    el('div', { class: 'actions' },
-      el('button', { type: 'submit', text: 'Send' }),
+    el('div', { class: 'actions' }, send,
       messages.length ? null : el('button', { type: 'button', class: 'secondary', id: 'opener', text: 'Let the coach begin',
         onclick: (event) => reflect({ opener: true }, event.target) })));
+  countChars(textarea, MESSAGE_LIMIT);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const text = textarea.value.trim();
-    if (!text) { textarea.focus(); return; }
-    reflect({ message: text }, form.querySelector('button[type="submit"]'), text);
+    if (!checkText(textarea, { limit: MESSAGE_LIMIT, blank: 'Write a message to the coach first.' })) return;
+    reflect({ message: textarea.value.trim() }, send, textarea.value.trim());
   });
   parts.push(form);
   fill(section, parts);
 
-  async function reflect(body, button, mine) {
-    button.disabled = true;
-    notice('The coach is reading…');
-    try {
-      const answer = await api.post('/discovery/profile/me/reflect', body);
-      if (mine) chat.append(chatItem('person', mine));
-      chat.append(chatItem('coach', answer.message));
-      textarea.value = '';
-      const opener = document.getElementById('opener');
-      if (opener) opener.remove();
-      if (answer.revisions.length) {
-        const names = answer.revisions.map((r) => FIELD_TITLES[r.field] || r.field).join(', ');
-        notice(`The coach revised: ${names}.${answer.revision_note ? ' ' + answer.revision_note : ''}`);
+  function reflect(body, button, mine) {
+    return act(button, {
+      key: 'reflect', progress: 'The coach is reading…', slow: 'model',
+      anchor: form.querySelector('.actions'),
+      done: (answer) => {
+        if (mine) chat.append(chatItem('person', mine));
+        chat.append(chatItem('coach', answer.message));
+        textarea.value = '';
+        textarea.dispatchEvent(new Event('input'));
+        const opener = document.getElementById('opener');
+        if (opener) opener.remove();
+        if (!answer.revisions.length) return 'The coach answered; your profile is unchanged.';
         profile = answer.profile;
         renderSummary();
         renderFields();
-        loadHistory();
-      } else {
-        notice('');
-      }
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'profile_locked') {
-        notice(lockedMessage(), 'error');
-        await load();
-      } else if (error instanceof ApiError && error.code === 'coach_unavailable') {
-        notice('The coach could not answer just now; nothing was changed. Please try again.', 'error');
-      } else {
-        notice(explain(error), 'error');
-      }
-    } finally {
-      button.disabled = false;
-    }
+        loadHistory().catch((error) => notice(explain(error), 'error'));
+        const names = answer.revisions.map((r) => FIELD_TITLES[r.field] || r.field).join(', ');
+        return `The coach revised: ${names}.${answer.revision_note ? ' ' + answer.revision_note : ''}`;
+      },
+      failure: async (error) => {
+        if (error instanceof ApiError && error.code === 'profile_locked') {
+          await load();
+          return { text: lockedMessage(), anchor: document.getElementById('reflection').lastElementChild };
+        }
+        if (error instanceof ApiError && error.code === 'coach_unavailable') {
+          return 'The coach could not answer just now: the language model did not respond. Nothing was changed.';
+        }
+        return null;
+      },
+    }, () => api.post('/discovery/profile/me/reflect', body));
   }
 }
 
@@ -256,29 +297,62 @@ function diff(previous, current) {
   return el('dl', { class: 'diff' }, rows);
 }
 
+/** "Restore this version" for a past revision: its seven fields come back as a new revision. */
+function restoreButton(revision) {
+  const button = el('button', { type: 'button', class: 'secondary small restore', text: 'Restore this version',
+    'aria-label': `Restore revision ${revision.number}` });
+  button.addEventListener('click', () => act(button, {
+    key: `restore-${revision.number}`, progress: `Restoring revision ${revision.number}…`,
+    done: async (restored) => {
+      profile = restored;
+      renderAll();
+      await loadHistory();
+      const again = document.querySelector(`#revisions li[data-number="${revision.number}"] button.restore`);
+      if (again) again.focus();
+      return { text: `Revision ${revision.number} is restored: it is the newest revision now, and your fields above show it.`,
+        anchor: again ? again.closest('.actions') : document.getElementById('revisions') };
+    },
+    failure: async (error) => {
+      if (error instanceof ApiError && error.code === 'profile_locked') {
+        await load();
+        return { text: `${lockedMessage()} Revisit it first to restore a version.`, anchor: document.getElementById('locked-note') };
+      }
+      return null;
+    },
+  }, () => api.post(`/discovery/profile/me/revisions/${revision.number}/restore`)));
+  return button;
+}
+
 async function loadHistory() {
   const section = document.getElementById('history');
   const revisions = await api.get('/discovery/profile/me/revisions');
   lastChange = lastChanges(revisions);
   refreshProvenance();
+  const latest = revisions.length ? revisions[revisions.length - 1].number : null;
   const items = revisions.slice().reverse().map((revision) => {
     const index = revisions.indexOf(revision);
     const previous = index > 0 ? revisions[index - 1].snapshot : null;
-    return el('li', { class: 'revision' },
+    const past = revision.number !== latest;
+    return el('li', { class: 'revision', 'data-number': String(revision.number) },
       el('div', { class: 'row' },
         el('strong', { text: `Revision ${revision.number}: ${ORIGINS[revision.origin] || revision.origin}` }),
         el('span', { class: 'muted', text: when(revision.created_at) })),
       revision.note ? el('p', { class: 'note', text: revision.note }) : null,
-      previous ? el('details', null, el('summary', { text: 'What changed' }), diff(previous, revision.snapshot)) : null);
+      previous ? el('details', null, el('summary', { text: 'What changed' }), diff(previous, revision.snapshot)) : null,
+      past && !profile.locked ? el('div', { class: 'actions' }, restoreButton(revision)) : null);
   });
-  fill(section, el('h2', { id: 'history-title', text: 'History' }), el('ul', { class: 'plain', id: 'revisions' }, items));
+  fill(section, el('h2', { id: 'history-title', text: 'History' }),
+    profile.locked && revisions.length > 1
+      ? el('p', { class: 'muted', text: 'To bring back an earlier version, revisit your profile first.' }) : null,
+    el('ul', { class: 'plain', id: 'revisions' }, items));
 }
 
+/** Draws the whole profile; resolves once the reflection (read from the service) is drawn too. */
 function renderAll() {
   renderSummary();
   renderFields();
   renderAffirm();
-  renderReflection().catch((error) => notice(explain(error), 'error'));
+  return renderReflection().catch((error) => notice(explain(error), 'error'));
 }
 
 async function load() {
@@ -295,8 +369,16 @@ async function load() {
     }
     throw error;
   }
-  renderAll();
+  await renderAll();
   await loadHistory();
 }
 
-load().catch((error) => notice(explain(error), 'error'));
+/** Opened at `#reflection` (a revisit from a check-in): straight to the message to the coach. */
+function toReflection() {
+  if (location.hash !== '#reflection') return;
+  const message = document.getElementById('reflect-message');
+  document.getElementById('reflection').scrollIntoView({ block: 'start' });
+  if (message) message.focus({ preventScroll: true });
+}
+
+load().then(toReflection).catch((error) => notice(explain(error), 'error'));
