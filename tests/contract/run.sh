@@ -190,6 +190,10 @@ passes=0
 status=0
 # Affirming locks the profile for good: here it would lock the profile that the edits and
 # reflection need halfway through; pass 5's person has affirmed already, so it runs there.
+# Restoring is fuzzed on revision 1, which every seeded profile has (a random number names none).
+restore_first="$(printf '[[operations]]\ninclude-name = "%s"\nparameters = { number = 1 }' \
+  "POST /discovery/profile/me/revisions/{number}/restore")"
+pass_toml="$restore_first" \
 fuzz "person (Bearer; unlocked profile, completed conversation)" bearer "$(field person)" \
   "${person_ops[@]}" \
   --exclude-name "POST /discovery/profile/me/affirm" || status=1
@@ -228,6 +232,7 @@ fuzz "affirmed person (personal API key, all three scopes; affirmed profile, che
 mapfile -d '' not_key_ops < <(names --exclude-name "${key_scoped[@]}")
 # Reopening would unlock the profile whose locked answers this pass is for; it runs in pass 1,
 # where it answers the unlocked profile unchanged.
+pass_toml="$restore_first" \
 fuzz "affirmed person (Bearer): what a key may not call" bearer "$(field affirmed)" \
   "${person_ops[@]}" "${not_key_ops[@]}" \
   --exclude-name "POST /discovery/profile/me/reopen" || status=1

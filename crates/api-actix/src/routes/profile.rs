@@ -112,6 +112,9 @@ fn if_match(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
     path = "/discovery/profile/me",
     tag = "profile",
     summary = "Edit any of the seven prose fields (a `manual_edit` revision).",
+    description = "A blank love, strength, mission, vocation or overlap text is refused (422 \
+                   naming the field) and changes nothing; a goal set to null or to blank text \
+                   means \"I have no such goal\".",
     request_body = ProfileEditRequest,
     params(IfMatchHeader),
     responses(
@@ -190,6 +193,7 @@ pub(crate) async fn reopen(
         (status = 200, description = "The restored profile.", body = ProfileView),
         (status = 404, description = "No profile, or no revision of that number.", body = ErrorBody),
         (status = 409, description = "`profile_locked`, or `conflict` when `If-Match` is stale.", body = ErrorBody),
+        (status = 422, description = "`If-Match` is not a version.", body = ErrorBody),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]

@@ -691,6 +691,13 @@ async fn every_operation_answers_as_the_document_says() {
     )
     .await;
     c.expect(
+        restore,
+        422,
+        bearer(Method::POST, "/discovery/profile/me/revisions/1/restore")
+            .header("If-Match", "yesterday"),
+    )
+    .await;
+    c.expect(
         "POST /discovery/profile/me/affirm",
         200,
         bearer(Method::POST, "/discovery/profile/me/affirm"),

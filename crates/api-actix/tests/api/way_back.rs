@@ -222,25 +222,21 @@ async fn restoring_a_revision_brings_back_its_fields_and_sources_as_a_manual_edi
     );
 
     // Back to the edit, guarded by If-Match like an edit.
-    let stale = send(
-        app.with_bearer(
-            jwt,
-            Method::POST,
-            "/discovery/profile/me/revisions/2/restore",
+    let to_revision_two = |if_match: &str| {
+        let path = "/discovery/profile/me/revisions/2/restore";
+        send(
+            app.with_bearer(jwt, Method::POST, path)
+                .header("If-Match", if_match),
         )
-        .header("If-Match", "\"2\""),
-    )
-    .await;
-    assert_error(stale, 409, "conflict").await;
-    let current = send(
-        app.with_bearer(
-            jwt,
-            Method::POST,
-            "/discovery/profile/me/revisions/2/restore",
-        )
-        .header("If-Match", "\"3\""),
-    )
-    .await;
+    };
+    assert_error(to_revision_two("\"2\"").await, 409, "conflict").await;
+    assert_invalid(to_revision_two("yesterday").await, "If-Match").await;
+    assert_eq!(
+        my_profile(&app, jwt).await,
+        restored,
+        "refusals change nothing"
+    );
+    let current = to_revision_two("\"3\"").await;
     let back = json_body(current, 200).await;
     assert_eq!(back["love_summary"], "Soup.");
     assert_eq!(back["version"], 4);
