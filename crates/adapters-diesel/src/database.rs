@@ -18,6 +18,7 @@ use crate::connection::{
 use crate::error::{DbError, StoreResult};
 use crate::group_commit::{self, GroupCommit, Waiting, run_group};
 use crate::migrations;
+use crate::person_turns::{PersonTurns, Turn};
 use crate::reachability::Reachability;
 use crate::read_group::{self, ReadGroup};
 use crate::sqlite_writer::{SqliteWriter, pool_error};
@@ -55,6 +56,8 @@ pub struct Database {
     /// Rung when this process queues a re-classification, so its worker starts at once
     /// instead of at its next look.
     reclassification_queued: Arc<tokio::sync::Notify>,
+    /// A person's rule changes queue here, one at a time, before they take a connection.
+    person_turns: Arc<PersonTurns>,
     /// SQLite's WAL checkpoints, off every writer's path; stops with the last clone.
     _checkpointer: Option<Arc<Checkpointer>>,
 }
@@ -141,6 +144,7 @@ impl Database {
                 )),
                 wait: config.wait_timeout,
                 reclassification_queued: Arc::default(),
+                person_turns: Arc::default(),
                 _checkpointer: checkpointer,
                 group_commit: Arc::new(GroupCommit::new(match backend {
                     Backend::Sqlite => 1,
@@ -279,6 +283,19 @@ impl Database {
         let turn = (self.backend == Backend::Sqlite).then(|| Arc::clone(&self.sqlite_writer));
         self.blocking(context, turn, move |conn| write_tx(conn, step))
             .await
+    }
+
+    /// Waits, as a parked task and at most for the wait bound, for the person's turn at changes
+    /// that the database would run one at a time anyway (see [`crate::person_turns`]).
+    pub(crate) async fn person_turn(
+        &self,
+        context: &'static str,
+        person: &str,
+    ) -> Result<Turn, RepoError> {
+        self.person_turns
+            .take(person, self.wait)
+            .await
+            .map_err(|e| e.into_repo(context))
     }
 
     /// Like [`Database::run`] for one statement that writes: alone it is autocommitted; when

@@ -20,6 +20,7 @@ mod group_commit;
 mod leader_queue;
 pub mod migrations;
 mod models;
+mod person_turns;
 mod reachability;
 mod read_group;
 mod repos;

@@ -65,7 +65,7 @@ impl RuleRepository for DieselRuleRepository {
         now: OffsetDateTime,
     ) -> Result<Rule, RuleChangeError> {
         let (user, rule) = (user.to_string(), rule.clone());
-        self.change("adding a mapping rule", move |conn| {
+        self.change("adding a mapping rule", user.clone(), move |conn| {
             lock_for_rule_change(conn, &user)?;
             let count = count_rules(conn, &user)?;
             if count >= MAX_RULES_PER_USER as u32 {
@@ -92,7 +92,7 @@ impl RuleRepository for DieselRuleRepository {
         _now: OffsetDateTime,
     ) -> Result<Rule, RuleChangeError> {
         let (user, id, rule) = (user.to_string(), id.to_string(), rule.clone());
-        self.change("replacing a mapping rule", move |conn| {
+        self.change("replacing a mapping rule", user.clone(), move |conn| {
             lock_for_rule_change(conn, &user)?;
             let Some((old, before)) = placed(conn, &user, &id)? else {
                 return Ok(Err(Refused::NotFound));
@@ -129,7 +129,7 @@ impl RuleRepository for DieselRuleRepository {
         _now: OffsetDateTime,
     ) -> Result<(), RuleChangeError> {
         let (user, id) = (user.to_string(), id.to_string());
-        self.change("deleting a mapping rule", move |conn| {
+        self.change("deleting a mapping rule", user.clone(), move |conn| {
             lock_for_rule_change(conn, &user)?;
             let Some((old, before)) = placed(conn, &user, &id)? else {
                 return Ok(Err(Refused::NotFound));
@@ -197,12 +197,19 @@ impl RuleRepository for DieselRuleRepository {
 }
 
 impl DieselRuleRepository {
-    /// Runs one change in a write transaction and sorts its answer.
-    async fn change<T, F>(&self, context: &'static str, step: F) -> Result<T, RuleChangeError>
+    /// Runs one change in a write transaction, in the person's turn, and sorts its answer.
+    async fn change<T, F>(
+        &self,
+        context: &'static str,
+        user: String,
+        step: F,
+    ) -> Result<T, RuleChangeError>
     where
         F: FnOnce(&mut DbConnection) -> Step<T> + Send + 'static,
         T: Send + 'static,
     {
+        // One change of the person's at a time holds a connection; the others wait parked.
+        let _turn = self.db.person_turn(context, &user).await?;
         let changed = self.db.write(context, step).await??;
         // Committed, with its job: the worker may start now.
         self.db.reclassification_queued().notify_one();

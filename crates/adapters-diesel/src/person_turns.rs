@@ -1,0 +1,84 @@
+//! One person's changes of one kind, one at a time, queued in this process before they take a
+//! connection.
+//!
+//! **Why.** A person's rule changes already run one at a time in the database (each takes a lock
+//! on the person's row on PostgreSQL, the single writer on SQLite). But each waits for that lock
+//! while holding a pooled connection: thirty rule changes sent at once by one person took every
+//! connection of the pool, so another person's plain read waited for a permit behind them.
+//! Queued here instead, as parked tasks, they hold one connection at a time and leave the rest
+//! of the pool to everyone else.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use tokio::sync::OwnedMutexGuard;
+
+use crate::error::{StoreError, StoreResult};
+
+/// The turns of the people who have a change in flight.
+#[derive(Debug, Default)]
+pub(crate) struct PersonTurns {
+    /// A person's entry lives as long as someone holds or awaits their turn.
+    turns: Mutex<HashMap<String, Weak<tokio::sync::Mutex<()>>>>,
+}
+
+/// A person's turn, held until dropped.
+pub(crate) type Turn = OwnedMutexGuard<()>;
+
+impl PersonTurns {
+    /// Waits at most `wait` for the person's turn, else [`StoreError::Busy`].
+    pub(crate) async fn take(&self, person: &str, wait: Duration) -> StoreResult<Turn> {
+        let turn = {
+            let mut turns = self.turns.lock();
+            turns.retain(|_, turn| turn.strong_count() > 0);
+            match turns.get(person).and_then(Weak::upgrade) {
+                Some(turn) => turn,
+                None => {
+                    let turn = Arc::new(tokio::sync::Mutex::new(()));
+                    turns.insert(person.to_owned(), Arc::downgrade(&turn));
+                    turn
+                }
+            }
+        };
+        tokio::time::timeout(wait, turn.lock_owned())
+            .await
+            .map_err(|_| StoreError::Busy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WAIT: Duration = Duration::from_millis(50);
+
+    #[tokio::test]
+    async fn one_person_waits_for_their_own_turn_and_never_for_another_persons() {
+        let turns = PersonTurns::default();
+        let ada = turns.take("ada", WAIT).await.unwrap();
+        // Bob is not held up by Ada.
+        let bob = turns.take("bob", WAIT).await.unwrap();
+        // Ada's second change waits, up to the bound, then is busy.
+        assert!(matches!(
+            turns.take("ada", WAIT).await,
+            Err(StoreError::Busy)
+        ));
+        drop(ada);
+        drop(bob);
+        assert!(turns.take("ada", WAIT).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_person_with_nothing_in_flight_leaves_no_entry_behind() {
+        let turns = PersonTurns::default();
+        drop(turns.take("ada", WAIT).await.unwrap());
+        drop(turns.take("bob", WAIT).await.unwrap());
+        assert_eq!(
+            turns.turns.lock().len(),
+            1,
+            "only the last one, until the next take"
+        );
+    }
+}
