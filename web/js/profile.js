@@ -96,7 +96,11 @@ function renderProvenance(field) {
 function refreshProvenance() {
   for (const field of FIELDS) {
     const old = document.getElementById(`provenance-${field}`);
-    if (old) old.replaceWith(renderProvenance(field));
+    if (!old) continue;
+    // Re-drawn when the history arrives: quotes the person already unfolded stay open.
+    const fresh = renderProvenance(field);
+    if (old.open && fresh.tagName === 'DETAILS') fresh.open = true;
+    old.replaceWith(fresh);
   }
 }
 
