@@ -230,12 +230,34 @@ pub fn config_with_redirect(issuer: &str, redirect_uri: &str) -> OidcConfig {
     config
 }
 
-/// A port nothing listens on (just released by the OS).
+/// A port nothing listens on now, and that no `127.0.0.1:0` bind will be handed meanwhile.
 #[must_use]
 pub fn free_port() -> u16 {
+    // Below Linux's ephemeral range (32768-60999 by default): a port the system hands out for
+    // `127.0.0.1:0`, which every other test server binds, could be taken again by one of
+    // them before this caller binds it (seen: "Address already in use" under a full suite).
+    // Taken from the clock and the process id so parallel callers start apart, and checked free.
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos())
+        ^ std::process::id().rotate_left(16);
+    let mut next = NEXT_PORT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) ^ seed;
+    for _ in 0..PORT_SPAN {
+        let port = PORT_FLOOR + u16::try_from(next % u32::from(PORT_SPAN)).unwrap_or(0);
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+        next = next.wrapping_add(7_919);
+    }
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
     listener.local_addr().expect("a bound address").port()
 }
+
+/// Where [`free_port`] looks: 20000-32767.
+const PORT_FLOOR: u16 = 20_000;
+const PORT_SPAN: u16 = 12_768;
+/// Successive calls in one process look at different ports.
+static NEXT_PORT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 /// Keeps the child's stderr, for the failure message.
 fn collect(stderr: tokio::process::ChildStderr) -> Arc<Mutex<String>> {
