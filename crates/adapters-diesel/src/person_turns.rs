@@ -71,14 +71,14 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_person_with_nothing_in_flight_leaves_no_entry_behind() {
+    async fn a_person_with_nothing_in_flight_is_forgotten_at_the_next_take() {
         let turns = PersonTurns::default();
         drop(turns.take("ada", WAIT).await.unwrap());
         drop(turns.take("bob", WAIT).await.unwrap());
         assert_eq!(
             turns.turns.lock().len(),
             1,
-            "only the last one, until the next take"
+            "ada, done, is gone; bob stays until the next take"
         );
     }
 }
