@@ -285,6 +285,15 @@ impl Database {
             .await
     }
 
+    /// The most rows a background job's next write transaction may change (see
+    /// [`SqliteWriter::background_cap`]; fixed on PostgreSQL).
+    pub(crate) fn background_write_cap(&self, postgres: usize) -> usize {
+        match self.backend {
+            Backend::Sqlite => self.sqlite_writer.background_cap(),
+            Backend::Postgres => postgres,
+        }
+    }
+
     /// Waits, as a parked task and at most for the wait bound, for the person's turn at changes
     /// that the database would run one at a time anyway (see [`crate::person_turns`]).
     pub(crate) async fn person_turn(

@@ -13,7 +13,14 @@
 //! **Why the wait is bounded.** A writer that cannot have its turn within the bound gives up
 //! with [`StoreError::Busy`] (503 `busy` with `Retry-After`) before writing anything, so no
 //! request hangs behind a long write, and the caller can try again.
+//!
+//! **Why a background job's transactions change size.** A background job (re-classification)
+//! writes in a stream of short transactions, and a request that wants the turn meanwhile waits
+//! for the one in flight. So the job's transactions grow while no writer has had to wait, and
+//! shrink as soon as one has ([`SqliteWriter::background_cap`]): large on a quiet database, a
+//! few dozen rows beside people's writes.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -27,14 +34,39 @@ pub(crate) struct SqliteWriter {
     kept: Mutex<Option<DbPooledConnection>>,
     /// Whether to keep a connection between writes (a pool of two or more).
     keep: bool,
+    /// Whether a writer has had to wait for the turn since the last
+    /// [`SqliteWriter::background_cap`].
+    contended: AtomicBool,
+    /// The rows a background transaction writes next (see [`SqliteWriter::background_cap`]).
+    cap: AtomicUsize,
 }
+
+/// The bounds of a background transaction's rows: at the least a request waits for about a
+/// millisecond of it; at the most a quiet job commits a few times per read it makes.
+const BACKGROUND_CAP: (usize, usize) = (16, 1_000);
 
 impl SqliteWriter {
     pub(crate) fn new(keep: bool) -> Self {
         Self {
             kept: Mutex::default(),
             keep,
+            contended: AtomicBool::new(false),
+            cap: AtomicUsize::new(BACKGROUND_CAP.0),
         }
+    }
+
+    /// How many rows the next background transaction may write: a quarter of the last cap
+    /// when a writer has waited for the turn since (at least the lower bound), else twice it (at
+    /// most the upper bound).
+    pub(crate) fn background_cap(&self) -> usize {
+        let cap = self.cap.load(Ordering::Relaxed);
+        let next = if self.contended.swap(false, Ordering::Relaxed) {
+            (cap / 4).max(BACKGROUND_CAP.0)
+        } else {
+            (cap * 2).min(BACKGROUND_CAP.1)
+        };
+        self.cap.store(next, Ordering::Relaxed);
+        next
     }
 
     /// Runs `write` in the writer's turn on the kept connection (or one from `checkout`); it
@@ -49,7 +81,14 @@ impl SqliteWriter {
     ) -> StoreResult<T> {
         // The mutex guards only a connection, which a panic (below) never puts back; it does
         // not poison.
-        let mut kept = self.kept.try_lock_for(wait).ok_or(StoreError::Busy)?;
+        let mut kept = match self.kept.try_lock() {
+            Some(kept) => kept,
+            None => {
+                // Seen by the next background cap.
+                self.contended.store(true, Ordering::Relaxed);
+                self.kept.try_lock_for(wait).ok_or(StoreError::Busy)?
+            }
+        };
         let mut conn = match kept.take() {
             Some(conn) => conn,
             None => checkout()?,
@@ -65,4 +104,102 @@ impl SqliteWriter {
 /// A failed checkout as the store's error.
 pub(crate) fn pool_error(e: diesel::r2d2::PoolError) -> StoreError {
     StoreError::Pool(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::mpsc;
+    use std::thread;
+
+    use super::*;
+    use crate::Database;
+    use crate::testing::TestDb;
+
+    const WAIT: Duration = Duration::from_secs(5);
+
+    #[test]
+    fn a_background_transaction_doubles_while_no_writer_waits_and_quarters_when_one_has() {
+        let writer = SqliteWriter::new(false);
+        let caps: Vec<usize> = (0..8).map(|_| writer.background_cap()).collect();
+        assert_eq!(caps, [32, 64, 128, 256, 512, 1_000, 1_000, 1_000]);
+        writer.contended.store(true, Ordering::Relaxed);
+        assert_eq!(writer.background_cap(), 250);
+        writer.contended.store(true, Ordering::Relaxed);
+        assert_eq!(writer.background_cap(), 62);
+        writer.contended.store(true, Ordering::Relaxed);
+        assert_eq!(writer.background_cap(), BACKGROUND_CAP.0);
+        writer.contended.store(true, Ordering::Relaxed);
+        assert_eq!(writer.background_cap(), BACKGROUND_CAP.0);
+    }
+
+    #[test]
+    fn a_writer_that_waited_for_the_turn_shrinks_the_next_background_transaction() {
+        let test_db = TestDb::sqlite();
+        let db = test_db.db();
+        let writer = Arc::new(SqliteWriter::new(true));
+        for _ in 0..5 {
+            writer.background_cap();
+        }
+        assert_eq!(
+            writer.background_cap(),
+            BACKGROUND_CAP.1,
+            "a quiet job grows to the most"
+        );
+
+        // A write that takes the turn at once leaves the job's size alone...
+        write(&writer, &db, || ());
+        assert_eq!(writer.background_cap(), BACKGROUND_CAP.1);
+
+        // ... one that has to wait for the job's write in flight cuts it.
+        let (holding, held) = mpsc::channel();
+        let (release, released) = mpsc::channel::<()>();
+        let job = {
+            let (writer, db) = (Arc::clone(&writer), db.clone());
+            thread::spawn(move || {
+                write(&writer, &db, || {
+                    holding.send(()).expect("the test listens");
+                    released.recv().expect("the test releases the turn");
+                });
+            })
+        };
+        held.recv().expect("the job holds the turn");
+        let request = {
+            let (writer, db) = (Arc::clone(&writer), db.clone());
+            thread::spawn(move || write(&writer, &db, || ()))
+        };
+        while !writer.contended.load(Ordering::Relaxed) {
+            thread::sleep(Duration::from_millis(1));
+        }
+        release.send(()).expect("the job listens");
+        job.join().expect("the job ends");
+        request.join().expect("the request ends");
+        assert_eq!(writer.background_cap(), BACKGROUND_CAP.1 / 4);
+    }
+
+    /// Runs `body` in the writer's turn, on a connection of `db`.
+    fn write(writer: &SqliteWriter, db: &Database, body: impl FnOnce()) {
+        writer
+            .run(
+                WAIT,
+                || Ok(db.connection().expect("a connection")),
+                |_| body(),
+                |()| true,
+            )
+            .expect("the write has its turn");
+    }
+
+    #[test]
+    fn a_writer_that_cannot_have_the_turn_within_the_bound_is_busy() {
+        let writer = SqliteWriter::new(false);
+        let _held = writer.kept.lock();
+        let answer = writer.run(
+            Duration::from_millis(20),
+            || unreachable!("no turn, so no connection"),
+            |_| (),
+            |()| true,
+        );
+        assert!(matches!(answer, Err(StoreError::Busy)), "{answer:?}");
+        assert!(writer.contended.load(Ordering::Relaxed));
+    }
 }

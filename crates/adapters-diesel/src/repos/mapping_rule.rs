@@ -177,7 +177,12 @@ impl RuleRepository for DieselRuleRepository {
             return Ok(ReclassifyStep::Finished);
         };
         let mut decided = 0;
-        for stretch in read.into_stretches(reclassification::write_cap(self.db.backend())) {
+        let mut stretches = read.into_stretches();
+        let cap = || {
+            self.db
+                .background_write_cap(reclassification::POSTGRES_WRITE_CAP)
+        };
+        while let Some(stretch) = stretches.next(cap()) {
             let covered = stretch.covered();
             let user = user.clone();
             let wrote = self

@@ -4,12 +4,14 @@
 //! **A step** reads the next [`READ_CHUNK`] of the person's candidates (unmapped or rule-mapped,
 //! in the job's scope, by external id after `resume_after`) in a read transaction, which on
 //! SQLite does not take the writer, and decides each once with the compiled rules. Only then
-//! does it write, in short write transactions of at most [`write_cap`] rows each (stretches):
-//! under the same lock a rule change takes, each checks that the job is where the read left it
-//! (no rule changed: `generation`; no other worker took it: `resume_after`), so the read's rules
-//! still hold; reads again just the rows it would change (an upsert may have rewritten one),
-//! decides them again, writes them, and moves `resume_after`. So a job never holds SQLite's
-//! single writer, or PostgreSQL's row locks, for more than a few hundred rows.
+//! does it write, in short write transactions (stretches): under the same lock a rule change
+//! takes, each checks that the job is where the read left it (no rule changed: `generation`;
+//! no other worker took it: `resume_after`), so the read's rules still hold; reads again just
+//! the rows it would change (an upsert may have rewritten one), decides them again, writes
+//! them, and moves `resume_after`. A stretch writes at most [`POSTGRES_WRITE_CAP`] rows on
+//! PostgreSQL, where it holds only those rows; on SQLite, whose single writer everyone waits
+//! for, as many as the writer allows at that moment: many while no one else writes, a few
+//! dozen while people do (`SqliteWriter::background_cap`).
 //!
 //! **Why the end state is one atomic pass's.** Every rule change bumps `generation` and sends
 //! the job back to the first candidate with the union of the scopes, so the last sweep runs
@@ -30,7 +32,7 @@ use domain::integration::{
 use time::OffsetDateTime;
 
 use super::rule_application::{load_rules, lock_for_rule_change};
-use crate::connection::{Backend, DbConnection};
+use crate::connection::DbConnection;
 use crate::convert::{invalid, parse, to_db};
 use crate::error::StoreResult;
 use crate::expressions::InScope;
@@ -40,14 +42,10 @@ use crate::schema::{reclassification, task_mapping};
 /// Candidates a step reads and decides.
 pub(crate) const READ_CHUNK: i64 = 2_000;
 
-/// The most rows one write transaction of a step changes: few on SQLite, whose single writer
-/// everyone else waits for meanwhile; more on PostgreSQL, where it holds only those rows.
-pub(crate) const fn write_cap(backend: Backend) -> usize {
-    match backend {
-        Backend::Sqlite => 100,
-        Backend::Postgres => 1_000,
-    }
-}
+/// The most rows one write transaction of a step changes on PostgreSQL, where it holds only
+/// those rows. On SQLite, whose single writer everyone else waits for meanwhile, the writer
+/// sets it from moment to moment (`SqliteWriter::background_cap`).
+pub(crate) const POSTGRES_WRITE_CAP: usize = 1_000;
 
 /// A queued job as stored.
 #[derive(Debug, Clone)]
@@ -341,56 +339,79 @@ impl Stretch {
 }
 
 impl Read {
-    /// Cuts the read into stretches of at most `cap` rows to write each, every one its own
-    /// short write transaction (in order: each follows on from where the one before left).
-    pub(crate) fn into_stretches(self, cap: usize) -> Vec<Stretch> {
+    /// The read as stretches, each its own short write transaction, cut one at a time (in
+    /// order: each follows on from where the one before left).
+    pub(crate) fn into_stretches(self) -> Stretches {
+        Stretches {
+            total: self.counted.or(self.job.total),
+            generation: self.job.generation,
+            after: self.job.resume_after,
+            done: self.job.done,
+            exhausted: self.exhausted,
+            empty: self.decided.is_empty(),
+            decided: self.decided.into_iter().peekable(),
+            rules: self.rules,
+        }
+    }
+}
+
+/// The stretches of a read not yet cut.
+pub(crate) struct Stretches {
+    total: Option<i64>,
+    generation: i64,
+    after: Option<String>,
+    done: i64,
+    exhausted: bool,
+    /// The read found no candidate: one stretch, which only ends the job.
+    empty: bool,
+    decided: std::iter::Peekable<std::vec::IntoIter<Decided>>,
+    rules: Arc<RuleSet>,
+}
+
+impl Stretches {
+    /// The next stretch, with at most `cap` rows to write; `None` when the read is used up.
+    pub(crate) fn next(&mut self, cap: usize) -> Option<Stretch> {
         let cap = cap.max(1);
-        let total = self.counted.or(self.job.total);
-        let mut stretches: Vec<Stretch> = Vec::new();
-        let mut after = self.job.resume_after.clone();
-        let mut done = self.job.done;
+        if std::mem::take(&mut self.empty) {
+            return Some(self.stretch(0, Vec::new(), None, true));
+        }
         let mut to_write = Vec::new();
         let mut covered = 0;
-        let count = self.decided.len();
-        for (at, decided) in self.decided.into_iter().enumerate() {
+        while let Some(decided) = self.decided.next() {
             covered += 1;
             if decided.needs_write() {
                 to_write.push(decided.external_task_id.clone());
             }
-            let last_one = at + 1 == count;
+            let last_one = self.decided.peek().is_none();
             if to_write.len() == cap || last_one {
                 let last = Some(decided.external_task_id);
-                stretches.push(Stretch {
-                    generation: self.job.generation,
-                    after: after.clone(),
-                    covered,
-                    to_write: std::mem::take(&mut to_write),
-                    last: last.clone(),
-                    ends_job: last_one && self.exhausted,
-                    done_before: done,
-                    total,
-                    rules: Arc::clone(&self.rules),
-                });
-                after = last;
-                done += covered;
-                covered = 0;
+                let stretch = self.stretch(covered, to_write, last, last_one && self.exhausted);
+                self.after.clone_from(&stretch.last);
+                self.done += covered;
+                return Some(stretch);
             }
         }
-        if count == 0 {
-            // Nothing left in scope: the job only has to end.
-            stretches.push(Stretch {
-                generation: self.job.generation,
-                after,
-                covered: 0,
-                to_write: Vec::new(),
-                last: None,
-                ends_job: true,
-                done_before: done,
-                total,
-                rules: self.rules,
-            });
+        None
+    }
+
+    fn stretch(
+        &self,
+        covered: i64,
+        to_write: Vec<String>,
+        last: Option<String>,
+        ends_job: bool,
+    ) -> Stretch {
+        Stretch {
+            generation: self.generation,
+            after: self.after.clone(),
+            covered,
+            to_write,
+            last,
+            ends_job,
+            done_before: self.done,
+            total: self.total,
+            rules: Arc::clone(&self.rules),
         }
-        stretches
     }
 }
 
