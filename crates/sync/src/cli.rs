@@ -123,6 +123,10 @@ pub struct Upload {
     /// Stop at the first malformed row (exit 1, nothing sent) instead of skipping it.
     #[arg(long)]
     pub strict: bool,
+    /// Do not delete, after the upload, this source's entries in the file's range that the
+    /// file no longer has (deleted or moved in the tracker).
+    #[arg(long)]
+    pub no_sweep: bool,
 }
 
 /// `+02:00`, `-05:00`, `+0530`, `+2`, `Z` or `UTC`.

@@ -87,6 +87,6 @@ fn import(
     file: &std::path::Path,
     upload: &Upload,
 ) -> (&'static str, Value, Result<(), Failure>) {
-    let (report, result) = import::run(format, file, &upload.url, upload.dry_run);
+    let (report, result) = import::run(format, file, &upload.url, upload.dry_run, !upload.no_sweep);
     (format.command(), report.json(), result)
 }

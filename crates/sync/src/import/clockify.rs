@@ -21,6 +21,9 @@ use std::io::Read;
 
 use super::{CsvFormat, CsvOptions, ImportError, Parsed, parse_csv};
 
+/// The prefix of every id this importer makes.
+pub const ID_PREFIX: &str = "clockify:";
+
 /// The column names Clockify uses.
 pub(crate) const FORMAT: CsvFormat = CsvFormat {
     source: "clockify",

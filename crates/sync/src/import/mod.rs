@@ -98,6 +98,8 @@ pub struct Warning {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Parsed {
     pub entries: Vec<ImportedEntry>,
+    /// The first and last local start dates of the entries read: the days the report covers.
+    pub local_days: Option<(Date, Date)>,
     pub skipped: Vec<SkippedRow>,
     pub warnings: Vec<Warning>,
 }
@@ -290,6 +292,11 @@ pub(crate) fn parse_csv<R: Read>(
         };
         match read_row(&record, &columns, options, line, &mut parsed.warnings) {
             Ok((who, local, mut entry)) => {
+                let day = local.date();
+                parsed.local_days = Some(match parsed.local_days {
+                    None => (day, day),
+                    Some((first, last)) => (first.min(day), last.max(day)),
+                });
                 let id = stable_id(format.source, &who, local);
                 let n = seen.entry(id.clone()).or_insert(0);
                 *n += 1;

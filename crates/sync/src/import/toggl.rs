@@ -18,6 +18,9 @@ use std::io::Read;
 
 use super::{CsvFormat, CsvOptions, ImportError, Parsed, parse_csv};
 
+/// The prefix of every id this importer makes.
+pub const ID_PREFIX: &str = "toggl:";
+
 /// The column names Toggl uses.
 pub(crate) const FORMAT: CsvFormat = CsvFormat {
     source: "toggl",

@@ -1,6 +1,9 @@
 //! `discovery-sync toggl | clockify | activitywatch`: one tracker's export file to the service,
 //! every entry without a foundation and with its tags, so the server's rules decide. What was
-//! skipped or changed is told on stderr, one line each with its place in the file.
+//! skipped or changed is told on stderr, one line each with its place in the file. After a
+//! successful upload, the file's range is swept of the source's entries the run did not send
+//! ([`crate::sweep`]), unless `--no-sweep`, a dry run, or a skipped row (the file is then not
+//! the tracker's whole truth) says not to.
 
 use std::path::Path;
 
@@ -8,10 +11,11 @@ use serde_json::{Value, json};
 
 use super::{client_for, deliver};
 use crate::Failure;
-use crate::client::Totals;
+use crate::client::{Client, Totals};
 use crate::import::activitywatch::{self, ExportOptions};
 use crate::import::{CsvOptions, ImportError, ImportedEntry, clockify, toggl};
 use crate::items::items_of;
+use crate::sweep::{self, Range};
 
 /// Which export, and how to read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +35,16 @@ impl Format {
             Self::ActivityWatch(_) => "activitywatch",
         }
     }
+
+    /// The prefix of every id this format's importer makes: what its sweep takes.
+    #[must_use]
+    pub fn id_prefix(&self) -> &'static str {
+        match self {
+            Self::Toggl(_) => toggl::ID_PREFIX,
+            Self::Clockify(_) => clockify::ID_PREFIX,
+            Self::ActivityWatch(_) => activitywatch::ID_PREFIX,
+        }
+    }
 }
 
 /// The counts of a run, for the summary line.
@@ -46,6 +60,8 @@ pub struct Report {
     pub split: usize,
     pub totals: Totals,
     pub dry_run: bool,
+    /// Entries the sweep deleted; `None` when no sweep ran.
+    pub swept: Option<u64>,
 }
 
 impl Report {
@@ -62,6 +78,7 @@ impl Report {
             "batches": self.totals.batches,
             "created": self.totals.created,
             "updated": self.totals.updated,
+            "swept": self.swept,
         })
     }
 }
@@ -73,6 +90,8 @@ struct Read {
     /// `(where, why)`: `line 6` or `aw-watcher-window_laptop events[3]`.
     skipped: Vec<(String, String)>,
     warnings: Vec<(String, String)>,
+    /// The time the file covers, for the sweep; `None` when it has no entries.
+    range: Option<Range>,
 }
 
 /// Reads `file` as `format`, reports what it skipped on stderr and prints or sends the rest:
@@ -80,16 +99,29 @@ struct Read {
 /// [`Failure::Usage`] for a missing API key (checked before the file is read);
 /// [`Failure::Failed`] for a file that cannot be read or is not of the format, for the first
 /// malformed row in strict mode (nothing is sent), or for the service.
-pub fn run(format: Format, file: &Path, url: &str, dry_run: bool) -> (Report, Result<(), Failure>) {
+pub fn run(
+    format: Format,
+    file: &Path,
+    url: &str,
+    dry_run: bool,
+    sweep: bool,
+) -> (Report, Result<(), Failure>) {
     let mut report = Report {
         dry_run,
         ..Report::default()
     };
-    let result = run_into(&mut report, format, file, url);
+    let result = run_into(&mut report, format, file, url, sweep);
     (report, result)
 }
 
-fn run_into(report: &mut Report, format: Format, file: &Path, url: &str) -> Result<(), Failure> {
+fn run_into(
+    report: &mut Report,
+    format: Format,
+    file: &Path,
+    url: &str,
+    sweep: bool,
+) -> Result<(), Failure> {
+    let started = std::time::Instant::now();
     let client = client_for(url, report.dry_run)?;
     let bytes = std::fs::read(file)
         .map_err(|e| Failure::Failed(format!("cannot read {}: {e}", file.display())))?;
@@ -114,18 +146,83 @@ fn run_into(report: &mut Report, format: Format, file: &Path, url: &str) -> Resu
     report.warnings = read.warnings.len();
     report.entries = items.len();
     report.split = split;
+    let sweeping = match (&client, read.range) {
+        (Some(client), Some(range)) if sweep => {
+            if read.skipped.is_empty() {
+                Some((client, range, not_sent_since(client, started)?))
+            } else {
+                eprintln!(
+                    "not swept: {} rows were skipped, so the file may not hold everything the \
+                     tracker has in its range (fix them, or import with --strict)",
+                    read.skipped.len()
+                );
+                None
+            }
+        }
+        _ => None,
+    };
     let (totals, result) = deliver(&items, client.as_ref());
     report.totals = totals;
-    result
+    result?;
+    if let Some((client, range, since)) = sweeping {
+        report.swept = Some(sweep_range(client, format, range, since)?);
+    }
+    Ok(())
+}
+
+/// How long the service's `Date` can lag its clock: whole seconds, from a value the server
+/// refreshes twice a second.
+const DATE_LAG: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The sweep's `not_sent_since`: the service's clock read before the first batch, so that
+/// everything this run sends is stamped after it, and at least [`DATE_LAG`] after the run
+/// began, so that everything sent before the run (a previous import a moment ago) is stamped
+/// before it. The wait overlaps the reading of the file.
+fn not_sent_since(
+    client: &Client,
+    started: std::time::Instant,
+) -> Result<time::OffsetDateTime, Failure> {
+    std::thread::sleep(DATE_LAG.saturating_sub(started.elapsed()));
+    client.server_time()
+}
+
+/// Sweeps `range` of `format`'s entries sent before `since`, telling it on stderr.
+fn sweep_range(
+    client: &Client,
+    format: Format,
+    range: Range,
+    since: time::OffsetDateTime,
+) -> Result<u64, Failure> {
+    let prefix = format.id_prefix();
+    let swept = sweep::sweep(client, prefix, range, since).map_err(|e| {
+        Failure::Failed(format!(
+            "the entries were sent, but the sweep of what the tracker no longer has failed \
+             (run the import again): {e}"
+        ))
+    })?;
+    if swept > 0 {
+        eprintln!(
+            "swept {swept} {prefix}* entries the file no longer has ({} to {})",
+            format_time(range.from),
+            format_time(range.to)
+        );
+    }
+    Ok(swept)
+}
+
+fn format_time(at: time::OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
 }
 
 fn read(format: Format, bytes: &[u8]) -> Result<Read, ImportError> {
-    let csv = match format {
-        Format::Toggl(options) => toggl::parse(bytes, options)?,
-        Format::Clockify(options) => clockify::parse(bytes, options)?,
+    let (csv, options) = match format {
+        Format::Toggl(options) => (toggl::parse(bytes, options)?, options),
+        Format::Clockify(options) => (clockify::parse(bytes, options)?, options),
         Format::ActivityWatch(options) => {
             let parsed = activitywatch::parse(bytes, options)?;
             return Ok(Read {
+                range: hours_range(&parsed.entries),
                 rows: parsed.events,
                 skipped: parsed
                     .skipped
@@ -142,6 +239,9 @@ fn read(format: Format, bytes: &[u8]) -> Result<Read, ImportError> {
         }
     };
     Ok(Read {
+        range: csv
+            .local_days
+            .map(|(first, last)| days_range(first, last, options)),
         rows: csv.entries.len() + csv.skipped.len(),
         skipped: csv
             .skipped
@@ -154,5 +254,26 @@ fn read(format: Format, bytes: &[u8]) -> Result<Read, ImportError> {
             .map(|w| (format!("line {}", w.line), w.message))
             .collect(),
         entries: csv.entries,
+    })
+}
+
+/// Whole local days `first..=last` of a CSV report, in UTC.
+fn days_range(first: time::Date, last: time::Date, options: CsvOptions) -> Range {
+    let midnight = |day: time::Date| day.midnight().assume_offset(options.offset);
+    // Only the last day the calendar has lacks a next one: the range then ends at its start.
+    let after = last.next_day().map_or_else(|| midnight(last), midnight);
+    Range {
+        from: midnight(first).to_offset(time::UtcOffset::UTC),
+        to: after.to_offset(time::UtcOffset::UTC),
+    }
+}
+
+/// The UTC hours of an ActivityWatch export's entries, first to last.
+fn hours_range(entries: &[ImportedEntry]) -> Option<Range> {
+    let first = entries.iter().map(|e| e.occurred_at).min()?;
+    let last = entries.iter().map(|e| e.occurred_at).max()?;
+    Some(Range {
+        from: first,
+        to: last + time::Duration::HOUR,
     })
 }

@@ -18,4 +18,5 @@ mod failures;
 mod importers;
 mod input;
 mod server_rules;
+mod sweeps;
 mod timewarrior;

@@ -8,6 +8,7 @@ mod import;
 mod items;
 mod offsets;
 mod server_rules;
+mod sweep;
 mod tags;
 
 use discovery_sync::client::{MAX_BATCH, batch_bodies};
