@@ -78,9 +78,13 @@ pub struct CsvImport {
     /// profile, e.g. `+01:00`, `-05:00`, `+05:30` or `Z` (the file does not say it).
     #[arg(long, value_name = "±HH:MM", allow_hyphen_values = true, value_parser = parse_offset)]
     pub utc_offset: UtcOffset,
-    /// Read `03/04/2026` as 3 April (day first) instead of 4 March (month first, the US form).
-    #[arg(long)]
+    /// Read `03/04/2026` as 3 April (day first). Without it or --month-first, the order is
+    /// taken from the file's dates with a day above 12, and a file that has none is refused.
+    #[arg(long, conflicts_with = "month_first")]
     pub day_first: bool,
+    /// Read `03/04/2026` as 4 March (month first, the US form).
+    #[arg(long)]
+    pub month_first: bool,
     #[command(flatten)]
     pub upload: Upload,
 }
@@ -92,10 +96,10 @@ impl CsvImport {
         CsvOptions {
             offset: self.utc_offset,
             strict: self.upload.strict,
-            slash_dates: if self.day_first {
-                SlashDates::DayFirst
-            } else {
-                SlashDates::MonthFirst
+            slash_dates: match (self.day_first, self.month_first) {
+                (true, _) => SlashDates::DayFirst,
+                (_, true) => SlashDates::MonthFirst,
+                _ => SlashDates::Detect,
             },
         }
     }

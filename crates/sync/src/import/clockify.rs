@@ -8,7 +8,7 @@
 //! (`Group` and the rate columns depend on the plan and workspace settings). Columns are found
 //! by name; `Start Date`, `Start Time` and `Duration (h)` are required. Clockify writes dates
 //! and times in the person's chosen formats: dates `MM/DD/YYYY` by default (or `DD/MM/YYYY`,
-//! `YYYY-MM-DD`, `DD.MM.YYYY`: set [`CsvOptions::slash_dates`] for day-first slashes), times
+//! `YYYY-MM-DD`, `DD.MM.YYYY`: [`CsvOptions::slash_dates`] says how to read slashes, or to take the order from the file), times
 //! `hh:mm:ss AM|PM` in the 12-hour format or `HH:MM:SS` in the 24-hour one. `Duration (h)` is
 //! `HH:MM:SS`; `Duration (decimal)` (hours as a decimal, rounded to 0.01) is not used. Tags are
 //! separated by commas in one cell.

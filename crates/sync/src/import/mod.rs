@@ -49,6 +49,7 @@
 
 pub mod activitywatch;
 pub mod clockify;
+mod date_order;
 pub mod toggl;
 
 use std::collections::HashMap;
@@ -121,12 +122,15 @@ pub enum ImportError {
     },
     /// The input could not be read at all.
     Read(String),
+    /// The file's slash dates could be read day first or month first, and no flag said which
+    /// (see `date_order`): nothing was read.
+    DateOrder(String),
 }
 
 impl fmt::Display for ImportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Header(m) | Self::Read(m) => f.write_str(m),
+            Self::Header(m) | Self::Read(m) | Self::DateOrder(m) => f.write_str(m),
             Self::Row { line, reason } => write!(f, "line {line}: {reason}"),
             Self::Event {
                 bucket,
@@ -153,6 +157,9 @@ pub fn event_locator(bucket: &str, index: Option<usize>) -> String {
 /// person's chosen format, and the text alone cannot tell April 3rd from March 4th.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SlashDates {
+    /// From the file: the order that its dates with a day above 12 show (see `date_order`);
+    /// a file that cannot tell is refused.
+    Detect,
     /// `MM/DD/YYYY`, the US format (Clockify's default).
     #[default]
     MonthFirst,
@@ -252,12 +259,29 @@ impl Columns {
     }
 }
 
-/// Reads a detailed-report CSV of `format`.
+/// Reads a detailed-report CSV of `format`. With [`SlashDates::Detect`], the date order is
+/// taken from the file first (it is then read whole into memory).
 pub(crate) fn parse_csv<R: Read>(
+    mut input: R,
+    format: &CsvFormat,
+    mut options: CsvOptions,
+) -> Result<Parsed, ImportError> {
+    if options.slash_dates == SlashDates::Detect {
+        let mut bytes = Vec::new();
+        input
+            .read_to_end(&mut bytes)
+            .map_err(|e| ImportError::Read(format!("cannot read the CSV: {e}")))?;
+        options.slash_dates = date_order::detect(&bytes, format)?;
+        return parse_rows(bytes.as_slice(), format, options);
+    }
+    parse_rows(input, format, options)
+}
+
+/// A reader of `input` past its header, and the columns of `format` found in that header.
+fn open_csv<R: Read>(
     input: R,
     format: &CsvFormat,
-    options: CsvOptions,
-) -> Result<Parsed, ImportError> {
+) -> Result<(csv::Reader<R>, Columns), ImportError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         // A short or long row is reported as that row's problem, not as a reader error.
@@ -271,6 +295,15 @@ pub(crate) fn parse_csv<R: Read>(
         return Err(ImportError::Header("the file is empty".to_owned()));
     }
     let columns = Columns::find(&headers, format)?;
+    Ok((reader, columns))
+}
+
+fn parse_rows<R: Read>(
+    input: R,
+    format: &CsvFormat,
+    options: CsvOptions,
+) -> Result<Parsed, ImportError> {
+    let (mut reader, columns) = open_csv(input, format)?;
     let mut parsed = Parsed::default();
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut record = csv::StringRecord::new();
@@ -425,7 +458,8 @@ fn parse_date(text: &str, slash: SlashDates) -> Result<Date, String> {
         (number(c)?, number(b)?, number(a)?)
     } else if text.contains('/') && c.len() == 4 {
         match slash {
-            SlashDates::MonthFirst => (number(c)?, number(a)?, number(b)?),
+            // `Detect` is resolved before any row is read.
+            SlashDates::MonthFirst | SlashDates::Detect => (number(c)?, number(a)?, number(b)?),
             SlashDates::DayFirst => (number(c)?, number(b)?, number(a)?),
         }
     } else {

@@ -132,6 +132,9 @@ fn run_into(
                 format!("{e} (--strict: nothing was sent)")
             }
             ImportError::Header(m) | ImportError::Read(m) => format!("{}: {m}", file.display()),
+            ImportError::DateOrder(m) => {
+                return Failure::Usage(format!("{}: {m} (nothing was sent)", file.display()));
+            }
         })
     })?;
     for (at, why) in &read.skipped {

@@ -14,6 +14,7 @@
 mod expected;
 mod harness;
 
+mod date_order;
 mod failures;
 mod importers;
 mod input;

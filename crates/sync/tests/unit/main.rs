@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod activitywatch;
+mod date_order;
 mod import;
 mod items;
 mod offsets;
