@@ -6,6 +6,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand};
 use time::UtcOffset;
 
 use crate::import::{CsvOptions, SlashDates};
+use crate::zone::Zone;
 
 /// The service's address when neither `--url` nor DISCOVERY_URL says otherwise.
 pub const DEFAULT_URL: &str = "http://127.0.0.1:8011";
@@ -74,10 +75,15 @@ pub struct CsvImport {
     /// The exported CSV file.
     #[arg(long, value_name = "FILE")]
     pub csv: PathBuf,
-    /// The UTC offset of the times in the file: the time zone of the exporting person's
-    /// profile, e.g. `+01:00`, `-05:00`, `+05:30` or `Z` (the file does not say it).
+    /// The time zone of the times in the file, by IANA name (`Europe/Berlin`): the exporting
+    /// person's profile zone, its rules applied on each date (daylight-saving time included).
+    /// Default: this machine's zone. The file does not say it.
+    #[arg(long, value_name = "ZONE", value_parser = Zone::named, conflicts_with = "utc_offset")]
+    pub timezone: Option<Zone>,
+    /// Instead of --timezone, one UTC offset for every date, for a file already in a fixed
+    /// offset: `+01:00`, `-05:00`, `+05:30` or `Z`.
     #[arg(long, value_name = "±HH:MM", allow_hyphen_values = true, value_parser = parse_offset)]
-    pub utc_offset: UtcOffset,
+    pub utc_offset: Option<UtcOffset>,
     /// Read `03/04/2026` as 3 April (day first). Without it or --month-first, the order is
     /// taken from the file's dates with a day above 12, and a file that has none is refused.
     #[arg(long, conflicts_with = "month_first")]
@@ -93,8 +99,13 @@ impl CsvImport {
     /// The parser's options.
     #[must_use]
     pub fn options(&self) -> CsvOptions {
+        let zone = match (&self.timezone, self.utc_offset) {
+            (Some(zone), _) => zone.clone(),
+            (None, Some(offset)) => Zone::Fixed(offset),
+            (None, None) => Zone::system(),
+        };
         CsvOptions {
-            offset: self.utc_offset,
+            zone,
             strict: self.upload.strict,
             slash_dates: match (self.day_first, self.month_first) {
                 (true, _) => SlashDates::DayFirst,

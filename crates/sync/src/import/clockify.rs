@@ -14,7 +14,7 @@
 //! separated by commas in one cell.
 //!
 //! Times are local to the exporting person's profile time zone, without an offset: pass that
-//! zone's offset in [`CsvOptions::offset`]. Ids start with `clockify:`; see [the
+//! zone in [`CsvOptions::zone`]. Ids start with `clockify:`; see [the
 //! module](super) for how they are made.
 
 use std::io::Read;

@@ -62,6 +62,7 @@ use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 
 use crate::entries::{MAX_LABEL_CHARS, rounded_minutes};
 use crate::tags::{fit_tags_with, without_refused};
+use crate::zone::Zone;
 
 pub use crate::tags::{MAX_TAG_CHARS, MAX_TAGS};
 
@@ -168,13 +169,12 @@ pub enum SlashDates {
 }
 
 /// What the caller knows that the CSV file does not say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CsvOptions {
-    /// The offset of the local times in the file. Toggl and Clockify write start times in the
-    /// time zone of the exporting person's profile, without an offset; pass that zone's offset.
-    /// One offset for the whole file: for a file spanning a daylight-saving change, import the
-    /// two periods separately (or accept an hour's shift on one side).
-    pub offset: UtcOffset,
+    /// The zone of the local times in the file. Toggl and Clockify write start times in the
+    /// time zone of the exporting person's profile, without an offset: pass that zone (its
+    /// rules apply on each date), or a fixed offset for a file already in one.
+    pub zone: Zone,
     /// The first malformed row fails the import instead of being skipped.
     pub strict: bool,
     /// How to read `a/b/YYYY` dates. `YYYY-MM-DD` and `DD.MM.YYYY` are read as such always.
@@ -186,7 +186,7 @@ impl CsvOptions {
     #[must_use]
     pub fn new(offset: UtcOffset) -> Self {
         Self {
-            offset,
+            zone: Zone::Fixed(offset),
             strict: false,
             slash_dates: SlashDates::MonthFirst,
         }
@@ -323,7 +323,7 @@ fn parse_rows<R: Read>(
                 continue;
             }
         };
-        match read_row(&record, &columns, options, line, &mut parsed.warnings) {
+        match read_row(&record, &columns, &options, line, &mut parsed.warnings) {
             Ok((who, local, mut entry)) => {
                 let day = local.date();
                 parsed.local_days = Some(match parsed.local_days {
@@ -358,7 +358,7 @@ fn skip(parsed: &mut Parsed, strict: bool, line: usize, reason: String) -> Resul
 fn read_row(
     record: &csv::StringRecord,
     columns: &Columns,
-    options: CsvOptions,
+    options: &CsvOptions,
     line: usize,
     warnings: &mut Vec<Warning>,
 ) -> Result<(String, PrimitiveDateTime, ImportedEntry), String> {
@@ -374,9 +374,7 @@ fn read_row(
     let clock = parse_clock(cell(columns.start_time, "start time")?)?;
     let seconds = parse_duration(cell(columns.duration, "duration")?)?;
     let local = PrimitiveDateTime::new(date, clock);
-    let occurred_at = local
-        .assume_offset(options.offset)
-        .to_offset(UtcOffset::UTC);
+    let occurred_at = options.zone.to_utc(local)?;
     let minutes = u32::try_from(rounded_minutes(i64::from(seconds))).unwrap_or(u32::MAX);
 
     let email = optional(columns.email);

@@ -11,7 +11,7 @@
 //! tags separated by commas in one cell (`"design, review"`).
 //!
 //! Toggl writes local times in the exporting person's time zone (their profile setting)
-//! without an offset: pass that zone's offset in [`CsvOptions::offset`]. Ids start with
+//! without an offset: pass that zone in [`CsvOptions::zone`]. Ids start with
 //! `toggl:`; see [the module](super) for how they are made.
 
 use std::io::Read;

@@ -18,7 +18,7 @@ use crate::items::items_of;
 use crate::sweep::{self, Range};
 
 /// Which export, and how to read it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Format {
     Toggl(CsvOptions),
     Clockify(CsvOptions),
@@ -110,13 +110,13 @@ pub fn run(
         dry_run,
         ..Report::default()
     };
-    let result = run_into(&mut report, format, file, url, sweep);
+    let result = run_into(&mut report, &format, file, url, sweep);
     (report, result)
 }
 
 fn run_into(
     report: &mut Report,
-    format: Format,
+    format: &Format,
     file: &Path,
     url: &str,
     sweep: bool,
@@ -192,7 +192,7 @@ fn not_sent_since(
 /// Sweeps `range` of `format`'s entries sent before `since`, telling it on stderr.
 fn sweep_range(
     client: &Client,
-    format: Format,
+    format: &Format,
     range: Range,
     since: time::OffsetDateTime,
 ) -> Result<u64, Failure> {
@@ -218,12 +218,12 @@ fn format_time(at: time::OffsetDateTime) -> String {
         .unwrap_or_default()
 }
 
-fn read(format: Format, bytes: &[u8]) -> Result<Read, ImportError> {
+fn read(format: &Format, bytes: &[u8]) -> Result<Read, ImportError> {
     let (csv, options) = match format {
-        Format::Toggl(options) => (toggl::parse(bytes, options)?, options),
-        Format::Clockify(options) => (clockify::parse(bytes, options)?, options),
+        Format::Toggl(options) => (toggl::parse(bytes, options.clone())?, options),
+        Format::Clockify(options) => (clockify::parse(bytes, options.clone())?, options),
         Format::ActivityWatch(options) => {
-            let parsed = activitywatch::parse(bytes, options)?;
+            let parsed = activitywatch::parse(bytes, *options)?;
             return Ok(Read {
                 range: hours_range(&parsed.entries),
                 rows: parsed.events,
@@ -261,8 +261,14 @@ fn read(format: Format, bytes: &[u8]) -> Result<Read, ImportError> {
 }
 
 /// Whole local days `first..=last` of a CSV report, in UTC.
-fn days_range(first: time::Date, last: time::Date, options: CsvOptions) -> Range {
-    let midnight = |day: time::Date| day.midnight().assume_offset(options.offset);
+fn days_range(first: time::Date, last: time::Date, options: &CsvOptions) -> Range {
+    // Out of range only near the years 1 and 9999, where UTC's midnight is as good.
+    let midnight = |day: time::Date| {
+        options
+            .zone
+            .to_utc(day.midnight())
+            .unwrap_or_else(|_| day.midnight().assume_utc())
+    };
     // Only the last day the calendar has lacks a next one: the range then ends at its start.
     let after = last.next_day().map_or_else(|| midnight(last), midnight);
     Range {

@@ -21,3 +21,4 @@ mod input;
 mod server_rules;
 mod sweeps;
 mod timewarrior;
+mod zones;

@@ -11,6 +11,7 @@ mod offsets;
 mod server_rules;
 mod sweep;
 mod tags;
+mod zones;
 
 use discovery_sync::client::{MAX_BATCH, batch_bodies};
 use discovery_sync::entries::{Item, external_id, label, pieces, plan, rounded_minutes};
