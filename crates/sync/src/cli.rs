@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{ArgGroup, Args, Parser, Subcommand};
 use time::UtcOffset;
 
-use crate::import::{CsvOptions, SlashDates};
+use crate::import::{CsvOptions, People, SlashDates};
 use crate::zone::Zone;
 
 /// The service's address when neither `--url` nor DISCOVERY_URL says otherwise.
@@ -91,6 +91,10 @@ pub struct CsvImport {
     /// Read `03/04/2026` as 4 March (month first, the US form).
     #[arg(long)]
     pub month_first: bool,
+    /// Only this person's rows of a team export, by e-mail or user name (case-insensitive).
+    /// Without it, a file of several people is refused, naming them.
+    #[arg(long, value_name = "NAME|E-MAIL")]
+    pub user: Option<String>,
     #[command(flatten)]
     pub upload: Upload,
 }
@@ -105,6 +109,7 @@ impl CsvImport {
             (None, None) => Zone::system(),
         };
         CsvOptions {
+            people: self.user.clone().map_or(People::One, People::Only),
             zone,
             strict: self.upload.strict,
             slash_dates: match (self.day_first, self.month_first) {

@@ -50,6 +50,7 @@
 pub mod activitywatch;
 pub mod clockify;
 mod date_order;
+mod people;
 pub mod toggl;
 
 use std::collections::HashMap;
@@ -65,6 +66,7 @@ use crate::tags::{fit_tags_with, without_refused};
 use crate::zone::Zone;
 
 pub use crate::tags::{MAX_TAG_CHARS, MAX_TAGS};
+pub use people::People;
 
 /// One entry read from a tracker's export.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,6 +104,8 @@ pub struct Parsed {
     pub entries: Vec<ImportedEntry>,
     /// The first and last local start dates of the entries read: the days the report covers.
     pub local_days: Option<(Date, Date)>,
+    /// Rows of other people than `--user`, left out.
+    pub other_people: usize,
     pub skipped: Vec<SkippedRow>,
     pub warnings: Vec<Warning>,
 }
@@ -126,12 +130,17 @@ pub enum ImportError {
     /// The file's slash dates could be read day first or month first, and no flag said which
     /// (see `date_order`): nothing was read.
     DateOrder(String),
+    /// A file of several people without `--user`, or a `--user` the file does not hold (see
+    /// `people`).
+    People(String),
 }
 
 impl fmt::Display for ImportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Header(m) | Self::Read(m) | Self::DateOrder(m) => f.write_str(m),
+            Self::Header(m) | Self::Read(m) | Self::DateOrder(m) | Self::People(m) => {
+                f.write_str(m)
+            }
             Self::Row { line, reason } => write!(f, "line {line}: {reason}"),
             Self::Event {
                 bucket,
@@ -179,6 +188,8 @@ pub struct CsvOptions {
     pub strict: bool,
     /// How to read `a/b/YYYY` dates. `YYYY-MM-DD` and `DD.MM.YYYY` are read as such always.
     pub slash_dates: SlashDates,
+    /// Whose rows to read.
+    pub people: People,
 }
 
 impl CsvOptions {
@@ -189,6 +200,7 @@ impl CsvOptions {
             zone: Zone::Fixed(offset),
             strict: false,
             slash_dates: SlashDates::MonthFirst,
+            people: People::All,
         }
     }
 
@@ -307,6 +319,7 @@ fn parse_rows<R: Read>(
     let mut parsed = Parsed::default();
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut record = csv::StringRecord::new();
+    let mut roster = people::Roster::default();
     loop {
         let line = match reader.read_record(&mut record) {
             Ok(false) => break,
@@ -323,6 +336,10 @@ fn parse_rows<R: Read>(
                 continue;
             }
         };
+        if !roster.takes(&options.people, &record, &columns) {
+            parsed.other_people += 1;
+            continue;
+        }
         match read_row(&record, &columns, &options, line, &mut parsed.warnings) {
             Ok((who, local, mut entry)) => {
                 let day = local.date();
@@ -339,6 +356,7 @@ fn parse_rows<R: Read>(
             Err(reason) => skip(&mut parsed, options.strict, line, reason)?,
         }
     }
+    roster.check(&options.people)?;
     Ok(parsed)
 }
 

@@ -62,6 +62,8 @@ pub struct Report {
     pub dry_run: bool,
     /// Entries the sweep deleted; `None` when no sweep ran.
     pub swept: Option<u64>,
+    /// Rows of other people than `--user`, left out (counted in `rows`).
+    pub other_users: usize,
 }
 
 impl Report {
@@ -79,6 +81,7 @@ impl Report {
             "created": self.totals.created,
             "updated": self.totals.updated,
             "swept": self.swept,
+            "other_users": self.other_users,
         })
     }
 }
@@ -92,6 +95,8 @@ struct Read {
     warnings: Vec<(String, String)>,
     /// The time the file covers, for the sweep; `None` when it has no entries.
     range: Option<Range>,
+    /// Rows left out as other people's.
+    other_people: usize,
 }
 
 /// Reads `file` as `format`, reports what it skipped on stderr and prints or sends the rest:
@@ -132,7 +137,7 @@ fn run_into(
                 format!("{e} (--strict: nothing was sent)")
             }
             ImportError::Header(m) | ImportError::Read(m) => format!("{}: {m}", file.display()),
-            ImportError::DateOrder(m) => {
+            ImportError::DateOrder(m) | ImportError::People(m) => {
                 return Failure::Usage(format!("{}: {m} (nothing was sent)", file.display()));
             }
         })
@@ -145,6 +150,7 @@ fn run_into(
     }
     let (items, split) = items_of(&read.entries);
     report.rows = read.rows;
+    report.other_users = read.other_people;
     report.skipped = read.skipped.len();
     report.warnings = read.warnings.len();
     report.entries = items.len();
@@ -226,6 +232,7 @@ fn read(format: &Format, bytes: &[u8]) -> Result<Read, ImportError> {
             let parsed = activitywatch::parse(bytes, *options)?;
             return Ok(Read {
                 range: hours_range(&parsed.entries),
+                other_people: 0,
                 rows: parsed.events,
                 skipped: parsed
                     .skipped
@@ -245,7 +252,8 @@ fn read(format: &Format, bytes: &[u8]) -> Result<Read, ImportError> {
         range: csv
             .local_days
             .map(|(first, last)| days_range(first, last, options)),
-        rows: csv.entries.len() + csv.skipped.len(),
+        rows: csv.entries.len() + csv.skipped.len() + csv.other_people,
+        other_people: csv.other_people,
         skipped: csv
             .skipped
             .into_iter()

@@ -8,6 +8,7 @@ mod date_order;
 mod import;
 mod items;
 mod offsets;
+mod people;
 mod server_rules;
 mod sweep;
 mod tags;
