@@ -6,6 +6,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand};
 use time::UtcOffset;
 
 use crate::import::{CsvOptions, People, SlashDates};
+use crate::skipped::MaxSkipped;
 use crate::zone::Zone;
 
 /// The service's address when neither `--url` nor DISCOVERY_URL says otherwise.
@@ -147,6 +148,22 @@ pub struct Upload {
     /// file no longer has (deleted or moved in the tracker).
     #[arg(long)]
     pub no_sweep: bool,
+    /// Fail (exit 1, nothing sent) when more rows than this are skipped: a number of rows, or
+    /// a share of the rows read (`5%`). Default: 0 with --strict, else 5%.
+    #[arg(long, value_name = "N|P%", value_parser = MaxSkipped::parse)]
+    pub max_skipped: Option<MaxSkipped>,
+    /// Write the skipped rows, where each is and why, to FILE as CSV (`where,reason`).
+    #[arg(long, value_name = "FILE")]
+    pub skipped_file: Option<PathBuf>,
+}
+
+impl Upload {
+    /// The limit on skipped rows in force.
+    #[must_use]
+    pub fn max_skipped(&self) -> MaxSkipped {
+        self.max_skipped
+            .unwrap_or_else(|| MaxSkipped::default_for(self.strict))
+    }
 }
 
 /// `+02:00`, `-05:00`, `+0530`, `+2`, `Z` or `UTC`.

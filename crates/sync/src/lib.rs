@@ -9,7 +9,8 @@
 //! contract's limits on tags), [`zone`] (an export's local times in UTC), [`client`] (the batched upload), [`sweep`] (deleting what the
 //! tracker no longer has) and [`cleartext`] (the warning
 //! for a key sent in clear). The binary's side: [`cli`] (the flags), [`run`] (one subcommand to
-//! the end), [`progress`] (the bar) and [`summary`] (the summary line and exit code).
+//! the end), [`skipped`] (the limit on skipped rows and their file), [`progress`] (the bar)
+//! and [`summary`] (the summary line and exit code).
 
 pub mod cleartext;
 pub mod cli;
@@ -20,6 +21,7 @@ pub mod items;
 pub mod mapping;
 pub mod progress;
 pub mod run;
+pub mod skipped;
 pub mod summary;
 pub mod sweep;
 pub mod tags;

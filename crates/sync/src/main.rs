@@ -88,6 +88,6 @@ fn import(
     upload: &Upload,
 ) -> (&'static str, Value, Result<(), Failure>) {
     let command = format.command();
-    let (report, result) = import::run(format, file, &upload.url, upload.dry_run, !upload.no_sweep);
+    let (report, result) = import::run(format, file, upload);
     (command, report.json(), result)
 }

@@ -11,10 +11,12 @@ use serde_json::{Value, json};
 
 use super::{client_for, deliver};
 use crate::Failure;
+use crate::cli::Upload;
 use crate::client::{Client, Totals};
 use crate::import::activitywatch::{self, ExportOptions};
 use crate::import::{CsvOptions, ImportError, ImportedEntry, clockify, toggl};
 use crate::items::items_of;
+use crate::skipped::{self, MaxSkipped};
 use crate::sweep::{self, Range};
 
 /// Which export, and how to read it.
@@ -104,18 +106,12 @@ struct Read {
 /// [`Failure::Usage`] for a missing API key (checked before the file is read);
 /// [`Failure::Failed`] for a file that cannot be read or is not of the format, for the first
 /// malformed row in strict mode (nothing is sent), or for the service.
-pub fn run(
-    format: Format,
-    file: &Path,
-    url: &str,
-    dry_run: bool,
-    sweep: bool,
-) -> (Report, Result<(), Failure>) {
+pub fn run(format: Format, file: &Path, upload: &Upload) -> (Report, Result<(), Failure>) {
     let mut report = Report {
-        dry_run,
+        dry_run: upload.dry_run,
         ..Report::default()
     };
-    let result = run_into(&mut report, &format, file, url, sweep);
+    let result = run_into(&mut report, &format, file, upload);
     (report, result)
 }
 
@@ -123,11 +119,11 @@ fn run_into(
     report: &mut Report,
     format: &Format,
     file: &Path,
-    url: &str,
-    sweep: bool,
+    upload: &Upload,
 ) -> Result<(), Failure> {
+    let sweep = !upload.no_sweep;
     let started = std::time::Instant::now();
-    let client = client_for(url, report.dry_run)?;
+    let client = client_for(&upload.url, report.dry_run)?;
     let bytes = std::fs::read(file)
         .map_err(|e| Failure::Failed(format!("cannot read {}: {e}", file.display())))?;
     let read = read(format, &bytes).map_err(|e| {
@@ -148,11 +144,15 @@ fn run_into(
     for (at, what) in &read.warnings {
         eprintln!("warning {at}: {what}");
     }
-    let (items, split) = items_of(&read.entries);
     report.rows = read.rows;
-    report.other_users = read.other_people;
     report.skipped = read.skipped.len();
     report.warnings = read.warnings.len();
+    report.other_users = read.other_people;
+    if let Some(path) = &upload.skipped_file {
+        skipped::write_file(path, &read.skipped)?;
+    }
+    check_skipped(&read, upload.max_skipped())?;
+    let (items, split) = items_of(&read.entries);
     report.entries = items.len();
     report.split = split;
     let sweeping = match (&client, read.range) {
@@ -193,6 +193,27 @@ fn not_sent_since(
 ) -> Result<time::OffsetDateTime, Failure> {
     std::thread::sleep(DATE_LAG.saturating_sub(started.elapsed()));
     client.server_time()
+}
+
+/// Refuses to send anything from a file whose own rows gave nothing, or that skipped more than
+/// `max` allows: a scheduler then sees a failure instead of a quietly partial import.
+fn check_skipped(read: &Read, max: MaxSkipped) -> Result<(), Failure> {
+    let own = read.rows - read.other_people;
+    let skipped = read.skipped.len();
+    if own > 0 && read.entries.is_empty() {
+        return Err(Failure::Failed(format!(
+            "nothing to import: {own} rows read, {skipped} skipped, none gave an entry (nothing \
+             was sent)"
+        )));
+    }
+    if max.exceeded_by(skipped, own) {
+        return Err(Failure::Failed(format!(
+            "{skipped} of {own} rows were skipped, more than --max-skipped {} allows (nothing \
+             was sent; see the skipped lines above)",
+            max.describe()
+        )));
+    }
+    Ok(())
 }
 
 /// Sweeps `range` of `format`'s entries sent before `since`, telling it on stderr.

@@ -15,6 +15,7 @@ mod expected;
 mod harness;
 
 mod date_order;
+mod exit_codes;
 mod failures;
 mod importers;
 mod input;

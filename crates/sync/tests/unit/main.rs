@@ -7,6 +7,7 @@ mod activitywatch;
 mod date_order;
 mod import;
 mod items;
+mod limits;
 mod offsets;
 mod people;
 mod server_rules;
