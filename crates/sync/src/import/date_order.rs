@@ -11,7 +11,7 @@
 //! sent, asking for `--day-first` or `--month-first`. A file without slash dates
 //! (`YYYY-MM-DD`, `DD.MM.YYYY`) needs neither.
 
-use super::{CsvFormat, ImportError, SlashDates, line_of, open_csv};
+use super::{CsvFormat, ImportError, SlashDates, open_csv};
 
 /// The votes, and the first ambiguous date seen (its line and cell) for the message.
 #[derive(Debug, Default)]
@@ -27,7 +27,7 @@ struct Votes {
 /// [`ImportError::DateOrder`] when the file cannot tell (see the module); the header's errors
 /// as the parse would give them.
 pub(crate) fn detect(bytes: &[u8], format: &CsvFormat) -> Result<SlashDates, ImportError> {
-    let (mut reader, columns) = open_csv(bytes, format)?;
+    let (mut reader, columns, lines) = open_csv(bytes, format)?;
     let column = columns.start_date;
     let mut votes = Votes::default();
     let mut record = csv::ByteRecord::new();
@@ -44,7 +44,7 @@ pub(crate) fn detect(bytes: &[u8], format: &CsvFormat) -> Result<SlashDates, Imp
         } else if b > 12 {
             votes.month_first += 1;
         } else if a != b && votes.ambiguous.is_none() {
-            let line = record.position().map_or(0, line_of);
+            let line = record.position().map_or(0, |p| lines.of(p));
             votes.ambiguous = Some((line, cell.trim().to_owned()));
         }
     }

@@ -50,6 +50,7 @@
 pub mod activitywatch;
 pub mod clockify;
 mod date_order;
+mod lines;
 mod people;
 pub mod toggl;
 
@@ -289,11 +290,10 @@ pub(crate) fn parse_csv<R: Read>(
     parse_rows(input, format, options)
 }
 
-/// A reader of `input` past its header, and the columns of `format` found in that header.
-fn open_csv<R: Read>(
-    input: R,
-    format: &CsvFormat,
-) -> Result<(csv::Reader<R>, Columns), ImportError> {
+/// A reader of `input` past its header, the columns of `format` found in that header, and the
+/// lines of the records it reads (see [`lines`]).
+fn open_csv<R: Read>(input: R, format: &CsvFormat) -> Result<OpenCsv<R>, ImportError> {
+    let (input, lines) = lines::Newlines::new(input);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         // A short or long row is reported as that row's problem, not as a reader error.
@@ -307,7 +307,20 @@ fn open_csv<R: Read>(
         return Err(ImportError::Header("the file is empty".to_owned()));
     }
     let columns = Columns::find(&headers, format)?;
-    Ok((reader, columns))
+    Ok((reader, columns, Lines(lines)))
+}
+
+/// What [`open_csv`] gives.
+type OpenCsv<R> = (csv::Reader<lines::Newlines<R>>, Columns, Lines);
+
+/// The line numbers of the records of one reader.
+struct Lines(std::rc::Rc<std::cell::RefCell<lines::LineIndex>>);
+
+impl Lines {
+    /// The physical line where the record at `position` starts, 1-based.
+    fn of(&self, position: &csv::Position) -> usize {
+        self.0.borrow_mut().line_at(position.byte())
+    }
 }
 
 fn parse_rows<R: Read>(
@@ -315,7 +328,7 @@ fn parse_rows<R: Read>(
     format: &CsvFormat,
     options: CsvOptions,
 ) -> Result<Parsed, ImportError> {
-    let (mut reader, columns) = open_csv(input, format)?;
+    let (mut reader, columns, lines) = open_csv(input, format)?;
     let mut parsed = Parsed::default();
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut record = csv::StringRecord::new();
@@ -323,9 +336,9 @@ fn parse_rows<R: Read>(
     loop {
         let line = match reader.read_record(&mut record) {
             Ok(false) => break,
-            Ok(true) => record.position().map_or(0, line_of),
+            Ok(true) => record.position().map_or(0, |p| lines.of(p)),
             Err(e) => {
-                let Some(line) = e.position().map(line_of) else {
+                let Some(line) = e.position().map(|p| lines.of(p)) else {
                     return Err(ImportError::Read(format!("cannot read the CSV: {e}")));
                 };
                 let reason = match e.kind() {
@@ -358,10 +371,6 @@ fn parse_rows<R: Read>(
     }
     roster.check(&options.people)?;
     Ok(parsed)
-}
-
-fn line_of(position: &csv::Position) -> usize {
-    usize::try_from(position.line()).unwrap_or(usize::MAX)
 }
 
 fn skip(parsed: &mut Parsed, strict: bool, line: usize, reason: String) -> Result<(), ImportError> {

@@ -8,6 +8,7 @@ mod date_order;
 mod import;
 mod items;
 mod limits;
+mod lines;
 mod offsets;
 mod people;
 mod server_rules;
