@@ -52,6 +52,7 @@ pub mod clockify;
 mod date_order;
 mod lines;
 mod people;
+mod shape;
 pub mod toggl;
 
 use std::collections::HashMap;
@@ -233,6 +234,10 @@ pub(crate) struct CsvFormat {
 }
 
 struct Columns {
+    /// How many cells the header has: every row must have as many.
+    width: usize,
+    /// The delimiter the file uses.
+    delimiter: u8,
     start_date: usize,
     start_time: usize,
     duration: usize,
@@ -244,7 +249,11 @@ struct Columns {
 }
 
 impl Columns {
-    fn find(headers: &csv::StringRecord, format: &CsvFormat) -> Result<Self, ImportError> {
+    fn find(
+        headers: &csv::StringRecord,
+        format: &CsvFormat,
+        delimiter: u8,
+    ) -> Result<Self, ImportError> {
         let names: Vec<String> = headers
             .iter()
             .map(|h| h.trim_start_matches('\u{feff}').trim().to_lowercase())
@@ -253,13 +262,17 @@ impl Columns {
         let required = |name: &str| {
             optional(name).ok_or_else(|| {
                 ImportError::Header(format!(
-                    "not a {} detailed report: no {name:?} column (columns: {})",
+                    "not a {} detailed report: no {name:?} column (columns read, separated by \
+                     {}: {})",
                     format.source,
-                    headers.iter().collect::<Vec<_>>().join(", ")
+                    shape::name(delimiter),
+                    shape::quoted_columns(headers)
                 ))
             })
         };
         Ok(Self {
+            width: headers.len(),
+            delimiter,
             start_date: required(format.start_date)?,
             start_time: required(format.start_time)?,
             duration: required(format.duration)?,
@@ -294,8 +307,13 @@ pub(crate) fn parse_csv<R: Read>(
 /// lines of the records it reads (see [`lines`]).
 fn open_csv<R: Read>(input: R, format: &CsvFormat) -> Result<OpenCsv<R>, ImportError> {
     let (input, lines) = lines::Newlines::new(input);
+    let mut input = std::io::BufReader::new(input);
+    let head = std::io::BufRead::fill_buf(&mut input)
+        .map_err(|e| ImportError::Read(format!("cannot read the CSV: {e}")))?;
+    let delimiter = shape::delimiter(head);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
+        .delimiter(delimiter)
         // A short or long row is reported as that row's problem, not as a reader error.
         .flexible(true)
         .from_reader(input);
@@ -306,12 +324,16 @@ fn open_csv<R: Read>(input: R, format: &CsvFormat) -> Result<OpenCsv<R>, ImportE
     if headers.is_empty() {
         return Err(ImportError::Header("the file is empty".to_owned()));
     }
-    let columns = Columns::find(&headers, format)?;
+    let columns = Columns::find(&headers, format, delimiter)?;
     Ok((reader, columns, Lines(lines)))
 }
 
 /// What [`open_csv`] gives.
-type OpenCsv<R> = (csv::Reader<lines::Newlines<R>>, Columns, Lines);
+type OpenCsv<R> = (
+    csv::Reader<std::io::BufReader<lines::Newlines<R>>>,
+    Columns,
+    Lines,
+);
 
 /// The line numbers of the records of one reader.
 struct Lines(std::rc::Rc<std::cell::RefCell<lines::LineIndex>>);
@@ -333,6 +355,8 @@ fn parse_rows<R: Read>(
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut record = csv::StringRecord::new();
     let mut roster = people::Roster::default();
+    // The last record, when it was short: a file that ends with one was cut off.
+    let mut short_at_end = None;
     loop {
         let line = match reader.read_record(&mut record) {
             Ok(false) => break,
@@ -345,10 +369,29 @@ fn parse_rows<R: Read>(
                     csv::ErrorKind::Utf8 { .. } => "not UTF-8 text".to_owned(),
                     _ => format!("unreadable row ({e})"),
                 };
+                short_at_end = None;
                 skip(&mut parsed, options.strict, line, reason)?;
                 continue;
             }
         };
+        short_at_end = (record.len() < columns.width).then_some((line, record.len()));
+        if shape::swallows_rows(&record, columns.width, columns.delimiter) {
+            let reason = "a quote left open in this row swallows the rows after it, up to the \
+                          next quote (close it, and import again)"
+                .to_owned();
+            skip(&mut parsed, options.strict, line, reason)?;
+            continue;
+        }
+        if record.len() != columns.width {
+            let reason = format!(
+                "the row has {} cells where the header has {}: a quote left open (which swallows the rows \
+                 after it), or a delimiter inside a cell without quotes",
+                record.len(),
+                columns.width
+            );
+            skip(&mut parsed, options.strict, line, reason)?;
+            continue;
+        }
         if !roster.takes(&options.people, &record, &columns) {
             parsed.other_people += 1;
             continue;
@@ -368,6 +411,13 @@ fn parse_rows<R: Read>(
             }
             Err(reason) => skip(&mut parsed, options.strict, line, reason)?,
         }
+    }
+    if let Some((line, cells)) = short_at_end {
+        return Err(ImportError::Read(format!(
+            "the file ends mid-row: line {line} has {cells} of the header's {} cells (was it \
+             cut short, or is a quote left open?)",
+            columns.width
+        )));
     }
     roster.check(&options.people)?;
     Ok(parsed)

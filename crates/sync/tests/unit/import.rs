@@ -281,7 +281,9 @@ fn a_short_row_and_bytes_that_are_not_utf8_are_skipped() {
         vec![
             SkippedRow {
                 line: 3,
-                reason: "no start time cell (the row has 5 cells)".to_owned()
+                reason: "the row has 5 cells where the header has 8: a quote left open (which \
+                         swallows the rows after it), or a delimiter inside a cell without quotes"
+                    .to_owned()
             },
             SkippedRow {
                 line: 4,

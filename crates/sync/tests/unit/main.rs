@@ -12,6 +12,7 @@ mod lines;
 mod offsets;
 mod people;
 mod server_rules;
+mod shape;
 mod sweep;
 mod tags;
 mod zones;
