@@ -230,6 +230,9 @@ pub(crate) struct CsvFormat {
     pub user: &'static str,
     pub project: &'static str,
     pub description: &'static str,
+    /// The end, used for an entry whose duration cell is rounded (decimal hours).
+    pub end_date: &'static str,
+    pub end_time: &'static str,
     pub tags: &'static str,
 }
 
@@ -246,6 +249,8 @@ struct Columns {
     project: Option<usize>,
     description: Option<usize>,
     tags: Option<usize>,
+    end_date: Option<usize>,
+    end_time: Option<usize>,
 }
 
 impl Columns {
@@ -280,6 +285,8 @@ impl Columns {
             user: optional(format.user),
             project: optional(format.project),
             description: optional(format.description),
+            end_date: optional(format.end_date),
+            end_time: optional(format.end_time),
             tags: optional(format.tags),
         })
     }
@@ -449,9 +456,16 @@ fn read_row(
 
     let date = parse_date(cell(columns.start_date, "start date")?, options.slash_dates)?;
     let clock = parse_clock(cell(columns.start_time, "start time")?)?;
-    let seconds = parse_duration(cell(columns.duration, "duration")?)?;
+    let (seconds, exact) = parse_duration(cell(columns.duration, "duration")?)?;
     let local = PrimitiveDateTime::new(date, clock);
     let occurred_at = options.zone.to_utc(local)?;
+    // Decimal hours are rounded to 36 seconds: the start and end, when the file has them, are
+    // exact (and converted in the zone, so an entry across a DST change keeps its real length).
+    let seconds = if exact {
+        seconds
+    } else {
+        exact_seconds(record, columns, options, occurred_at).unwrap_or(seconds)
+    };
     let minutes = u32::try_from(rounded_minutes(i64::from(seconds))).unwrap_or(u32::MAX);
 
     let email = optional(columns.email);
@@ -491,6 +505,23 @@ fn read_row(
             occurred_at,
         },
     ))
+}
+
+/// The seconds from `start` to the row's end, when it has a readable end at or after it.
+fn exact_seconds(
+    record: &csv::StringRecord,
+    columns: &Columns,
+    options: &CsvOptions,
+    start: OffsetDateTime,
+) -> Option<u32> {
+    let cell = |i: Option<usize>| i.and_then(|i| record.get(i)).map(str::trim);
+    let date = parse_date(cell(columns.end_date)?, options.slash_dates).ok()?;
+    let clock = parse_clock(cell(columns.end_time)?).ok()?;
+    let end = options
+        .zone
+        .to_utc(PrimitiveDateTime::new(date, clock))
+        .ok()?;
+    u32::try_from((end - start).whole_seconds()).ok()
 }
 
 /// `<source>:<16 hex digits of SHA-256 over the JSON array [who, local start]>`.
@@ -582,22 +613,45 @@ fn parse_clock(text: &str) -> Result<Time, String> {
     Time::from_hms(hour, minute, second).map_err(|_| bad())
 }
 
-/// `H:MM:SS` (hours any number of digits) in seconds.
-fn parse_duration(text: &str) -> Result<u32, String> {
-    let bad = || format!("bad duration {text:?} (expected H:MM:SS)");
-    let parts: Vec<&str> = text.split(':').collect();
-    let [h, m, s] = parts.as_slice() else {
-        return Err(bad());
-    };
+/// A duration cell in seconds, in any of the trackers' formats: `H:MM:SS` (Toggl; Clockify's
+/// "full"), `H:MM` (Clockify's "compact") or decimal hours with a point or a comma (Clockify's
+/// "decimal", `3.43` or `3,43`; hours any number of digits). `true` when the value is exact to
+/// the second; decimal hours are rounded to 0.01 h (36 s) by the tracker.
+fn parse_duration(text: &str) -> Result<(u32, bool), String> {
+    let bad = || format!("bad duration {text:?} (expected H:MM:SS, H:MM or decimal hours)");
     let digits = |p: &str, max_len: usize| {
         if p.is_empty() || p.len() > max_len || !p.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad());
         }
         p.parse::<u32>().map_err(|_| bad())
     };
-    let (h, m, s) = (digits(h, 6)?, digits(m, 2)?, digits(s, 2)?);
+    let parts: Vec<&str> = text.split(':').collect();
+    let (h, m, s) = match parts.as_slice() {
+        [h, m, s] => (digits(h, 6)?, digits(m, 2)?, digits(s, 2)?),
+        [h, m] => (digits(h, 6)?, digits(m, 2)?, 0),
+        [decimal] => {
+            let (whole, fraction) = decimal.split_once(['.', ',']).unwrap_or((decimal, ""));
+            let whole = digits(whole, 6)?;
+            let fraction = if fraction.is_empty() {
+                0.0
+            } else {
+                f64::from(digits(fraction, 6)?)
+                    / 10f64.powi(i32::try_from(fraction.len()).map_err(|_| bad())?)
+            };
+            let seconds = ((f64::from(whole) + fraction) * 3_600.0).round();
+            if !(0.0..=f64::from(u32::MAX)).contains(&seconds) {
+                return Err(bad());
+            }
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            return Ok((seconds as u32, false));
+        }
+        _ => return Err(bad()),
+    };
     if m > 59 || s > 59 {
         return Err(bad());
     }
-    Ok(h * 3_600 + m * 60 + s)
+    h.checked_mul(3_600)
+        .and_then(|h| h.checked_add(m * 60 + s))
+        .map(|seconds| (seconds, true))
+        .ok_or_else(bad)
 }

@@ -31,6 +31,8 @@ pub(crate) const FORMAT: CsvFormat = CsvFormat {
     user: "User",
     project: "Project",
     description: "Description",
+    end_date: "End date",
+    end_time: "End time",
     tags: "Tags",
 };
 

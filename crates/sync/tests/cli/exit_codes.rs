@@ -54,7 +54,7 @@ async fn skipped_rows_over_the_limit_or_nothing_importable_fail_and_send_nothing
     let written = std::fs::read_to_string(skipped_file).expect("the skipped file");
     assert_eq!(
         written,
-        "where,reason\nline 11,\"bad duration \"\"1h\"\" (expected H:MM:SS)\"\n"
+        "where,reason\nline 11,\"bad duration \"\"1h\"\" (expected H:MM:SS, H:MM or decimal hours)\"\n"
     );
 
     // A higher limit lets it through, and the same with a count.

@@ -183,7 +183,7 @@ fn toggl_rows_with_a_bad_duration_or_date_are_skipped_naming_their_line() {
         vec![
             SkippedRow {
                 line: 6,
-                reason: "bad duration \"1h\" (expected H:MM:SS)".to_owned()
+                reason: "bad duration \"1h\" (expected H:MM:SS, H:MM or decimal hours)".to_owned()
             },
             SkippedRow {
                 line: 7,
@@ -200,12 +200,12 @@ fn strict_mode_fails_a_toggl_import_at_the_first_bad_line() {
     assert_eq!(
         ImportError::Row {
             line: 6,
-            reason: "bad duration \"1h\" (expected H:MM:SS)".to_owned()
+            reason: "bad duration \"1h\" (expected H:MM:SS, H:MM or decimal hours)".to_owned()
         },
         err
     );
     assert_eq!(
-        "line 6: bad duration \"1h\" (expected H:MM:SS)",
+        "line 6: bad duration \"1h\" (expected H:MM:SS, H:MM or decimal hours)",
         err.to_string()
     );
 }
@@ -384,7 +384,7 @@ fn clockify_rows_with_a_bad_duration_or_date_are_skipped_naming_their_line() {
         vec![
             SkippedRow {
                 line: 6,
-                reason: "bad duration \"1,00\" (expected H:MM:SS)".to_owned()
+                reason: "bad duration \"1 h\" (expected H:MM:SS, H:MM or decimal hours)".to_owned()
             },
             SkippedRow {
                 line: 7,

@@ -5,6 +5,7 @@
 
 mod activitywatch;
 mod date_order;
+mod durations;
 mod import;
 mod items;
 mod limits;
