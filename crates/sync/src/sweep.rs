@@ -10,9 +10,12 @@
 //!   whatever the machine's clock says.
 //! - **Which time.** The file's range, [`Range`]: whole local days from the first entry's day to
 //!   the last one's for the CSV reports (a report covers whole days), whole UTC hours for an
-//!   ActivityWatch export. A split piece of an entry that ends after the range is outside it
-//!   and stays (import the next days too, and it goes).
+//!   ActivityWatch export.
 //! - **Which entries.** The source's id prefix (`toggl:`), the person of the API key.
+//! - **Split pieces past the range.** An entry of the file's last days that was once longer
+//!   had pieces after the range (`<id>:d1`, ...): for each entry starting in the range's last
+//!   [`TAIL`], its own later pieces not sent now are swept too ([`pieces_after`]), one call per
+//!   such entry.
 //! - **Bounds.** The service sweeps at most 366 days per call; a longer range is swept in
 //!   consecutive calls ([`windows`]).
 
@@ -21,6 +24,11 @@ use time::{Duration, OffsetDateTime};
 
 use crate::Failure;
 use crate::client::Client;
+use crate::import::ImportedEntry;
+use crate::items::PIECE_MARK;
+
+/// The entries starting this close to the range's end have their later pieces swept one by one.
+pub const TAIL: Duration = Duration::days(2);
 
 /// The path of the sweep.
 pub const SWEEP_PATH: &str = "/integration/task-mappings/sweep";
@@ -74,6 +82,29 @@ pub fn sweep(
         deleted += answer["deleted"].as_u64().ok_or_else(|| {
             Failure::Failed(format!("unexpected answer from the service: {answer}"))
         })?;
+    }
+    Ok(deleted)
+}
+
+/// For each entry starting in the last [`TAIL`] of `range`, sweeps its own split pieces
+/// (`<id>:d<n>`) after the range that were not sent since `not_sent_since`: how many went.
+///
+/// # Errors
+/// As [`sweep`].
+pub fn pieces_after(
+    client: &Client,
+    entries: &[ImportedEntry],
+    range: Range,
+    not_sent_since: OffsetDateTime,
+) -> Result<u64, Failure> {
+    let after = Range {
+        from: range.to,
+        to: range.to + Duration::days(MAX_DAYS),
+    };
+    let mut deleted = 0;
+    for entry in entries.iter().filter(|e| e.occurred_at >= range.to - TAIL) {
+        let prefix = format!("{}{PIECE_MARK}", entry.external_task_id);
+        deleted += sweep(client, &prefix, after, not_sent_since)?;
     }
     Ok(deleted)
 }

@@ -174,7 +174,7 @@ fn run_into(
     report.totals = totals;
     result?;
     if let Some((client, range, since)) = sweeping {
-        report.swept = Some(sweep_range(client, format, range, since)?);
+        report.swept = Some(sweep_range(client, format, &read.entries, range, since)?);
     }
     Ok(())
 }
@@ -220,16 +220,19 @@ fn check_skipped(read: &Read, max: MaxSkipped) -> Result<(), Failure> {
 fn sweep_range(
     client: &Client,
     format: &Format,
+    entries: &[ImportedEntry],
     range: Range,
     since: time::OffsetDateTime,
 ) -> Result<u64, Failure> {
     let prefix = format.id_prefix();
-    let swept = sweep::sweep(client, prefix, range, since).map_err(|e| {
-        Failure::Failed(format!(
-            "the entries were sent, but the sweep of what the tracker no longer has failed \
-             (run the import again): {e}"
-        ))
-    })?;
+    let swept = sweep::sweep(client, prefix, range, since)
+        .and_then(|n| Ok(n + sweep::pieces_after(client, entries, range, since)?))
+        .map_err(|e| {
+            Failure::Failed(format!(
+                "the entries were sent, but the sweep of what the tracker no longer has failed \
+                 (run the import again): {e}"
+            ))
+        })?;
     if swept > 0 {
         eprintln!(
             "swept {swept} {prefix}* entries the file no longer has ({} to {})",

@@ -217,3 +217,18 @@ async fn a_file_with_skipped_rows_is_not_swept_and_says_why() {
         "the entry of the broken row stays"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_corrected_day_long_entry_on_the_files_last_day_leaves_no_piece_after_it() {
+    // The same correction as above, with nothing after it in the file: its old pieces lie past
+    // the file's range, and are swept as that entry's own.
+    let long = toggl(&[
+        ("2026-03-09", "09:00:00", "01:00:00", "Before"),
+        ("2026-03-10", "20:00:00", "30:00:00", "Marathon"),
+    ]);
+    let fixed = toggl(&[
+        ("2026-03-09", "09:00:00", "01:00:00", "Before"),
+        ("2026-03-10", "20:00:00", "02:00:00", "Marathon"),
+    ]);
+    second_import_leaves_exactly_its_own_entries((&long, "+01:00"), (&fixed, "+01:00"), 2).await;
+}
