@@ -19,8 +19,9 @@ use crate::ids::{
     UserId, WebhookId,
 };
 use crate::integration::{
-    DailyMinutes, NewRule, Reclassification, ReclassifyStep, Rule, RuleChangeError, TaskMapping,
-    TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, Window,
+    DailyMinutes, NewRule, Reclassification, ReclassifyStep, Rule, RuleChangeError, Sweep,
+    TaskMapping, TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome,
+    Window,
 };
 use crate::notifications::{
     Delivery, DeliveryOutcome, NotificationSettings, OutboxEvent, Webhook, WebhookSecret,
@@ -276,6 +277,10 @@ pub trait TaskMappingRepository: Send + Sync {
     ) -> Result<Page<TaskMapping>, RepoError>;
     /// `false` when the user has no such mapping.
     async fn delete(&self, user: UserId, external_task_id: &str) -> Result<bool, RepoError>;
+    /// Deletes, in one transaction, the user's entries that `sweep` takes ([`Sweep::takes`]):
+    /// its prefix (compared exactly, case included), its range, sent before its
+    /// `not_sent_since`. An entry sent while the sweep runs is kept. Returns how many went.
+    async fn sweep(&self, user: UserId, sweep: &Sweep) -> Result<u64, RepoError>;
     /// The unmapped entries of the window grouped by label and tags, most minutes first.
     async fn unmapped(
         &self,

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use clap::{ArgGroup, Args, Parser, Subcommand};
 use time::UtcOffset;
 
-use crate::import::{CsvOptions, SlashDates};
+use crate::import::{CsvOptions, People, SlashDates};
+use crate::skipped::MaxSkipped;
+use crate::zone::Zone;
 
 /// The service's address when neither `--url` nor DISCOVERY_URL says otherwise.
 pub const DEFAULT_URL: &str = "http://127.0.0.1:8011";
@@ -74,13 +76,26 @@ pub struct CsvImport {
     /// The exported CSV file.
     #[arg(long, value_name = "FILE")]
     pub csv: PathBuf,
-    /// The UTC offset of the times in the file: the time zone of the exporting person's
-    /// profile, e.g. `+01:00`, `-05:00`, `+05:30` or `Z` (the file does not say it).
+    /// The time zone of the times in the file, by IANA name (`Europe/Berlin`): the exporting
+    /// person's profile zone, its rules applied on each date (daylight-saving time included).
+    /// Default: this machine's zone. The file does not say it.
+    #[arg(long, value_name = "ZONE", value_parser = Zone::named, conflicts_with = "utc_offset")]
+    pub timezone: Option<Zone>,
+    /// Instead of --timezone, one UTC offset for every date, for a file already in a fixed
+    /// offset: `+01:00`, `-05:00`, `+05:30` or `Z`.
     #[arg(long, value_name = "±HH:MM", allow_hyphen_values = true, value_parser = parse_offset)]
-    pub utc_offset: UtcOffset,
-    /// Read `03/04/2026` as 3 April (day first) instead of 4 March (month first, the US form).
-    #[arg(long)]
+    pub utc_offset: Option<UtcOffset>,
+    /// Read `03/04/2026` as 3 April (day first). Without it or --month-first, the order is
+    /// taken from the file's dates with a day above 12, and a file that has none is refused.
+    #[arg(long, conflicts_with = "month_first")]
     pub day_first: bool,
+    /// Read `03/04/2026` as 4 March (month first, the US form).
+    #[arg(long)]
+    pub month_first: bool,
+    /// Only this person's rows of a team export, by e-mail or user name (case-insensitive).
+    /// Without it, a file of several people is refused, naming them.
+    #[arg(long, value_name = "NAME|E-MAIL")]
+    pub user: Option<String>,
     #[command(flatten)]
     pub upload: Upload,
 }
@@ -89,13 +104,19 @@ impl CsvImport {
     /// The parser's options.
     #[must_use]
     pub fn options(&self) -> CsvOptions {
+        let zone = match (&self.timezone, self.utc_offset) {
+            (Some(zone), _) => zone.clone(),
+            (None, Some(offset)) => Zone::Fixed(offset),
+            (None, None) => Zone::system(),
+        };
         CsvOptions {
-            offset: self.utc_offset,
+            people: self.user.clone().map_or(People::One, People::Only),
+            zone,
             strict: self.upload.strict,
-            slash_dates: if self.day_first {
-                SlashDates::DayFirst
-            } else {
-                SlashDates::MonthFirst
+            slash_dates: match (self.day_first, self.month_first) {
+                (true, _) => SlashDates::DayFirst,
+                (_, true) => SlashDates::MonthFirst,
+                _ => SlashDates::Detect,
             },
         }
     }
@@ -123,6 +144,26 @@ pub struct Upload {
     /// Stop at the first malformed row (exit 1, nothing sent) instead of skipping it.
     #[arg(long)]
     pub strict: bool,
+    /// Do not delete, after the upload, this source's entries in the file's range that the
+    /// file no longer has (deleted or moved in the tracker).
+    #[arg(long)]
+    pub no_sweep: bool,
+    /// Fail (exit 1, nothing sent) when more rows than this are skipped: a number of rows, or
+    /// a share of the rows read (`5%`). Default: 0 with --strict, else 5%.
+    #[arg(long, value_name = "N|P%", value_parser = MaxSkipped::parse)]
+    pub max_skipped: Option<MaxSkipped>,
+    /// Write the skipped rows, where each is and why, to FILE as CSV (`where,reason`).
+    #[arg(long, value_name = "FILE")]
+    pub skipped_file: Option<PathBuf>,
+}
+
+impl Upload {
+    /// The limit on skipped rows in force.
+    #[must_use]
+    pub fn max_skipped(&self) -> MaxSkipped {
+        self.max_skipped
+            .unwrap_or_else(|| MaxSkipped::default_for(self.strict))
+    }
 }
 
 /// `+02:00`, `-05:00`, `+0530`, `+2`, `Z` or `UTC`.

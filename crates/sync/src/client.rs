@@ -57,6 +57,8 @@ pub struct Totals {
 #[derive(Debug)]
 pub struct Client {
     http: reqwest::blocking::Client,
+    /// The service's base URL, without a trailing slash.
+    base: String,
     endpoint: String,
     key: String,
 }
@@ -85,6 +87,7 @@ impl Client {
             .map_err(|e| Failure::Failed(format!("cannot build an HTTP client: {e}")))?;
         Ok(Self {
             http,
+            base: base.to_owned(),
             endpoint: format!("{base}{BATCH_PATH}"),
             key: api_key.to_owned(),
         })
@@ -194,6 +197,75 @@ impl Client {
         }
     }
 
+    /// The service's clock: the `Date` of its answer to `GET /integration/foundations` (an
+    /// authenticated read that changes nothing), whole seconds, rounded down. Every write
+    /// answered after this call is stamped at or after it.
+    ///
+    /// # Errors
+    /// A transport error, a refused key, or an answer without a readable `Date`.
+    pub fn server_time(&self) -> Result<time::OffsetDateTime, Failure> {
+        let url = format!("{}/integration/foundations", self.base);
+        let response = self
+            .http
+            .get(&url)
+            .header("X-API-Key", &self.key)
+            .send()
+            .map_err(|e| {
+                Failure::Failed(self.redact(&format!("cannot reach {url}: {}", chain(&e))))
+            })?;
+        let status = response.status();
+        if !status.is_success() {
+            let reason = service_error(&response.text().unwrap_or_default());
+            return Err(Failure::Failed(self.redact(&format!(
+                "the service refused GET {url} ({status}): {reason}"
+            ))));
+        }
+        response
+            .headers()
+            .get(reqwest::header::DATE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(http_date)
+            .ok_or_else(|| {
+                Failure::Failed(format!(
+                    "the service's answer to GET {url} has no readable Date header"
+                ))
+            })
+    }
+
+    /// `POST <path>` with a JSON `body`: the answer's JSON.
+    ///
+    /// # Errors
+    /// A transport error, a non-success answer (its error quoted) or an answer that is not JSON.
+    pub fn post_json(&self, path: &str, body: &Value) -> Result<Value, Failure> {
+        let url = format!("{}{path}", self.base);
+        let fail = |m: String| Failure::Failed(self.redact(&m));
+        let response = self
+            .http
+            .post(&url)
+            .header("X-API-Key", &self.key)
+            .json(body)
+            .send()
+            .map_err(|e| fail(format!("cannot reach {url}: {}", chain(&e))))?;
+        let status = response.status();
+        if status.is_redirection() {
+            return Err(fail(redirect_refused(status, response.headers(), &url)));
+        }
+        let text = response
+            .text()
+            .map_err(|e| fail(format!("reading the answer ({status}): {}", chain(&e))))?;
+        if !status.is_success() {
+            return Err(fail(format!(
+                "the service refused POST {path} ({status}): {}",
+                service_error(&text)
+            )));
+        }
+        serde_json::from_str(&text).map_err(|_| {
+            fail(format!(
+                "the service answered {status} with something other than JSON"
+            ))
+        })
+    }
+
     /// `text` with the API key replaced by `***`. The key is only ever sent as a header and no
     /// message should carry it; this makes sure it is never printed.
     fn redact(&self, text: &str) -> String {
@@ -220,6 +292,16 @@ fn redirect_refused(
          redirects (the API key would go along), so nothing was sent beyond {endpoint}: give the \
          service's own address in --url"
     )
+}
+
+/// An HTTP date (`Fri, 27 Nov 2026 13:11:55 GMT`, RFC 9110's preferred form) in UTC.
+pub fn http_date(text: &str) -> Option<time::OffsetDateTime> {
+    let format = time::macros::format_description!(
+        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+    );
+    time::PrimitiveDateTime::parse(text.trim(), format)
+        .ok()
+        .map(time::PrimitiveDateTime::assume_utc)
 }
 
 /// An error and its causes, `a: b: c` (reqwest's own message alone says little).

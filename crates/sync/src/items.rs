@@ -7,6 +7,9 @@
 
 use time::Duration;
 
+/// What comes between an entry's id and the day number of its later pieces.
+pub const PIECE_MARK: &str = ":d";
+
 use crate::entries::{Item, pieces};
 use crate::import::ImportedEntry;
 
@@ -28,7 +31,7 @@ pub fn items_of(entries: &[ImportedEntry]) -> (Vec<Item>, usize) {
                 external_task_id: if days == 0 {
                     entry.external_task_id.clone()
                 } else {
-                    format!("{}:d{days}", entry.external_task_id)
+                    format!("{}{PIECE_MARK}{days}", entry.external_task_id)
                 },
                 task_label: entry.task_label.clone(),
                 tags: entry.tags.clone(),

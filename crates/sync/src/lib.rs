@@ -6,9 +6,11 @@
 //! service: [`mapping`] (the TOML rules), [`timew`] (reading `timew export`), [`entries`]
 //! (intervals to task mappings: ids, minutes, labels), [`import`] (Toggl, Clockify and
 //! ActivityWatch exports), [`items`] (imported entries to task mappings), [`tags`] (the
-//! contract's limits on tags), [`client`] (the batched upload) and [`cleartext`] (the warning
+//! contract's limits on tags), [`zone`] (an export's local times in UTC), [`client`] (the batched upload), [`sweep`] (deleting what the
+//! tracker no longer has) and [`cleartext`] (the warning
 //! for a key sent in clear). The binary's side: [`cli`] (the flags), [`run`] (one subcommand to
-//! the end), [`progress`] (the bar) and [`summary`] (the summary line and exit code).
+//! the end), [`skipped`] (the limit on skipped rows and their file), [`progress`] (the bar)
+//! and [`summary`] (the summary line and exit code).
 
 pub mod cleartext;
 pub mod cli;
@@ -19,9 +21,12 @@ pub mod items;
 pub mod mapping;
 pub mod progress;
 pub mod run;
+pub mod skipped;
 pub mod summary;
+pub mod sweep;
 pub mod tags;
 pub mod timew;
+pub mod zone;
 
 use std::fmt;
 

@@ -87,6 +87,7 @@ fn import(
     file: &std::path::Path,
     upload: &Upload,
 ) -> (&'static str, Value, Result<(), Failure>) {
-    let (report, result) = import::run(format, file, &upload.url, upload.dry_run);
-    (format.command(), report.json(), result)
+    let command = format.command();
+    let (report, result) = import::run(format, file, upload);
+    (command, report.json(), result)
 }

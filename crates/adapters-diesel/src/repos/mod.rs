@@ -18,6 +18,7 @@ mod reclassification;
 mod reflection;
 mod rule_application;
 mod session;
+mod sweep;
 mod task_mapping;
 mod user;
 

@@ -12,8 +12,8 @@ use domain::RepoError;
 use domain::foundation::Foundation;
 use domain::ids::UserId;
 use domain::integration::{
-    DailyMinutes, FoundationFilter, FoundationMinutes, RuleSet, TaskMapping, TaskMappingInput,
-    TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, Window,
+    DailyMinutes, FoundationFilter, FoundationMinutes, RuleSet, Sweep, TaskMapping,
+    TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, Window,
 };
 use domain::pagination::{Cursor, Page};
 use domain::ports::TaskMappingRepository;
@@ -145,6 +145,15 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
                 )
                 .execute(conn)?;
                 Ok(n > 0)
+            })
+            .await
+    }
+
+    async fn sweep(&self, user: UserId, sweep: &Sweep) -> Result<u64, RepoError> {
+        let (user, sweep) = (user.to_string(), sweep.clone());
+        self.db
+            .write("sweeping task mappings", move |conn| {
+                super::sweep::sweep(conn, &user, &sweep)
             })
             .await
     }

@@ -31,5 +31,6 @@ mod reclassification;
 mod reflection;
 mod schema;
 mod sessions;
+mod sweeps;
 mod task_mappings;
 mod users;

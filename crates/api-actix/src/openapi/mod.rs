@@ -61,6 +61,7 @@ use common_errors::CommonErrors;
         routes::integration::delete,
         routes::integration::delete_named_batch,
         routes::integration::work_patterns,
+        routes::sweep::sweep,
         routes::mapping_rules::list,
         routes::mapping_rules::create,
         routes::mapping_rules::replace,

@@ -16,6 +16,7 @@ pub mod notifications;
 pub mod profile;
 pub mod reflect_preview;
 pub mod sessions;
+pub mod sweep;
 pub mod web;
 
 use actix_web::web as actix;
@@ -40,6 +41,7 @@ pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
         .service(
             actix::scope("/integration")
                 .configure(integration::configure)
+                .configure(sweep::configure)
                 .configure(mapping_rules::configure),
         )
         .service(

@@ -17,3 +17,4 @@ pub mod operations;
 pub mod page;
 pub mod profile;
 pub mod sources;
+pub mod sweep;

@@ -816,6 +816,24 @@ async fn every_operation_answers_as_the_document_says() {
         bearer(Method::DELETE, "/integration/task-mappings/batch"),
     )
     .await;
+    // An importer's sweep: the entries of one prefix, in a range, not sent since a moment.
+    let sweep = "POST /integration/task-mappings/sweep";
+    let swept = json!({"external_task_id_prefix": "t-", "from": at(4), "to": at(0),
+                       "not_sent_since": at(0)});
+    c.expect(
+        sweep,
+        200,
+        bearer(Method::POST, "/integration/task-mappings/sweep").json(&swept),
+    )
+    .await;
+    let reversed = json!({"external_task_id_prefix": "t-", "from": at(0), "to": at(4),
+                          "not_sent_since": at(0)});
+    c.expect(
+        sweep,
+        422,
+        bearer(Method::POST, "/integration/task-mappings/sweep").json(&reversed),
+    )
+    .await;
     // Entries the rules decide, the rules themselves, and the unmapped time.
     let open = json!({"items": [
         {"external_task_id": "u-1", "task_label": "Inbox", "tags": ["mail", "project:Ops"],

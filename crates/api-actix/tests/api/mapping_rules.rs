@@ -34,7 +34,7 @@ fn open_entry(id: &str, label: Option<&str>, tags: &[&str], minutes: i64) -> Val
     })
 }
 
-async fn post_batch(app: &TestApp, who: &SignedIn, items: &[Value]) {
+pub(crate) async fn post_batch(app: &TestApp, who: &SignedIn, items: &[Value]) {
     json_body(
         send(
             app.with_bearer(

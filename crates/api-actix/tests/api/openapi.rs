@@ -61,6 +61,7 @@ const CONTRACT: &[&str] = &[
     "POST /integration/task-mappings/batch",
     "GET /integration/task-mappings",
     "DELETE /integration/task-mappings/{external_task_id}",
+    "POST /integration/task-mappings/sweep",
     "GET /integration/work-patterns",
 ];
 

@@ -4,6 +4,7 @@
 pub mod matching;
 pub mod reclassification;
 pub mod rules;
+pub mod sweep;
 pub mod task_mapping;
 pub mod unmapped;
 pub mod work_pattern;
@@ -14,6 +15,7 @@ pub use rules::{
     EntryFacts, MAX_RULES_PER_USER, MappedBy, MatchKind, NewRule, Pattern, Rule, RuleChangeError,
     RuleMatch, Tags, TagsError, first_match, placed_at,
 };
+pub use sweep::{InvalidSweep, MAX_SWEEP_DAYS, Sweep, SweepPrefix};
 pub use task_mapping::{
     ExternalTaskId, FoundationFilter, MAX_BATCH, Minutes, TaskLabel, TaskMapping, TaskMappingInput,
     TaskMappingQuery, UpsertOutcome,

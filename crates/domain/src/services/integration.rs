@@ -6,12 +6,13 @@ use crate::clock::Clock;
 use crate::error::RepoError;
 use crate::ids::{RuleId, UserId};
 use crate::integration::{
-    ExternalTaskId, InvalidDays, MAX_BATCH, NewRule, Reclassification, ReclassifyStep, Rule,
-    RuleChangeError, TaskMapping, TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery,
-    UpsertOutcome, Window, WorkPattern, rollup,
+    ExternalTaskId, InvalidDays, InvalidSweep, MAX_BATCH, NewRule, Reclassification,
+    ReclassifyStep, Rule, RuleChangeError, Sweep, SweepPrefix, TaskMapping, TaskMappingInput,
+    TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, Window, WorkPattern, rollup,
 };
 use crate::pagination::{Page, PageLimit};
 use crate::ports::{RuleRepository, TaskMappingRepository};
+use time::OffsetDateTime;
 
 /// The integration use cases.
 #[derive(Debug, Clone)]
@@ -35,6 +36,15 @@ pub enum BatchError {
 pub enum DeleteMappingError {
     #[error("no such task mapping")]
     NotFound,
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+}
+
+/// Failure of [`IntegrationService::sweep`].
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    #[error(transparent)]
+    Invalid(#[from] InvalidSweep),
     #[error(transparent)]
     Repo(#[from] RepoError),
 }
@@ -117,6 +127,23 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
         } else {
             Err(DeleteMappingError::NotFound)
         }
+    }
+
+    /// Deletes the caller's entries under `prefix` in `[from, to)` that no request has sent
+    /// since `not_sent_since`; how many.
+    ///
+    /// # Errors
+    /// [`SweepError::Invalid`] for a sweep [`Sweep::new`] refuses (nothing asked of storage);
+    /// storage failures (nothing deleted).
+    pub async fn sweep(
+        &self,
+        user: UserId,
+        prefix: SweepPrefix,
+        (from, to): (OffsetDateTime, OffsetDateTime),
+        not_sent_since: OffsetDateTime,
+    ) -> Result<u64, SweepError> {
+        let sweep = Sweep::new(prefix, from, to, not_sent_since, self.clock.now())?;
+        Ok(self.tasks.sweep(user, &sweep).await?)
     }
 
     /// The rollup of the last `days` days (1-365).
@@ -277,6 +304,34 @@ mod tests {
             block_on(service(tasks).upsert_batch(UserId::new(), items)).unwrap(),
             (1_000, 0)
         );
+    }
+
+    #[test]
+    fn a_sweep_reaches_storage_checked_and_returns_its_count() {
+        let mut tasks = MockTaskMappingRepository::new();
+        tasks
+            .expect_sweep()
+            .withf(|_, s| s.prefix.as_str() == "toggl:" && s.to == NOW && s.not_sent_since == NOW)
+            .times(1)
+            .returning(|_, _| Ok(7));
+        let prefix = SweepPrefix::new("toggl:").unwrap();
+        let range = (NOW - time::Duration::DAY, NOW);
+        let swept = block_on(service(tasks).sweep(UserId::new(), prefix, range, NOW));
+        assert_eq!(swept.unwrap(), 7);
+    }
+
+    #[test]
+    fn a_sweep_from_the_future_is_refused_before_storage() {
+        let mut tasks = MockTaskMappingRepository::new();
+        tasks.expect_sweep().never();
+        let prefix = SweepPrefix::new("toggl:").unwrap();
+        let range = (NOW - time::Duration::DAY, NOW);
+        let later = NOW + time::Duration::MINUTE;
+        let err = block_on(service(tasks).sweep(UserId::new(), prefix, range, later)).unwrap_err();
+        assert!(matches!(
+            err,
+            SweepError::Invalid(InvalidSweep::FromTheFuture)
+        ));
     }
 
     #[test]

@@ -61,6 +61,8 @@ use crate::tags::{fit_tags_with, without_refused};
 
 /// The id prefix.
 pub const SOURCE: &str = "activitywatch";
+/// The prefix of every id this importer makes.
+pub const ID_PREFIX: &str = "activitywatch:";
 /// The bucket type of aw-watcher-window.
 pub const WINDOW_TYPE: &str = "currentwindow";
 /// The bucket type of aw-watcher-afk.

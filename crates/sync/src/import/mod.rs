@@ -49,6 +49,10 @@
 
 pub mod activitywatch;
 pub mod clockify;
+mod date_order;
+mod lines;
+mod people;
+mod shape;
 pub mod toggl;
 
 use std::collections::HashMap;
@@ -61,8 +65,10 @@ use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 
 use crate::entries::{MAX_LABEL_CHARS, rounded_minutes};
 use crate::tags::{fit_tags_with, without_refused};
+use crate::zone::Zone;
 
 pub use crate::tags::{MAX_TAG_CHARS, MAX_TAGS};
+pub use people::People;
 
 /// One entry read from a tracker's export.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +104,10 @@ pub struct Warning {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Parsed {
     pub entries: Vec<ImportedEntry>,
+    /// The first and last local start dates of the entries read: the days the report covers.
+    pub local_days: Option<(Date, Date)>,
+    /// Rows of other people than `--user`, left out.
+    pub other_people: usize,
     pub skipped: Vec<SkippedRow>,
     pub warnings: Vec<Warning>,
 }
@@ -119,12 +129,20 @@ pub enum ImportError {
     },
     /// The input could not be read at all.
     Read(String),
+    /// The file's slash dates could be read day first or month first, and no flag said which
+    /// (see `date_order`): nothing was read.
+    DateOrder(String),
+    /// A file of several people without `--user`, or a `--user` the file does not hold (see
+    /// `people`).
+    People(String),
 }
 
 impl fmt::Display for ImportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Header(m) | Self::Read(m) => f.write_str(m),
+            Self::Header(m) | Self::Read(m) | Self::DateOrder(m) | Self::People(m) => {
+                f.write_str(m)
+            }
             Self::Row { line, reason } => write!(f, "line {line}: {reason}"),
             Self::Event {
                 bucket,
@@ -151,6 +169,9 @@ pub fn event_locator(bucket: &str, index: Option<usize>) -> String {
 /// person's chosen format, and the text alone cannot tell April 3rd from March 4th.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SlashDates {
+    /// From the file: the order that its dates with a day above 12 show (see `date_order`);
+    /// a file that cannot tell is refused.
+    Detect,
     /// `MM/DD/YYYY`, the US format (Clockify's default).
     #[default]
     MonthFirst,
@@ -159,17 +180,18 @@ pub enum SlashDates {
 }
 
 /// What the caller knows that the CSV file does not say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CsvOptions {
-    /// The offset of the local times in the file. Toggl and Clockify write start times in the
-    /// time zone of the exporting person's profile, without an offset; pass that zone's offset.
-    /// One offset for the whole file: for a file spanning a daylight-saving change, import the
-    /// two periods separately (or accept an hour's shift on one side).
-    pub offset: UtcOffset,
+    /// The zone of the local times in the file. Toggl and Clockify write start times in the
+    /// time zone of the exporting person's profile, without an offset: pass that zone (its
+    /// rules apply on each date), or a fixed offset for a file already in one.
+    pub zone: Zone,
     /// The first malformed row fails the import instead of being skipped.
     pub strict: bool,
     /// How to read `a/b/YYYY` dates. `YYYY-MM-DD` and `DD.MM.YYYY` are read as such always.
     pub slash_dates: SlashDates,
+    /// Whose rows to read.
+    pub people: People,
 }
 
 impl CsvOptions {
@@ -177,9 +199,10 @@ impl CsvOptions {
     #[must_use]
     pub fn new(offset: UtcOffset) -> Self {
         Self {
-            offset,
+            zone: Zone::Fixed(offset),
             strict: false,
             slash_dates: SlashDates::MonthFirst,
+            people: People::All,
         }
     }
 
@@ -207,10 +230,17 @@ pub(crate) struct CsvFormat {
     pub user: &'static str,
     pub project: &'static str,
     pub description: &'static str,
+    /// The end, used for an entry whose duration cell is rounded (decimal hours).
+    pub end_date: &'static str,
+    pub end_time: &'static str,
     pub tags: &'static str,
 }
 
 struct Columns {
+    /// How many cells the header has: every row must have as many.
+    width: usize,
+    /// The delimiter the file uses.
+    delimiter: u8,
     start_date: usize,
     start_time: usize,
     duration: usize,
@@ -219,10 +249,16 @@ struct Columns {
     project: Option<usize>,
     description: Option<usize>,
     tags: Option<usize>,
+    end_date: Option<usize>,
+    end_time: Option<usize>,
 }
 
 impl Columns {
-    fn find(headers: &csv::StringRecord, format: &CsvFormat) -> Result<Self, ImportError> {
+    fn find(
+        headers: &csv::StringRecord,
+        format: &CsvFormat,
+        delimiter: u8,
+    ) -> Result<Self, ImportError> {
         let names: Vec<String> = headers
             .iter()
             .map(|h| h.trim_start_matches('\u{feff}').trim().to_lowercase())
@@ -231,13 +267,17 @@ impl Columns {
         let required = |name: &str| {
             optional(name).ok_or_else(|| {
                 ImportError::Header(format!(
-                    "not a {} detailed report: no {name:?} column (columns: {})",
+                    "not a {} detailed report: no {name:?} column (columns read, separated by \
+                     {}: {})",
                     format.source,
-                    headers.iter().collect::<Vec<_>>().join(", ")
+                    shape::name(delimiter),
+                    shape::quoted_columns(headers)
                 ))
             })
         };
         Ok(Self {
+            width: headers.len(),
+            delimiter,
             start_date: required(format.start_date)?,
             start_time: required(format.start_time)?,
             duration: required(format.duration)?,
@@ -245,19 +285,42 @@ impl Columns {
             user: optional(format.user),
             project: optional(format.project),
             description: optional(format.description),
+            end_date: optional(format.end_date),
+            end_time: optional(format.end_time),
             tags: optional(format.tags),
         })
     }
 }
 
-/// Reads a detailed-report CSV of `format`.
+/// Reads a detailed-report CSV of `format`. With [`SlashDates::Detect`], the date order is
+/// taken from the file first (it is then read whole into memory).
 pub(crate) fn parse_csv<R: Read>(
-    input: R,
+    mut input: R,
     format: &CsvFormat,
-    options: CsvOptions,
+    mut options: CsvOptions,
 ) -> Result<Parsed, ImportError> {
+    if options.slash_dates == SlashDates::Detect {
+        let mut bytes = Vec::new();
+        input
+            .read_to_end(&mut bytes)
+            .map_err(|e| ImportError::Read(format!("cannot read the CSV: {e}")))?;
+        options.slash_dates = date_order::detect(&bytes, format)?;
+        return parse_rows(bytes.as_slice(), format, options);
+    }
+    parse_rows(input, format, options)
+}
+
+/// A reader of `input` past its header, the columns of `format` found in that header, and the
+/// lines of the records it reads (see [`lines`]).
+fn open_csv<R: Read>(input: R, format: &CsvFormat) -> Result<OpenCsv<R>, ImportError> {
+    let (input, lines) = lines::Newlines::new(input);
+    let mut input = std::io::BufReader::new(input);
+    let head = std::io::BufRead::fill_buf(&mut input)
+        .map_err(|e| ImportError::Read(format!("cannot read the CSV: {e}")))?;
+    let delimiter = shape::delimiter(head);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
+        .delimiter(delimiter)
         // A short or long row is reported as that row's problem, not as a reader error.
         .flexible(true)
         .from_reader(input);
@@ -268,28 +331,85 @@ pub(crate) fn parse_csv<R: Read>(
     if headers.is_empty() {
         return Err(ImportError::Header("the file is empty".to_owned()));
     }
-    let columns = Columns::find(&headers, format)?;
+    let columns = Columns::find(&headers, format, delimiter)?;
+    Ok((reader, columns, Lines(lines)))
+}
+
+/// What [`open_csv`] gives.
+type OpenCsv<R> = (
+    csv::Reader<std::io::BufReader<lines::Newlines<R>>>,
+    Columns,
+    Lines,
+);
+
+/// The line numbers of the records of one reader.
+struct Lines(std::rc::Rc<std::cell::RefCell<lines::LineIndex>>);
+
+impl Lines {
+    /// The physical line where the record at `position` starts, 1-based.
+    fn of(&self, position: &csv::Position) -> usize {
+        self.0.borrow_mut().line_at(position.byte())
+    }
+}
+
+fn parse_rows<R: Read>(
+    input: R,
+    format: &CsvFormat,
+    options: CsvOptions,
+) -> Result<Parsed, ImportError> {
+    let (mut reader, columns, lines) = open_csv(input, format)?;
     let mut parsed = Parsed::default();
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut record = csv::StringRecord::new();
+    let mut roster = people::Roster::default();
+    // The last record, when it was short: a file that ends with one was cut off.
+    let mut short_at_end = None;
     loop {
         let line = match reader.read_record(&mut record) {
             Ok(false) => break,
-            Ok(true) => record.position().map_or(0, line_of),
+            Ok(true) => record.position().map_or(0, |p| lines.of(p)),
             Err(e) => {
-                let Some(line) = e.position().map(line_of) else {
+                let Some(line) = e.position().map(|p| lines.of(p)) else {
                     return Err(ImportError::Read(format!("cannot read the CSV: {e}")));
                 };
                 let reason = match e.kind() {
                     csv::ErrorKind::Utf8 { .. } => "not UTF-8 text".to_owned(),
                     _ => format!("unreadable row ({e})"),
                 };
+                short_at_end = None;
                 skip(&mut parsed, options.strict, line, reason)?;
                 continue;
             }
         };
-        match read_row(&record, &columns, options, line, &mut parsed.warnings) {
+        short_at_end = (record.len() < columns.width).then_some((line, record.len()));
+        if shape::swallows_rows(&record, columns.width, columns.delimiter) {
+            let reason = "a quote left open in this row swallows the rows after it, up to the \
+                          next quote (close it, and import again)"
+                .to_owned();
+            skip(&mut parsed, options.strict, line, reason)?;
+            continue;
+        }
+        if record.len() != columns.width {
+            let reason = format!(
+                "the row has {} cells where the header has {}: a quote left open (which swallows the rows \
+                 after it), or a delimiter inside a cell without quotes",
+                record.len(),
+                columns.width
+            );
+            skip(&mut parsed, options.strict, line, reason)?;
+            continue;
+        }
+        if !roster.takes(&options.people, &record, &columns) {
+            parsed.other_people += 1;
+            continue;
+        }
+        match read_row(&record, &columns, &options, line, &mut parsed.warnings) {
             Ok((who, local, mut entry)) => {
+                let day = local.date();
+                parsed.local_days = Some(match parsed.local_days {
+                    None => (day, day),
+                    Some((first, last)) => (first.min(day), last.max(day)),
+                });
                 let id = stable_id(format.source, &who, local);
                 let n = seen.entry(id.clone()).or_insert(0);
                 *n += 1;
@@ -299,11 +419,15 @@ pub(crate) fn parse_csv<R: Read>(
             Err(reason) => skip(&mut parsed, options.strict, line, reason)?,
         }
     }
+    if let Some((line, cells)) = short_at_end {
+        return Err(ImportError::Read(format!(
+            "the file ends mid-row: line {line} has {cells} of the header's {} cells (was it \
+             cut short, or is a quote left open?)",
+            columns.width
+        )));
+    }
+    roster.check(&options.people)?;
     Ok(parsed)
-}
-
-fn line_of(position: &csv::Position) -> usize {
-    usize::try_from(position.line()).unwrap_or(usize::MAX)
 }
 
 fn skip(parsed: &mut Parsed, strict: bool, line: usize, reason: String) -> Result<(), ImportError> {
@@ -318,7 +442,7 @@ fn skip(parsed: &mut Parsed, strict: bool, line: usize, reason: String) -> Resul
 fn read_row(
     record: &csv::StringRecord,
     columns: &Columns,
-    options: CsvOptions,
+    options: &CsvOptions,
     line: usize,
     warnings: &mut Vec<Warning>,
 ) -> Result<(String, PrimitiveDateTime, ImportedEntry), String> {
@@ -332,11 +456,16 @@ fn read_row(
 
     let date = parse_date(cell(columns.start_date, "start date")?, options.slash_dates)?;
     let clock = parse_clock(cell(columns.start_time, "start time")?)?;
-    let seconds = parse_duration(cell(columns.duration, "duration")?)?;
+    let (seconds, exact) = parse_duration(cell(columns.duration, "duration")?)?;
     let local = PrimitiveDateTime::new(date, clock);
-    let occurred_at = local
-        .assume_offset(options.offset)
-        .to_offset(UtcOffset::UTC);
+    let occurred_at = options.zone.to_utc(local)?;
+    // Decimal hours are rounded to 36 seconds: the start and end, when the file has them, are
+    // exact (and converted in the zone, so an entry across a DST change keeps its real length).
+    let seconds = if exact {
+        seconds
+    } else {
+        exact_seconds(record, columns, options, occurred_at).unwrap_or(seconds)
+    };
     let minutes = u32::try_from(rounded_minutes(i64::from(seconds))).unwrap_or(u32::MAX);
 
     let email = optional(columns.email);
@@ -376,6 +505,23 @@ fn read_row(
             occurred_at,
         },
     ))
+}
+
+/// The seconds from `start` to the row's end, when it has a readable end at or after it.
+fn exact_seconds(
+    record: &csv::StringRecord,
+    columns: &Columns,
+    options: &CsvOptions,
+    start: OffsetDateTime,
+) -> Option<u32> {
+    let cell = |i: Option<usize>| i.and_then(|i| record.get(i)).map(str::trim);
+    let date = parse_date(cell(columns.end_date)?, options.slash_dates).ok()?;
+    let clock = parse_clock(cell(columns.end_time)?).ok()?;
+    let end = options
+        .zone
+        .to_utc(PrimitiveDateTime::new(date, clock))
+        .ok()?;
+    u32::try_from((end - start).whole_seconds()).ok()
 }
 
 /// `<source>:<16 hex digits of SHA-256 over the JSON array [who, local start]>`.
@@ -418,7 +564,8 @@ fn parse_date(text: &str, slash: SlashDates) -> Result<Date, String> {
         (number(c)?, number(b)?, number(a)?)
     } else if text.contains('/') && c.len() == 4 {
         match slash {
-            SlashDates::MonthFirst => (number(c)?, number(a)?, number(b)?),
+            // `Detect` is resolved before any row is read.
+            SlashDates::MonthFirst | SlashDates::Detect => (number(c)?, number(a)?, number(b)?),
             SlashDates::DayFirst => (number(c)?, number(b)?, number(a)?),
         }
     } else {
@@ -466,22 +613,45 @@ fn parse_clock(text: &str) -> Result<Time, String> {
     Time::from_hms(hour, minute, second).map_err(|_| bad())
 }
 
-/// `H:MM:SS` (hours any number of digits) in seconds.
-fn parse_duration(text: &str) -> Result<u32, String> {
-    let bad = || format!("bad duration {text:?} (expected H:MM:SS)");
-    let parts: Vec<&str> = text.split(':').collect();
-    let [h, m, s] = parts.as_slice() else {
-        return Err(bad());
-    };
+/// A duration cell in seconds, in any of the trackers' formats: `H:MM:SS` (Toggl; Clockify's
+/// "full"), `H:MM` (Clockify's "compact") or decimal hours with a point or a comma (Clockify's
+/// "decimal", `3.43` or `3,43`; hours any number of digits). `true` when the value is exact to
+/// the second; decimal hours are rounded to 0.01 h (36 s) by the tracker.
+fn parse_duration(text: &str) -> Result<(u32, bool), String> {
+    let bad = || format!("bad duration {text:?} (expected H:MM:SS, H:MM or decimal hours)");
     let digits = |p: &str, max_len: usize| {
         if p.is_empty() || p.len() > max_len || !p.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad());
         }
         p.parse::<u32>().map_err(|_| bad())
     };
-    let (h, m, s) = (digits(h, 6)?, digits(m, 2)?, digits(s, 2)?);
+    let parts: Vec<&str> = text.split(':').collect();
+    let (h, m, s) = match parts.as_slice() {
+        [h, m, s] => (digits(h, 6)?, digits(m, 2)?, digits(s, 2)?),
+        [h, m] => (digits(h, 6)?, digits(m, 2)?, 0),
+        [decimal] => {
+            let (whole, fraction) = decimal.split_once(['.', ',']).unwrap_or((decimal, ""));
+            let whole = digits(whole, 6)?;
+            let fraction = if fraction.is_empty() {
+                0.0
+            } else {
+                f64::from(digits(fraction, 6)?)
+                    / 10f64.powi(i32::try_from(fraction.len()).map_err(|_| bad())?)
+            };
+            let seconds = ((f64::from(whole) + fraction) * 3_600.0).round();
+            if !(0.0..=f64::from(u32::MAX)).contains(&seconds) {
+                return Err(bad());
+            }
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            return Ok((seconds as u32, false));
+        }
+        _ => return Err(bad()),
+    };
     if m > 59 || s > 59 {
         return Err(bad());
     }
-    Ok(h * 3_600 + m * 60 + s)
+    h.checked_mul(3_600)
+        .and_then(|h| h.checked_add(m * 60 + s))
+        .map(|seconds| (seconds, true))
+        .ok_or_else(bad)
 }

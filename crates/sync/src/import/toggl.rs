@@ -11,12 +11,15 @@
 //! tags separated by commas in one cell (`"design, review"`).
 //!
 //! Toggl writes local times in the exporting person's time zone (their profile setting)
-//! without an offset: pass that zone's offset in [`CsvOptions::offset`]. Ids start with
+//! without an offset: pass that zone in [`CsvOptions::zone`]. Ids start with
 //! `toggl:`; see [the module](super) for how they are made.
 
 use std::io::Read;
 
 use super::{CsvFormat, CsvOptions, ImportError, Parsed, parse_csv};
+
+/// The prefix of every id this importer makes.
+pub const ID_PREFIX: &str = "toggl:";
 
 /// The column names Toggl uses.
 pub(crate) const FORMAT: CsvFormat = CsvFormat {
@@ -28,6 +31,8 @@ pub(crate) const FORMAT: CsvFormat = CsvFormat {
     user: "User",
     project: "Project",
     description: "Description",
+    end_date: "End date",
+    end_time: "End time",
     tags: "Tags",
 };
 

@@ -1,6 +1,9 @@
 //! `discovery-sync toggl | clockify | activitywatch`: one tracker's export file to the service,
 //! every entry without a foundation and with its tags, so the server's rules decide. What was
-//! skipped or changed is told on stderr, one line each with its place in the file.
+//! skipped or changed is told on stderr, one line each with its place in the file. After a
+//! successful upload, the file's range is swept of the source's entries the run did not send
+//! ([`crate::sweep`]), unless `--no-sweep`, a dry run, or a skipped row (the file is then not
+//! the tracker's whole truth) says not to.
 
 use std::path::Path;
 
@@ -8,13 +11,16 @@ use serde_json::{Value, json};
 
 use super::{client_for, deliver};
 use crate::Failure;
-use crate::client::Totals;
+use crate::cli::Upload;
+use crate::client::{Client, Totals};
 use crate::import::activitywatch::{self, ExportOptions};
 use crate::import::{CsvOptions, ImportError, ImportedEntry, clockify, toggl};
 use crate::items::items_of;
+use crate::skipped::{self, MaxSkipped};
+use crate::sweep::{self, Range};
 
 /// Which export, and how to read it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Format {
     Toggl(CsvOptions),
     Clockify(CsvOptions),
@@ -29,6 +35,16 @@ impl Format {
             Self::Toggl(_) => "toggl",
             Self::Clockify(_) => "clockify",
             Self::ActivityWatch(_) => "activitywatch",
+        }
+    }
+
+    /// The prefix of every id this format's importer makes: what its sweep takes.
+    #[must_use]
+    pub fn id_prefix(&self) -> &'static str {
+        match self {
+            Self::Toggl(_) => toggl::ID_PREFIX,
+            Self::Clockify(_) => clockify::ID_PREFIX,
+            Self::ActivityWatch(_) => activitywatch::ID_PREFIX,
         }
     }
 }
@@ -46,6 +62,10 @@ pub struct Report {
     pub split: usize,
     pub totals: Totals,
     pub dry_run: bool,
+    /// Entries the sweep deleted; `None` when no sweep ran.
+    pub swept: Option<u64>,
+    /// Rows of other people than `--user`, left out (counted in `rows`).
+    pub other_users: usize,
 }
 
 impl Report {
@@ -62,6 +82,8 @@ impl Report {
             "batches": self.totals.batches,
             "created": self.totals.created,
             "updated": self.totals.updated,
+            "swept": self.swept,
+            "other_users": self.other_users,
         })
     }
 }
@@ -73,6 +95,10 @@ struct Read {
     /// `(where, why)`: `line 6` or `aw-watcher-window_laptop events[3]`.
     skipped: Vec<(String, String)>,
     warnings: Vec<(String, String)>,
+    /// The time the file covers, for the sweep; `None` when it has no entries.
+    range: Option<Range>,
+    /// Rows left out as other people's.
+    other_people: usize,
 }
 
 /// Reads `file` as `format`, reports what it skipped on stderr and prints or sends the rest:
@@ -80,17 +106,24 @@ struct Read {
 /// [`Failure::Usage`] for a missing API key (checked before the file is read);
 /// [`Failure::Failed`] for a file that cannot be read or is not of the format, for the first
 /// malformed row in strict mode (nothing is sent), or for the service.
-pub fn run(format: Format, file: &Path, url: &str, dry_run: bool) -> (Report, Result<(), Failure>) {
+pub fn run(format: Format, file: &Path, upload: &Upload) -> (Report, Result<(), Failure>) {
     let mut report = Report {
-        dry_run,
+        dry_run: upload.dry_run,
         ..Report::default()
     };
-    let result = run_into(&mut report, format, file, url);
+    let result = run_into(&mut report, &format, file, upload);
     (report, result)
 }
 
-fn run_into(report: &mut Report, format: Format, file: &Path, url: &str) -> Result<(), Failure> {
-    let client = client_for(url, report.dry_run)?;
+fn run_into(
+    report: &mut Report,
+    format: &Format,
+    file: &Path,
+    upload: &Upload,
+) -> Result<(), Failure> {
+    let sweep = !upload.no_sweep;
+    let started = std::time::Instant::now();
+    let client = client_for(&upload.url, report.dry_run)?;
     let bytes = std::fs::read(file)
         .map_err(|e| Failure::Failed(format!("cannot read {}: {e}", file.display())))?;
     let read = read(format, &bytes).map_err(|e| {
@@ -100,6 +133,9 @@ fn run_into(report: &mut Report, format: Format, file: &Path, url: &str) -> Resu
                 format!("{e} (--strict: nothing was sent)")
             }
             ImportError::Header(m) | ImportError::Read(m) => format!("{}: {m}", file.display()),
+            ImportError::DateOrder(m) | ImportError::People(m) => {
+                return Failure::Usage(format!("{}: {m} (nothing was sent)", file.display()));
+            }
         })
     })?;
     for (at, why) in &read.skipped {
@@ -108,24 +144,119 @@ fn run_into(report: &mut Report, format: Format, file: &Path, url: &str) -> Resu
     for (at, what) in &read.warnings {
         eprintln!("warning {at}: {what}");
     }
-    let (items, split) = items_of(&read.entries);
     report.rows = read.rows;
     report.skipped = read.skipped.len();
     report.warnings = read.warnings.len();
+    report.other_users = read.other_people;
+    if let Some(path) = &upload.skipped_file {
+        skipped::write_file(path, &read.skipped)?;
+    }
+    check_skipped(&read, upload.max_skipped())?;
+    let (items, split) = items_of(&read.entries);
     report.entries = items.len();
     report.split = split;
+    let sweeping = match (&client, read.range) {
+        (Some(client), Some(range)) if sweep => {
+            if read.skipped.is_empty() {
+                Some((client, range, not_sent_since(client, started)?))
+            } else {
+                eprintln!(
+                    "not swept: {} rows were skipped, so the file may not hold everything the \
+                     tracker has in its range (fix them, or import with --strict)",
+                    read.skipped.len()
+                );
+                None
+            }
+        }
+        _ => None,
+    };
     let (totals, result) = deliver(&items, client.as_ref());
     report.totals = totals;
-    result
+    result?;
+    if let Some((client, range, since)) = sweeping {
+        report.swept = Some(sweep_range(client, format, &read.entries, range, since)?);
+    }
+    Ok(())
 }
 
-fn read(format: Format, bytes: &[u8]) -> Result<Read, ImportError> {
-    let csv = match format {
-        Format::Toggl(options) => toggl::parse(bytes, options)?,
-        Format::Clockify(options) => clockify::parse(bytes, options)?,
+/// How long the service's `Date` can lag its clock: whole seconds, from a value the server
+/// refreshes twice a second.
+const DATE_LAG: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The sweep's `not_sent_since`: the service's clock read before the first batch, so that
+/// everything this run sends is stamped after it, and at least [`DATE_LAG`] after the run
+/// began, so that everything sent before the run (a previous import a moment ago) is stamped
+/// before it. The wait overlaps the reading of the file.
+fn not_sent_since(
+    client: &Client,
+    started: std::time::Instant,
+) -> Result<time::OffsetDateTime, Failure> {
+    std::thread::sleep(DATE_LAG.saturating_sub(started.elapsed()));
+    client.server_time()
+}
+
+/// Refuses to send anything from a file whose own rows gave nothing, or that skipped more than
+/// `max` allows: a scheduler then sees a failure instead of a quietly partial import.
+fn check_skipped(read: &Read, max: MaxSkipped) -> Result<(), Failure> {
+    let own = read.rows - read.other_people;
+    let skipped = read.skipped.len();
+    if own > 0 && read.entries.is_empty() {
+        return Err(Failure::Failed(format!(
+            "nothing to import: {own} rows read, {skipped} skipped, none gave an entry (nothing \
+             was sent)"
+        )));
+    }
+    if max.exceeded_by(skipped, own) {
+        return Err(Failure::Failed(format!(
+            "{skipped} of {own} rows were skipped, more than --max-skipped {} allows (nothing \
+             was sent; see the skipped lines above)",
+            max.describe()
+        )));
+    }
+    Ok(())
+}
+
+/// Sweeps `range` of `format`'s entries sent before `since`, telling it on stderr.
+fn sweep_range(
+    client: &Client,
+    format: &Format,
+    entries: &[ImportedEntry],
+    range: Range,
+    since: time::OffsetDateTime,
+) -> Result<u64, Failure> {
+    let prefix = format.id_prefix();
+    let swept = sweep::sweep(client, prefix, range, since)
+        .and_then(|n| Ok(n + sweep::pieces_after(client, entries, range, since)?))
+        .map_err(|e| {
+            Failure::Failed(format!(
+                "the entries were sent, but the sweep of what the tracker no longer has failed \
+                 (run the import again): {e}"
+            ))
+        })?;
+    if swept > 0 {
+        eprintln!(
+            "swept {swept} {prefix}* entries the file no longer has ({} to {})",
+            format_time(range.from),
+            format_time(range.to)
+        );
+    }
+    Ok(swept)
+}
+
+fn format_time(at: time::OffsetDateTime) -> String {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+fn read(format: &Format, bytes: &[u8]) -> Result<Read, ImportError> {
+    let (csv, options) = match format {
+        Format::Toggl(options) => (toggl::parse(bytes, options.clone())?, options),
+        Format::Clockify(options) => (clockify::parse(bytes, options.clone())?, options),
         Format::ActivityWatch(options) => {
-            let parsed = activitywatch::parse(bytes, options)?;
+            let parsed = activitywatch::parse(bytes, *options)?;
             return Ok(Read {
+                range: hours_range(&parsed.entries),
+                other_people: 0,
                 rows: parsed.events,
                 skipped: parsed
                     .skipped
@@ -142,7 +273,11 @@ fn read(format: Format, bytes: &[u8]) -> Result<Read, ImportError> {
         }
     };
     Ok(Read {
-        rows: csv.entries.len() + csv.skipped.len(),
+        range: csv
+            .local_days
+            .map(|(first, last)| days_range(first, last, options)),
+        rows: csv.entries.len() + csv.skipped.len() + csv.other_people,
+        other_people: csv.other_people,
         skipped: csv
             .skipped
             .into_iter()
@@ -154,5 +289,32 @@ fn read(format: Format, bytes: &[u8]) -> Result<Read, ImportError> {
             .map(|w| (format!("line {}", w.line), w.message))
             .collect(),
         entries: csv.entries,
+    })
+}
+
+/// Whole local days `first..=last` of a CSV report, in UTC.
+fn days_range(first: time::Date, last: time::Date, options: &CsvOptions) -> Range {
+    // Out of range only near the years 1 and 9999, where UTC's midnight is as good.
+    let midnight = |day: time::Date| {
+        options
+            .zone
+            .to_utc(day.midnight())
+            .unwrap_or_else(|_| day.midnight().assume_utc())
+    };
+    // Only the last day the calendar has lacks a next one: the range then ends at its start.
+    let after = last.next_day().map_or_else(|| midnight(last), midnight);
+    Range {
+        from: midnight(first).to_offset(time::UtcOffset::UTC),
+        to: after.to_offset(time::UtcOffset::UTC),
+    }
+}
+
+/// The UTC hours of an ActivityWatch export's entries, first to last.
+fn hours_range(entries: &[ImportedEntry]) -> Option<Range> {
+    let first = entries.iter().map(|e| e.occurred_at).min()?;
+    let last = entries.iter().map(|e| e.occurred_at).max()?;
+    Some(Range {
+        from: first,
+        to: last + time::Duration::HOUR,
     })
 }

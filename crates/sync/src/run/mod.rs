@@ -40,7 +40,8 @@ pub fn client_for(url: &str, dry_run: bool) -> Result<Option<Client>, Failure> {
 
 /// Sends `items` in batches of at most 1,000 with a progress bar on a terminal's stderr, or,
 /// without a client (a dry run), prints the exact request bodies on stdout, one per line. The
-/// totals of the batches accepted, and the failure that stopped the sending if one did.
+/// totals of the batches accepted (in a dry run, the batches printed), and the failure that
+/// stopped the sending if one did.
 pub fn deliver(items: &[Item], client: Option<&Client>) -> (Totals, Result<(), Failure>) {
     let bodies = match client::batch_bodies(items) {
         Ok(bodies) => bodies,
@@ -50,7 +51,11 @@ pub fn deliver(items: &[Item], client: Option<&Client>) -> (Totals, Result<(), F
         for body in &bodies {
             println!("{body}");
         }
-        return (Totals::default(), Ok(()));
+        let printed = Totals {
+            batches: bodies.len(),
+            ..Totals::default()
+        };
+        return (printed, Ok(()));
     };
     let sizes: Vec<usize> = items.chunks(MAX_BATCH).map(<[Item]>::len).collect();
     let progress = Progress::entries(items.len());

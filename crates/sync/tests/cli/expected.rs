@@ -117,6 +117,7 @@ fn hms(text: &str) -> Option<i64> {
 fn csv_report(
     text: &str,
     offset: UtcOffset,
+    only_email: Option<&str>,
     columns: [&str; 5],
     date: &[time::format_description::BorrowedFormatItem<'_>],
     clock: &[time::format_description::BorrowedFormatItem<'_>],
@@ -132,6 +133,7 @@ fn csv_report(
             .position(|h| h == name)
             .unwrap_or_else(|| panic!("no {name} column"))
     };
+    let email = headers.iter().position(|h| h == "Email");
     let (d, t, dur, p, tg) = (
         col(date_col),
         col(time_col),
@@ -147,6 +149,9 @@ fn csv_report(
     for record in reader.records() {
         let record = record.expect("a readable row");
         expected.rows += 1;
+        if only_email.is_some_and(|only| email.and_then(|e| record.get(e)) != Some(only)) {
+            continue;
+        }
         let line = record.position().expect("a position").line();
         let parsed = (|| {
             let day = Date::parse(record.get(d)?, date).ok()?;
@@ -167,11 +172,13 @@ fn csv_report(
     expected
 }
 
-/// A Toggl detailed report with local times at `offset`.
-pub fn toggl(text: &str, offset: UtcOffset) -> Expected {
+/// A Toggl detailed report with local times at `offset`, only the rows of `email` (every row
+/// still counts in `rows`).
+pub fn toggl(text: &str, offset: UtcOffset, email: &str) -> Expected {
     csv_report(
         text,
         offset,
+        Some(email),
         ["Start date", "Start time", "Duration", "Project", "Tags"],
         format_description!("[year]-[month]-[day]"),
         format_description!("[hour]:[minute]:[second]"),
@@ -183,6 +190,7 @@ pub fn clockify(text: &str, offset: UtcOffset) -> Expected {
     csv_report(
         text,
         offset,
+        None,
         [
             "Start Date",
             "Start Time",

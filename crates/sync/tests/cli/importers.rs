@@ -58,9 +58,22 @@ fn toggl() -> Case {
         command: "toggl",
         file_flag: "--csv",
         fixture: "toggl_detailed.csv",
-        flags: &["--utc-offset", "+02:00"],
+        // A team export: Elena's rows (Mira's are left out, and counted).
+        // The fixtures are dirty on purpose: a quarter of their rows or so is skipped.
+        flags: &[
+            "--utc-offset",
+            "+02:00",
+            "--user",
+            "elena@example.org",
+            "--max-skipped",
+            "50%",
+        ],
         rules: CSV_RULES,
-        expected: expected::toggl(&read("toggl_detailed.csv"), TOGGL_OFFSET),
+        expected: expected::toggl(
+            &read("toggl_detailed.csv"),
+            TOGGL_OFFSET,
+            "elena@example.org",
+        ),
     }
 }
 
@@ -69,7 +82,7 @@ fn clockify() -> Case {
         command: "clockify",
         file_flag: "--csv",
         fixture: "clockify_detailed.csv",
-        flags: &["--utc-offset", "-05:00"],
+        flags: &["--utc-offset", "-05:00", "--max-skipped", "50%"],
         rules: CSV_RULES,
         expected: expected::clockify(&read("clockify_detailed.csv"), CLOCKIFY_OFFSET),
     }
@@ -80,7 +93,7 @@ fn activitywatch() -> Case {
         command: "activitywatch",
         file_flag: "--export",
         fixture: "activitywatch_export.json",
-        flags: &[],
+        flags: &["--max-skipped", "50%"],
         rules: AW_RULES,
         expected: expected::activitywatch(&read("activitywatch_export.json")),
     }
@@ -319,7 +332,14 @@ async fn a_dry_run_needs_no_key_prints_every_entry_without_a_foundation_and_send
         let run = case.run(&app, None, &["--dry-run"]).await;
         assert_eq!(run.code, 0, "{run:?}");
         assert_eq!(run.summary["dry_run"], true);
-        assert_eq!(run.summary["batches"], 0);
+        // The batches printed, as a run would send them.
+        assert_eq!(
+            run.summary["batches"],
+            run.body_lines().len(),
+            "{}",
+            run.summary
+        );
+        assert_eq!(run.summary["batches"], 1);
         let items: Vec<Value> = run
             .body_lines()
             .iter()
@@ -364,4 +384,59 @@ async fn without_an_api_key_an_import_is_bad_usage_before_the_file_is_read() {
             .is_some_and(|e| e.contains("DISCOVERY_API_KEY")),
         "{run:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_team_export_without_user_is_refused_naming_its_people_and_user_takes_one_persons_rows() {
+    let app = spawn_app().await;
+    let key = app.person_with_key("mira@example.org").await;
+    let env = [("DISCOVERY_API_KEY", key.as_str())];
+    let file = fixture("toggl_detailed.csv");
+    let base = [
+        "toggl",
+        "--csv",
+        file.as_str(),
+        "--utc-offset",
+        "+02:00",
+        "--url",
+        app.address.as_str(),
+    ];
+    let refused = run_sync(&base, &env, None).await;
+    assert_eq!(refused.code, 2, "{refused:?}");
+    let error = refused.summary["error"].as_str().expect("an error");
+    assert!(
+        error.contains("2 people")
+            && error.contains("Elena Ruiz <elena@example.org>")
+            && error.contains("Mira Koch <mira@example.org>")
+            && error.contains("--user"),
+        "{error}"
+    );
+    assert!(app.mappings(&key).await.is_empty(), "nothing was sent");
+
+    let mut mira = base.to_vec();
+    mira.extend(["--user", "Mira Koch"]);
+    let run = run_sync(&mira, &env, None).await;
+    assert_eq!(run.code, 0, "{run:?}");
+    let text = read("toggl_detailed.csv");
+    let elena = expected::toggl(&text, TOGGL_OFFSET, "elena@example.org");
+    let rows_of_elena = elena.entries.len() + elena.bad.len();
+    let s = &run.summary;
+    assert_eq!(
+        [&s["rows"], &s["other_users"], &s["created"], &s["skipped"]],
+        [elena.rows, rows_of_elena, 1, 0],
+        "{s}"
+    );
+    let stored = app.mappings(&key).await;
+    assert_eq!(stored.len(), 1);
+    assert_eq!(
+        stored[0]["minutes"], 60,
+        "Mira's one hour, and nothing of Elena's"
+    );
+
+    let mut nobody = base.to_vec();
+    nobody.extend(["--user", "someone@example.org"]);
+    let run = run_sync(&nobody, &env, None).await;
+    assert_eq!(run.code, 2, "{run:?}");
+    let error = run.summary["error"].as_str().expect("an error");
+    assert!(error.contains("\"someone@example.org\""), "{error}");
 }

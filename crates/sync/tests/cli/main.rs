@@ -14,8 +14,12 @@
 mod expected;
 mod harness;
 
+mod date_order;
+mod exit_codes;
 mod failures;
 mod importers;
 mod input;
 mod server_rules;
+mod sweeps;
 mod timewarrior;
+mod zones;

@@ -155,7 +155,8 @@ async fn a_dry_run_prints_exactly_what_a_real_run_sends_and_sends_nothing() {
             dry.summary["created"].as_u64(),
             dry.summary["batches"].as_u64()
         ),
-        (Some(0), Some(0))
+        (Some(0), Some(1)),
+        "the batch printed counts"
     );
     let bodies = dry.body_lines();
     assert_eq!(bodies.len(), 1, "{}", dry.stdout);

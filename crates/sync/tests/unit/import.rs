@@ -183,7 +183,7 @@ fn toggl_rows_with_a_bad_duration_or_date_are_skipped_naming_their_line() {
         vec![
             SkippedRow {
                 line: 6,
-                reason: "bad duration \"1h\" (expected H:MM:SS)".to_owned()
+                reason: "bad duration \"1h\" (expected H:MM:SS, H:MM or decimal hours)".to_owned()
             },
             SkippedRow {
                 line: 7,
@@ -200,12 +200,12 @@ fn strict_mode_fails_a_toggl_import_at_the_first_bad_line() {
     assert_eq!(
         ImportError::Row {
             line: 6,
-            reason: "bad duration \"1h\" (expected H:MM:SS)".to_owned()
+            reason: "bad duration \"1h\" (expected H:MM:SS, H:MM or decimal hours)".to_owned()
         },
         err
     );
     assert_eq!(
-        "line 6: bad duration \"1h\" (expected H:MM:SS)",
+        "line 6: bad duration \"1h\" (expected H:MM:SS, H:MM or decimal hours)",
         err.to_string()
     );
 }
@@ -281,7 +281,9 @@ fn a_short_row_and_bytes_that_are_not_utf8_are_skipped() {
         vec![
             SkippedRow {
                 line: 3,
-                reason: "no start time cell (the row has 5 cells)".to_owned()
+                reason: "the row has 5 cells where the header has 8: a quote left open (which \
+                         swallows the rows after it), or a delimiter inside a cell without quotes"
+                    .to_owned()
             },
             SkippedRow {
                 line: 4,
@@ -382,7 +384,7 @@ fn clockify_rows_with_a_bad_duration_or_date_are_skipped_naming_their_line() {
         vec![
             SkippedRow {
                 line: 6,
-                reason: "bad duration \"1,00\" (expected H:MM:SS)".to_owned()
+                reason: "bad duration \"1 h\" (expected H:MM:SS, H:MM or decimal hours)".to_owned()
             },
             SkippedRow {
                 line: 7,

@@ -4,11 +4,19 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod activitywatch;
+mod date_order;
+mod durations;
 mod import;
 mod items;
+mod limits;
+mod lines;
 mod offsets;
+mod people;
 mod server_rules;
+mod shape;
+mod sweep;
 mod tags;
+mod zones;
 
 use discovery_sync::client::{MAX_BATCH, batch_bodies};
 use discovery_sync::entries::{Item, external_id, label, pieces, plan, rounded_minutes};

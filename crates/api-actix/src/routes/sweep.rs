@@ -1,0 +1,59 @@
+//! `POST /integration/task-mappings/sweep`: an importer that re-read a whole export drops what
+//! the tracker no longer has (API.md, "Integration").
+
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use domain::services::integration::SweepError;
+
+use crate::activity::Action;
+use crate::auth::Caller;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::ApiJson;
+use crate::requests::sweep::SweepRequest;
+use crate::state::AppState;
+use crate::views::sweep::SweepReport;
+
+/// Mounted under `/integration` (see `routes::configure`). A route of its own method only, so a
+/// `DELETE` of the entry whose external id is `sweep` still reaches the deletion.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/task-mappings/sweep", web::post().to(sweep));
+}
+
+#[utoipa::path(
+    post,
+    path = "/integration/task-mappings/sweep",
+    tag = "integration",
+    summary = "Delete the entries of one tracker, in a range, that were not sent since a moment.",
+    description = "In one transaction, deletes the caller's entries whose `external_task_id` \
+                   starts with the prefix (case included), whose `occurred_at` is in `[from, to)`, \
+                   and that no request has sent (created or updated) since `not_sent_since`. The \
+                   range spans at most 366 days; `not_sent_since` must not be in the future.",
+    request_body = SweepRequest,
+    responses(
+        (status = 200, description = "How many entries were deleted.", body = SweepReport),
+        (status = 422, description = "An empty or overlong prefix, `to` not after `from`, a range over 366 days, or `not_sent_since` in the future; nothing was deleted.", body = ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn sweep(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: ApiJson<SweepRequest>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("task_mapping.sweep"));
+    let body = body.into_inner();
+    match state
+        .integration
+        .sweep(
+            caller.user_id,
+            body.external_task_id_prefix,
+            (body.from, body.to),
+            body.not_sent_since,
+        )
+        .await
+    {
+        Ok(deleted) => Ok(HttpResponse::Ok().json(SweepReport::new(deleted))),
+        Err(SweepError::Invalid(e)) => Err(ApiError::invalid(e.field(), e)),
+        Err(SweepError::Repo(e)) => Err(e.into()),
+    }
+}

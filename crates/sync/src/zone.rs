@@ -1,0 +1,107 @@
+//! The time zone of an export's local times: a fixed UTC offset (`--utc-offset`), or an IANA
+//! zone (`--timezone`, by default the machine's) whose rules apply on each date, daylight-saving
+//! time included (jiff's copy of the tz database).
+//!
+//! **At a change of offset.** A local time that a zone skips (02:30 on the night clocks go
+//! forward) is read as if the clock had not been put forward yet, i.e. moved forward by the gap
+//! (03:30), and a local time that a zone repeats (02:30 on the night clocks go back) as its
+//! first occurrence, at the earlier offset: RFC 5545's and JavaScript's rule (jiff's
+//! "compatible" disambiguation). The trackers keep UTC and write the export from it, so a
+//! skipped time never comes from them; a repeated hour cannot be told apart in the file, and
+//! its second occurrence is read an hour early.
+
+use std::fmt;
+
+use jiff::tz::TimeZone;
+use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
+
+/// Where the local times of a file are.
+#[derive(Clone, PartialEq)]
+pub enum Zone {
+    /// One offset for every date.
+    Fixed(UtcOffset),
+    /// An IANA zone, with its name as given.
+    Named { name: String, zone: TimeZone },
+}
+
+impl fmt::Debug for Zone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Fixed(offset) => write!(f, "Fixed({offset})"),
+            Self::Named { name, .. } => write!(f, "Named({name})"),
+        }
+    }
+}
+
+impl Eq for Zone {}
+
+impl Zone {
+    /// The zone named `name` (`Europe/Berlin`, `America/New_York`, `UTC`).
+    ///
+    /// # Errors
+    /// A message naming the zone when the database has no such zone.
+    pub fn named(name: &str) -> Result<Self, String> {
+        let name = name.trim();
+        TimeZone::get(name)
+            .map(|zone| Self::Named {
+                name: name.to_owned(),
+                zone,
+            })
+            .map_err(|_| {
+                format!("unknown time zone {name:?} (expected an IANA name such as Europe/Berlin)")
+            })
+    }
+
+    /// The machine's zone (the `TZ` variable, else `/etc/localtime`); UTC when neither says.
+    #[must_use]
+    pub fn system() -> Self {
+        let zone = TimeZone::system();
+        let name = zone.iana_name().unwrap_or("UTC").to_owned();
+        Self::Named { name, zone }
+    }
+
+    /// The instant of `local` in this zone, in UTC (see the module for skipped and repeated
+    /// local times).
+    ///
+    /// # Errors
+    /// A message when the instant is out of range (a date near year 9999 or 1).
+    pub fn to_utc(&self, local: PrimitiveDateTime) -> Result<OffsetDateTime, String> {
+        match self {
+            Self::Fixed(offset) => local
+                .assume_offset(*offset)
+                .checked_to_offset(UtcOffset::UTC)
+                .ok_or_else(|| format!("{local} is out of range")),
+            Self::Named { zone, .. } => {
+                let bad = |_| format!("{local} is out of range in {}", self.name());
+                let civil = jiff::civil::DateTime::new(
+                    i16::try_from(local.year()).map_err(|_| bad(()))?,
+                    i8::try_from(u8::from(local.month())).map_err(|_| bad(()))?,
+                    i8::try_from(local.day()).map_err(|_| bad(()))?,
+                    i8::try_from(local.hour()).map_err(|_| bad(()))?,
+                    i8::try_from(local.minute()).map_err(|_| bad(()))?,
+                    i8::try_from(local.second()).map_err(|_| bad(()))?,
+                    0,
+                )
+                .map_err(|_| bad(()))?;
+                let instant = zone
+                    .to_ambiguous_timestamp(civil)
+                    .compatible()
+                    .map_err(|_| bad(()))?;
+                OffsetDateTime::from_unix_timestamp(instant.as_second()).map_err(|_| bad(()))
+            }
+        }
+    }
+
+    /// The zone's name, or the offset as `+01:00`.
+    #[must_use]
+    pub fn name(&self) -> String {
+        match self {
+            Self::Fixed(offset) => {
+                let (h, m, _) = offset.as_hms();
+                let sign = if offset.is_negative() { '-' } else { '+' };
+                format!("{sign}{:02}:{:02}", h.unsigned_abs(), m.unsigned_abs())
+            }
+            Self::Named { name, .. } => name.clone(),
+        }
+    }
+}
