@@ -18,8 +18,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use domain::discovery::ExtractionInput;
+use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
+use domain::reflection::CoachReplyDraft;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{Response, StatusCode};
 use serde::Deserialize;
@@ -427,6 +428,12 @@ impl Extractor for OpenAiClient {
             )
             .await?)
     }
+
+    /// The offline engine's mirror: where the model's text does not rest on the person's
+    /// words, their own sentences said back are stored instead (API.md, "Provenance").
+    fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft> {
+        crate::offline::OfflineEngine.mirror(input)
+    }
 }
 
 #[async_trait]
@@ -435,6 +442,11 @@ impl Coach for OpenAiClient {
         Ok(self
             .complete(body::coach_messages(request), &schema::coach())
             .await?)
+    }
+
+    /// The offline coach's reply: its revision stands in for one the model did not ground.
+    fn mirror_reply(&self, request: &CoachRequest) -> Option<CoachReplyDraft> {
+        crate::offline::OfflineEngine.mirror_reply(request)
     }
 }
 
