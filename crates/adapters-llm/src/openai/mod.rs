@@ -11,6 +11,7 @@
 pub mod body;
 pub mod config;
 pub mod prompts;
+pub mod references;
 pub mod schema;
 
 use std::sync::Arc;
@@ -421,12 +422,14 @@ impl Extractor for OpenAiClient {
         input: &ExtractionInput,
         feedback: Option<String>,
     ) -> Result<String, ModelError> {
-        Ok(self
+        let reply = self
             .complete(
                 body::extraction_messages(input, feedback.as_deref()),
                 &schema::extraction(input),
             )
-            .await?)
+            .await?;
+        // The model names its sources by sentence number; the quotes are the person's own.
+        Ok(references::resolve(&reply, &references::number(input)))
     }
 
     /// The offline engine's mirror: where the model's text does not rest on the person's

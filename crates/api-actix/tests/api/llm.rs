@@ -242,9 +242,17 @@ async fn completing_with_a_model_stores_the_profile_it_extracted() {
         "{schema}"
     );
     let answers = document_of(sent)["answers"].as_array().unwrap().clone();
-    let texts: Vec<&str> = answers
+    // Each answer goes as its numbered sentences ("[1.1] ..."), which the reply's sources name.
+    let texts: Vec<String> = answers
         .iter()
-        .map(|a| a["answer"].as_str().unwrap())
+        .map(|a| {
+            let lines = a["sentences"].as_array().unwrap();
+            let unnumbered: Vec<&str> = lines
+                .iter()
+                .map(|l| l.as_str().unwrap().split_once("] ").unwrap().1)
+                .collect();
+            unnumbered.join(" ")
+        })
         .collect();
     assert_eq!(texts, HEART_ANSWERS);
 }
@@ -520,8 +528,8 @@ async fn a_goal_the_model_invents_for_an_empty_answer_is_dropped() {
     assert_eq!(profile["long_term_goal_summary"], Value::Null);
     let sent = &requests_with(&server, prompts::EXTRACTOR).await[0];
     let answers = document_of(sent)["answers"].clone();
-    assert_eq!(answers[5]["answer"], Value::Null, "sent as no goal");
-    assert_eq!(answers[6]["answer"], Value::Null);
+    assert_eq!(answers[5]["sentences"], json!([]), "sent as no goal");
+    assert_eq!(answers[6]["sentences"], json!([]));
 }
 
 #[tokio::test]
