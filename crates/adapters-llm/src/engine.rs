@@ -2,8 +2,9 @@
 //! whichever it is, and the preview of what a reflection turn would send.
 
 use async_trait::async_trait;
-use domain::discovery::ExtractionInput;
+use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
+use domain::reflection::CoachReplyDraft;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -83,6 +84,13 @@ impl Extractor for LanguageModel {
             Self::OpenAi(client) => client.extract(input, feedback).await,
         }
     }
+
+    fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft> {
+        match self {
+            Self::Offline(engine) => engine.mirror(input),
+            Self::OpenAi(client) => client.mirror(input),
+        }
+    }
 }
 
 #[async_trait]
@@ -91,6 +99,13 @@ impl Coach for LanguageModel {
         match self {
             Self::Offline(engine) => engine.reply(request).await,
             Self::OpenAi(client) => client.reply(request).await,
+        }
+    }
+
+    fn mirror_reply(&self, request: &CoachRequest) -> Option<CoachReplyDraft> {
+        match self {
+            Self::Offline(engine) => engine.mirror_reply(request),
+            Self::OpenAi(client) => client.mirror_reply(request),
         }
     }
 }

@@ -175,7 +175,8 @@ fn set<'a>(items: &[&'a str]) -> BTreeSet<&'a str> {
 // The fields docs/llm.md ("What leaves the server") lists, and no others.
 const BODY_FIELDS: &[&str] = &["model", "messages", "max_tokens", "response_format"];
 const MESSAGE_FIELDS: &[&str] = &["role", "content"];
-const EXTRACTION_ANSWER_FIELDS: &[&str] = &["step", "key", "title", "prompt", "horizon", "answer"];
+const EXTRACTION_ANSWER_FIELDS: &[&str] =
+    &["step", "key", "title", "prompt", "horizon", "sentences"];
 const COACH_DOCUMENT_FIELDS: &[&str] = &[
     "profile",
     "coaching_style",
@@ -244,8 +245,21 @@ async fn an_extraction_sends_the_model_the_messages_and_the_schema_and_returns_t
     for a in answers {
         assert!(keys(a).is_subset(&set(EXTRACTION_ANSWER_FIELDS)), "{a}");
     }
-    assert_eq!(answers[4]["answer"], input().drives);
-    assert_eq!(answers[6]["answer"], Value::Null, "no goal stated");
+    // Each answer goes as its numbered sentences, which the reply's sources name.
+    let drives: Vec<String> = answers[4]["sentences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().split_once("] ").unwrap().1.to_owned())
+        .collect();
+    assert_eq!(drives.join(" "), input().drives);
+    assert!(
+        answers[4]["sentences"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("[5.1] ")
+    );
+    assert_eq!(answers[6]["sentences"], json!([]), "no goal stated");
     assert!(
         requests[0].headers.get("authorization").is_none(),
         "no key, no Authorization header"
@@ -852,19 +866,25 @@ async fn openai_refusing_length_limits_is_asked_with_its_strict_subset() {
     )
     .await;
     let client = client(&server);
+    // The profile's sources are sentence numbers: its schema has no length limit to refuse.
     client.extract(&input(), None).await.unwrap();
-    client.extract(&input(), None).await.unwrap();
+    // The coach's quotes have one.
+    let coach = coach_request(&profile(UserId::new()), say("I also fix clocks."));
+    client.reply(&coach).await.unwrap();
+    client.reply(&coach).await.unwrap();
     let extraction = schema::extraction(&input());
+    let reply = schema::coach();
     let sent = formats_sent(&server).await;
     assert_eq!(
         sent,
         [
             expected_format(1, &extraction),
-            expected_format(2, &extraction),
-            expected_format(2, &extraction),
+            expected_format(1, &reply),
+            expected_format(2, &reply),
+            expected_format(2, &reply),
         ]
     );
-    assert!(!sent[1].as_ref().unwrap().to_string().contains("maxLength"));
+    assert!(!sent[2].as_ref().unwrap().to_string().contains("maxLength"));
     assert_eq!(client.rung(), Rung::JsonSchemaStrictSubset);
 }
 

@@ -19,6 +19,7 @@ pub mod pagination;
 pub mod ports;
 pub mod profile;
 pub mod reflection;
+pub mod reflection_grounding;
 pub mod services;
 pub mod text;
 

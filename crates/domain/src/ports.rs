@@ -12,7 +12,7 @@ use crate::account::{
     RefreshToken, Session, TokenHash, User, UserStats,
 };
 use crate::coaching::{CheckIn, CoachingPreferences, CoachingStyle};
-use crate::discovery::{Answer, Conversation, ExtractionInput};
+use crate::discovery::{Answer, Conversation, ExtractionDraft, ExtractionInput};
 use crate::error::RepoError;
 use crate::ids::{
     ApiKeyId, CheckInId, ConversationId, EventId, ProfileId, RefreshTokenId, RuleId, SessionId,
@@ -29,7 +29,7 @@ use crate::notifications::{
 };
 use crate::pagination::{Cursor, Page, PageLimit};
 use crate::profile::{NewRevision, Profile, Revision};
-use crate::reflection::{ReflectionMessage, ReflectionTurn};
+use crate::reflection::{CoachReplyDraft, ReflectionMessage, ReflectionTurn};
 
 pub use crate::clock::Clock;
 #[cfg(any(test, feature = "mock"))]
@@ -390,6 +390,12 @@ pub trait Extractor: Send + Sync {
         input: &ExtractionInput,
         feedback: Option<String>,
     ) -> Result<String, ModelError>;
+
+    /// The offline engine's reading of the same answers (its mirror of each field, with their
+    /// sources): what is stored for a field whose text does not rest on the person's words, and
+    /// for a goal they stated that the reply did not keep (API.md, "Provenance"). Asked for only
+    /// when needed; `None` when there is none, and an ungrounded reply is then refused.
+    fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft>;
 }
 
 /// What the coach sees for one turn.
@@ -411,6 +417,11 @@ pub struct CoachRequest {
 pub trait Coach: Send + Sync {
     /// Returns the raw reply, expected to be `{message, revisions, revision_note}`.
     async fn reply(&self, request: &CoachRequest) -> Result<String, ModelError>;
+
+    /// The offline coach's reply to the same turn: its revision of a field stands in for a
+    /// revision whose words do not rest on the person's (API.md, "Provenance"). Asked for only
+    /// when needed; `None` when there is none, and such a revision is then dropped.
+    fn mirror_reply(&self, request: &CoachRequest) -> Option<CoachReplyDraft>;
 }
 
 /// The start of a sign-in at the identity provider.

@@ -56,6 +56,22 @@ pub fn rows(s: &Summary) -> Vec<(&'static str, String)> {
             share(s.quotes_verified, s.quotes_offered),
         ),
         ("triad agreement", share(s.triad_matched, s.triad_expected)),
+        (
+            "ungrounded sentences offered",
+            s.ungrounded_offered.to_string(),
+        ),
+        (
+            "fields replaced by the mirror",
+            s.fields_replaced.to_string(),
+        ),
+        (
+            "ungrounded sentences stored",
+            s.ungrounded_stored.to_string(),
+        ),
+        (
+            "stated goals taken from the mirror",
+            s.goals_from_mirror.to_string(),
+        ),
         ("latency p50", millis(s.latency_p50_ms)),
         ("latency p95", millis(s.latency_p95_ms)),
     ]
@@ -185,6 +201,10 @@ pub fn json(engine: &str, source: &str, results: &[FixtureResult<'_>], s: &Summa
                         "fields": s.fields.iter().map(|(k, v)| ((*k).to_owned(), json!(v))).collect::<serde_json::Map<_, _>>(),
                         "quotes_offered": s.quotes_offered,
                         "quotes_verified": s.quotes_verified,
+                        "ungrounded_offered": s.grounding.ungrounded_offered,
+                        "fields_replaced": s.grounding.replaced.iter().map(|f| f.name()).collect::<Vec<_>>(),
+                        "ungrounded_stored": s.grounding.ungrounded_stored,
+                        "goals_from_mirror": s.grounding.goals_from_mirror.iter().map(|f| f.name()).collect::<Vec<_>>(),
                         "draft_near_term_goal": s.draft_near_goal,
                         "draft_long_term_goal": s.draft_long_goal,
                     })),
@@ -239,8 +259,9 @@ mod tests {
     fn every_metric_has_a_row_and_empty_ratios_say_so() {
         let s = Summary::default();
         let rows = rows(&s);
-        assert_eq!(rows.len(), 11);
+        assert_eq!(rows.len(), 15);
         assert_eq!(rows[4], ("stated goals kept", "n/a    (0/0)".to_owned()));
-        assert_eq!(rows[9], ("latency p50", "n/a".to_owned()));
+        assert_eq!(rows[11], ("ungrounded sentences stored", "0".to_owned()));
+        assert_eq!(rows[13], ("latency p50", "n/a".to_owned()));
     }
 }

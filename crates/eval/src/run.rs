@@ -4,7 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use domain::discovery::{Extraction, ExtractionDraft, ExtractionInput, ExtractionRejected};
+use domain::discovery::{
+    Extraction, ExtractionDraft, ExtractionInput, ExtractionRejected, GroundingReport,
+};
 use domain::ports::Extractor;
 use domain::profile::{EditableField, Triad};
 
@@ -51,9 +53,12 @@ pub struct Stored {
     /// The accepted draft had a (non-blank) near-term goal summary, before the guard.
     pub draft_near_goal: bool,
     pub draft_long_goal: bool,
-    /// Quotes the accepted draft offered, and those the guard verified and kept.
+    /// Quotes the accepted draft offered, and those of them the guard verified and kept (the
+    /// mirror's own sources, stored for a replaced field, are not counted).
     pub quotes_offered: usize,
     pub quotes_verified: usize,
+    /// What the grounding guard found in the draft and replaced by the offline mirror.
+    pub grounding: GroundingReport,
 }
 
 impl Stored {
@@ -64,6 +69,8 @@ impl Stored {
         draft_near_goal: bool,
         draft_long_goal: bool,
         quotes_offered: usize,
+        quotes_verified: usize,
+        grounding: GroundingReport,
     ) -> Self {
         Self {
             enneagram_type: extraction.enneagram_type.get(),
@@ -78,7 +85,8 @@ impl Stored {
             draft_near_goal,
             draft_long_goal,
             quotes_offered,
-            quotes_verified: extraction.sources.count(),
+            quotes_verified,
+            grounding,
         }
     }
 
@@ -102,18 +110,32 @@ impl Stored {
     }
 }
 
-/// Parses and guards one reply as the service does, noting what the draft offered.
+/// Parses and guards one reply as the service does (the grounding guard with the extractor's
+/// `mirror`), noting what the draft offered.
 ///
 /// # Errors
 /// The rejection the service would send back as feedback.
-pub fn read_reply(raw: &str, input: &ExtractionInput) -> Result<Stored, ExtractionRejected> {
+pub fn read_reply(
+    raw: &str,
+    input: &ExtractionInput,
+    mirror: impl FnOnce() -> Option<ExtractionDraft>,
+) -> Result<Stored, ExtractionRejected> {
     let draft = ExtractionDraft::parse(raw)?;
     let has_text = |s: &Option<String>| s.as_deref().is_some_and(|s| !s.trim().is_empty());
     let near = has_text(&draft.near_term_goal_summary);
     let long = has_text(&draft.long_term_goal_summary);
     let offered = draft.quotes_offered();
-    let extraction = draft.guard(input)?;
-    Ok(Stored::new(&extraction, near, long, offered))
+    // The model's own quotes that verify, before any field is replaced by the mirror.
+    let verified = draft.clone().guard(input)?.sources.count();
+    let grounded = draft.guard_grounded(input, mirror)?;
+    Ok(Stored::new(
+        &grounded.extraction,
+        near,
+        long,
+        offered,
+        verified,
+        grounded.report,
+    ))
 }
 
 /// Runs one extraction through `extractor` with the service's one retry, timed.
@@ -130,7 +152,7 @@ pub async fn observe<X: Extractor + ?Sized>(extractor: &X, input: &ExtractionInp
                 Ok(raw) => raw,
                 Err(e) => break 'ask Outcome::Unavailable(e.to_string()),
             };
-            match read_reply(&raw, input) {
+            match read_reply(&raw, input, || extractor.mirror(input)) {
                 Ok(stored) => {
                     first_try_valid = attempt == 0;
                     break 'ask Outcome::Stored(stored);
@@ -194,6 +216,11 @@ mod tests {
                 .pop()
                 .unwrap_or(Err(ModelError::Timeout))
         }
+
+        /// The offline engine's reading, as the service's extractor gives it.
+        fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft> {
+            adapters_llm::OfflineEngine.extraction_draft(input).ok()
+        }
     }
 
     fn input() -> ExtractionInput {
@@ -240,6 +267,20 @@ mod tests {
         assert_eq!((s.enneagram_type, s.triad), (1, Triad::Gut));
         assert_eq!(s.near_term_goal(), Some("A repair café."));
         assert_eq!((s.quotes_offered, s.quotes_verified), (4, 2));
+        // "Bicycles tie it together.": "tie" and "together" are not the person's words.
+        assert_eq!(
+            (
+                s.grounding.ungrounded_offered,
+                s.grounding.ungrounded_stored
+            ),
+            (1, 0)
+        );
+        assert_eq!(s.grounding.replaced, [EditableField::OverlapNarrative]);
+        assert!(
+            s.field("overlap_narrative")
+                .unwrap()
+                .starts_with("All in all: ")
+        );
     }
 
     #[tokio::test]

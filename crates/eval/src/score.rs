@@ -182,6 +182,13 @@ pub struct Summary {
     /// Over the stored extractions: quotes the accepted drafts offered, and those kept.
     pub quotes_offered: usize,
     pub quotes_verified: usize,
+    /// Over the stored extractions: sentences of the accepted drafts that rest on nothing the
+    /// person wrote, the fields replaced by the offline mirror for them, the ungrounded
+    /// sentences left in what is stored (must be 0), and stated goals taken from the mirror.
+    pub ungrounded_offered: usize,
+    pub fields_replaced: usize,
+    pub ungrounded_stored: usize,
+    pub goals_from_mirror: usize,
     pub triad_expected: usize,
     pub triad_matched: usize,
     pub latency_p50_ms: Option<u128>,
@@ -191,10 +198,11 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Whether the run should exit non-zero: a failed fixture or any invented goal.
+    /// Whether the run should exit non-zero: a failed fixture, any invented goal or any
+    /// ungrounded sentence stored.
     #[must_use]
     pub const fn is_failure(&self) -> bool {
-        self.failed > 0 || self.invented_goals > 0
+        self.failed > 0 || self.invented_goals > 0 || self.ungrounded_stored > 0
     }
 }
 
@@ -214,11 +222,16 @@ pub fn summarize(results: &[(&Observation, &Verdict)]) -> Summary {
         if let Outcome::Stored(Stored {
             quotes_offered,
             quotes_verified,
+            grounding,
             ..
         }) = &observation.outcome
         {
             s.quotes_offered += quotes_offered;
             s.quotes_verified += quotes_verified;
+            s.ungrounded_offered += grounding.ungrounded_offered;
+            s.fields_replaced += grounding.replaced.len();
+            s.ungrounded_stored += grounding.ungrounded_stored;
+            s.goals_from_mirror += grounding.goals_from_mirror.len();
         }
         s.stated_goals += verdict.stated_goals;
         s.stated_goals_kept += verdict.stated_goals_kept;
@@ -296,6 +309,7 @@ mod tests {
             draft_long_goal: long.is_some(),
             quotes_offered: 10,
             quotes_verified: 8,
+            grounding: domain::discovery::GroundingReport::default(),
         }
     }
 

@@ -51,4 +51,10 @@ async fn the_offline_engine_meets_every_hard_expectation_but_its_documented_limi
         summary.stated_goals_kept, summary.stated_goals,
         "the engine quotes every stated goal"
     );
+    assert_eq!(
+        (summary.ungrounded_offered, summary.ungrounded_stored),
+        (0, 0),
+        "every sentence the engine writes rests on the person's words"
+    );
+    assert_eq!(summary.fields_replaced, 0);
 }

@@ -64,6 +64,11 @@ impl Extractor for OfflineEngine {
         let draft = self.extraction_draft(input)?;
         serde_json::to_string(&draft).map_err(|e| ModelError::Unavailable(e.to_string()))
     }
+
+    /// Its own draft: the engine writes mirrors only, so it stands in for itself.
+    fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft> {
+        self.extraction_draft(input).ok()
+    }
 }
 
 #[async_trait]
@@ -71,5 +76,10 @@ impl Coach for OfflineEngine {
     async fn reply(&self, request: &CoachRequest) -> Result<String, ModelError> {
         serde_json::to_string(&self.coach_reply(request))
             .map_err(|e| ModelError::Unavailable(e.to_string()))
+    }
+
+    /// Its own reply: the coach says the person's words back, so it stands in for itself.
+    fn mirror_reply(&self, request: &CoachRequest) -> Option<CoachReplyDraft> {
+        Some(self.coach_reply(request))
     }
 }

@@ -10,6 +10,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
 use super::prompts;
+use super::references;
 use super::schema::{self, ReplySchema};
 
 /// The most recent dialogue turns the coach sees; older ones are counted, not sent.
@@ -155,6 +156,7 @@ const KEY_ORDER: &[&str] = &[
     "prompt",
     "horizon",
     "answer",
+    "sentences",
     "author",
     "text",
     "opener",
@@ -210,22 +212,15 @@ impl Serialize for Wire<'_> {
     }
 }
 
-/// The extractor's messages: the system prompt, the answers as one JSON document, and on the one
+/// The extractor's messages: the system prompt, the answers as one JSON document (each as its
+/// numbered sentences, which the reply's sources name: [`super::references`]), and on the one
 /// retry what was wrong with the previous reply.
 #[must_use]
 pub fn extraction_messages(input: &ExtractionInput, feedback: Option<&str>) -> Vec<Value> {
+    let numbered = references::number(input);
     let answers: Vec<Value> = Step::all()
         .map(|step| {
             let prompt = step.prompt();
-            let answer = match step.get() {
-                1 => Some(input.love.as_str()),
-                2 => Some(input.strength.as_str()),
-                3 => Some(input.mission.as_str()),
-                4 => Some(input.vocation.as_str()),
-                5 => Some(input.drives.as_str()),
-                6 => input.near_term_goal.as_deref(),
-                _ => input.long_term_goal.as_deref(),
-            };
             let mut entry = Map::new();
             entry.insert("step".to_owned(), json!(step.get()));
             entry.insert("key".to_owned(), json!(prompt.key.key()));
@@ -234,7 +229,10 @@ pub fn extraction_messages(input: &ExtractionInput, feedback: Option<&str>) -> V
             if let Some(horizon) = prompt.horizon {
                 entry.insert("horizon".to_owned(), json!(horizon));
             }
-            entry.insert("answer".to_owned(), json!(answer));
+            entry.insert(
+                "sentences".to_owned(),
+                json!(references::lines(step.get(), &numbered)),
+            );
             Value::Object(entry)
         })
         .collect();
@@ -431,14 +429,14 @@ mod tests {
         .map(|k| properties.find(&format!("\"{k}\"")).unwrap())
         .collect();
         assert!(order.is_sorted(), "{order:?}");
-        // And the document: each answer's step and prompt before the answer.
+        // And the document: each answer's step and prompt before its sentences.
         let document = body["messages"][1]["content"].as_str().unwrap();
-        assert!(document.find("\"step\"").unwrap() < document.find("\"answer\"").unwrap());
-        assert!(document.find("\"prompt\"").unwrap() < document.find("\"answer\"").unwrap());
+        assert!(document.find("\"step\"").unwrap() < document.find("\"sentences\"").unwrap());
+        assert!(document.find("\"prompt\"").unwrap() < document.find("\"sentences\"").unwrap());
     }
 
     #[test]
-    fn the_extractor_sees_every_answer_with_its_prompt_and_null_for_no_goal() {
+    fn the_extractor_sees_every_answer_with_its_prompt_and_no_sentences_for_no_goal() {
         let messages = extraction_messages(&input(), None);
         assert_eq!(messages.len(), 2);
         assert_eq!(messages[0]["role"], "system");
@@ -447,11 +445,15 @@ mod tests {
             serde_json::from_str(messages[1]["content"].as_str().unwrap()).unwrap();
         let answers = document["answers"].as_array().unwrap();
         assert_eq!(answers.len(), 7);
-        assert_eq!(answers[0]["answer"], "Woodwork.");
+        assert_eq!(answers[0]["sentences"], json!(["[1.1] Woodwork."]));
         assert_eq!(answers[4]["key"], "drives");
-        assert_eq!(answers[5]["answer"], Value::Null);
+        assert_eq!(answers[5]["sentences"], json!([]), "no goal: no sentences");
         assert_eq!(answers[5]["horizon"], "6-12 months");
-        assert_eq!(answers[6]["answer"], "A school.");
+        assert_eq!(answers[6]["sentences"], json!(["[7.1] A school."]));
+        assert!(
+            answers[0].get("answer").is_none(),
+            "the text goes as its sentences only"
+        );
         assert!(answers[0].get("horizon").is_none());
     }
 

@@ -11,6 +11,7 @@
 pub mod body;
 pub mod config;
 pub mod prompts;
+pub mod references;
 pub mod schema;
 
 use std::sync::Arc;
@@ -18,8 +19,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use domain::discovery::ExtractionInput;
+use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
+use domain::reflection::CoachReplyDraft;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{Response, StatusCode};
 use serde::Deserialize;
@@ -420,12 +422,20 @@ impl Extractor for OpenAiClient {
         input: &ExtractionInput,
         feedback: Option<String>,
     ) -> Result<String, ModelError> {
-        Ok(self
+        let reply = self
             .complete(
                 body::extraction_messages(input, feedback.as_deref()),
                 &schema::extraction(input),
             )
-            .await?)
+            .await?;
+        // The model names its sources by sentence number; the quotes are the person's own.
+        Ok(references::resolve(&reply, &references::number(input)))
+    }
+
+    /// The offline engine's mirror: where the model's text does not rest on the person's
+    /// words, their own sentences said back are stored instead (API.md, "Provenance").
+    fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft> {
+        crate::offline::OfflineEngine.mirror(input)
     }
 }
 
@@ -435,6 +445,11 @@ impl Coach for OpenAiClient {
         Ok(self
             .complete(body::coach_messages(request), &schema::coach())
             .await?)
+    }
+
+    /// The offline coach's reply: its revision stands in for one the model did not ground.
+    fn mirror_reply(&self, request: &CoachRequest) -> Option<CoachReplyDraft> {
+        crate::offline::OfflineEngine.mirror_reply(request)
     }
 }
 

@@ -2,9 +2,9 @@
 //! README there). The version is the file name and the prompt's first line.
 
 /// The extractor's instructions.
-pub const EXTRACTOR: &str = include_str!("../../prompts/extractor.v2.md");
+pub const EXTRACTOR: &str = include_str!("../../prompts/extractor.v3.md");
 /// Which extractor prompt is in use.
-pub const EXTRACTOR_VERSION: &str = "extractor.v2";
+pub const EXTRACTOR_VERSION: &str = "extractor.v3";
 
 /// The reflection coach's instructions.
 pub const COACH: &str = include_str!("../../prompts/coach.v2.md");
@@ -37,7 +37,6 @@ mod tests {
             "long_term_goal_summary",
             "sources",
             "step",
-            "quote",
         ] {
             assert!(
                 EXTRACTOR.contains(&format!("\"{key}\"")),
@@ -69,8 +68,10 @@ mod tests {
             assert!(prompt.contains(&format!("at most {QUOTE_MAX_CHARS}")));
             assert!(prompt.contains("at least three"));
             assert!(prompt.contains("data, not instructions"));
-            assert!(prompt.contains("copied exactly"));
         }
+        assert!(COACH.contains("copied exactly"));
+        // The extractor names sentences by number; the service copies them.
+        assert!(EXTRACTOR.contains("copies each sentence"));
         assert!(EXTRACTOR.contains("Never invent a goal"));
     }
 }

@@ -13,6 +13,8 @@ use domain::profile::EditableField;
 use domain::profile::provenance::{QUOTE_MAX_CHARS, SOURCES_PER_FIELD};
 use serde_json::{Map, Value, json};
 
+use super::references;
+
 /// A reply's schema and the name it is sent under (`json_schema.name`: `[a-zA-Z0-9_-]{1,64}`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReplySchema {
@@ -21,8 +23,10 @@ pub struct ReplySchema {
 }
 
 /// The extractor's reply for `input`: `enneagram_type` 1-9, the five summaries, the two goal
-/// summaries and `sources` for each of the seven fields. A goal the person did not state can
-/// only be `null`, and a goal's sources can only name its own step (6 or 7).
+/// summaries and `sources` for each of the seven fields, as the numbers of the sentences they
+/// rest on ([`super::references`]): each field can name only its own step's sentences (steps
+/// 1-5 for the overlap narrative), so a goal's sources are its own step's. A goal the person did
+/// not state can only be `null`, and its sources only `[]`.
 #[must_use]
 pub fn extraction(input: &ExtractionInput) -> ReplySchema {
     let stated = |answer: &Option<String>| answer.as_deref().is_some_and(|a| !a.trim().is_empty());
@@ -31,20 +35,19 @@ pub fn extraction(input: &ExtractionInput) -> ReplySchema {
         "enneagram_type".to_owned(),
         json!({ "type": "integer", "enum": [1, 2, 3, 4, 5, 6, 7, 8, 9] }),
     );
-    let mut sources = Map::new();
     for field in EditableField::ALL {
-        let (prose, steps) = match field {
-            EditableField::NearTermGoalSummary => (goal(stated(&input.near_term_goal)), 6..=6),
-            EditableField::LongTermGoalSummary => (goal(stated(&input.long_term_goal)), 7..=7),
-            _ => (json!({ "type": "string" }), 1..=7),
+        let prose = match field {
+            EditableField::NearTermGoalSummary => goal(stated(&input.near_term_goal)),
+            EditableField::LongTermGoalSummary => goal(stated(&input.long_term_goal)),
+            _ => json!({ "type": "string" }),
         };
         properties.insert(field.name().to_owned(), prose);
-        sources.insert(
-            field.name().to_owned(),
-            json!({ "type": "array", "items": step_quote(steps), "maxItems": SOURCES_PER_FIELD }),
-        );
     }
-    properties.insert("sources".to_owned(), object(sources));
+    let numbered = references::number(input);
+    properties.insert(
+        "sources".to_owned(),
+        object(references::sources_schema(&numbered, SOURCES_PER_FIELD)),
+    );
     ReplySchema {
         name: "discovery_profile",
         schema: object(properties),
@@ -122,18 +125,6 @@ fn goal(stated: bool) -> Value {
 /// A quote of the person's words, at most the domain's length.
 fn quote() -> Value {
     json!({ "type": "string", "maxLength": QUOTE_MAX_CHARS })
-}
-
-/// `{"step", "quote"}`, the step one of `steps`.
-fn step_quote(steps: std::ops::RangeInclusive<u8>) -> Value {
-    let steps: Vec<u8> = steps.collect();
-    let mut properties = Map::new();
-    properties.insert(
-        "step".to_owned(),
-        json!({ "type": "integer", "enum": steps }),
-    );
-    properties.insert("quote".to_owned(), quote());
-    object(properties)
 }
 
 #[cfg(test)]
@@ -266,9 +257,8 @@ mod tests {
     fn a_consistent_profile_is_admitted() {
         let schema = extraction(&input(Some("Open a second café next year."), None)).schema;
         let mut reply = profile();
-        reply["sources"]["love_summary"] = json!([{"step": 1, "quote": "bake bread"}]);
-        reply["sources"]["near_term_goal_summary"] =
-            json!([{"step": 6, "quote": "Open a second café"}]);
+        reply["sources"]["love_summary"] = json!(["1.1"]);
+        reply["sources"]["near_term_goal_summary"] = json!(["6.1"]);
         assert!(admits(&schema, &reply));
         reply["near_term_goal_summary"] = Value::Null;
         assert!(admits(&schema, &reply), "a stated goal may still be null");
@@ -324,41 +314,33 @@ mod tests {
                 Box::new(|r| r["sources"]["love_summary"] = json!([1])),
             ),
             (
-                "step 8",
-                Box::new(|r| r["sources"]["love_summary"] = json!([{"step": 8, "quote": "x"}])),
+                "no such sentence",
+                Box::new(|r| r["sources"]["love_summary"] = json!(["1.2"])),
             ),
             (
-                "a source without its step",
-                Box::new(|r| r["sources"]["love_summary"] = json!([{"quote": "bake"}])),
+                "a sentence of another step",
+                Box::new(|r| r["sources"]["love_summary"] = json!(["2.1"])),
+            ),
+            (
+                "a quote instead of a number",
+                Box::new(|r| r["sources"]["love_summary"] = json!(["bake bread"])),
+            ),
+            (
+                "a source as an object",
+                Box::new(|r| r["sources"]["love_summary"] = json!([{"step": 1, "quote": "bake"}])),
             ),
             (
                 "a goal sourced from another step",
-                Box::new(|r| {
-                    r["sources"]["near_term_goal_summary"] =
-                        json!([{"step": 3, "quote": "Nobody should eat alone"}]);
-                }),
+                Box::new(|r| r["sources"]["near_term_goal_summary"] = json!(["3.1"])),
             ),
             (
-                "a quote too long",
-                Box::new(|r| {
-                    r["sources"]["love_summary"] =
-                        json!([{"step": 1, "quote": "b".repeat(QUOTE_MAX_CHARS + 1)}]);
-                }),
+                "a source for a goal not stated",
+                Box::new(|r| r["sources"]["long_term_goal_summary"] = json!(["6.1"])),
             ),
             (
                 "more sources than the domain keeps",
                 Box::new(|r| {
-                    r["sources"]["love_summary"] = json!(vec![
-                        json!({"step": 1, "quote": "bake"});
-                        SOURCES_PER_FIELD + 1
-                    ]);
-                }),
-            ),
-            (
-                "a source with more",
-                Box::new(|r| {
-                    r["sources"]["love_summary"] =
-                        json!([{"step": 1, "quote": "bake", "note": "x"}]);
+                    r["sources"]["overlap_narrative"] = json!(vec!["1.1"; SOURCES_PER_FIELD + 1]);
                 }),
             ),
         ];
@@ -387,9 +369,8 @@ mod tests {
             json!({"type": ["string", "null"]})
         );
         assert_eq!(
-            stated["properties"]["sources"]["properties"]["long_term_goal_summary"]["items"]["properties"]
-                ["step"],
-            json!({"type": "integer", "enum": [7]})
+            stated["properties"]["sources"]["properties"]["long_term_goal_summary"]["items"],
+            json!({"type": "string", "enum": ["7.1"]})
         );
     }
 
@@ -426,8 +407,8 @@ mod tests {
         let mut found = Vec::new();
         objects(&extraction(&input(Some("a"), None)).schema, &mut found);
         objects(&coach().schema, &mut found);
-        // The profile, its sources, the seven fields' {step, quote}; the reply and a revision.
-        assert_eq!(found.len(), 11);
+        // The profile and its sources; the reply and a revision.
+        assert_eq!(found.len(), 4);
         for object in found {
             assert_eq!(object["additionalProperties"], json!(false));
             let mut properties: Vec<&str> = object["properties"]
@@ -517,10 +498,15 @@ mod tests {
     fn the_extractor_example_fits_the_schema_and_passes_the_domain_s_guards() {
         let blocks = fenced(prompts::EXTRACTOR);
         let answers: Value = serde_json::from_str(&blocks[0]).unwrap();
+        // The example shows each answer's numbered sentences; the answer is them, unnumbered.
         let answer = |step: usize| {
-            answers["answers"][step - 1]["answer"]
-                .as_str()
-                .map(str::to_owned)
+            let lines: Vec<&str> = answers["answers"][step - 1]["sentences"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| l.as_str().unwrap().split_once("] ").unwrap().1)
+                .collect();
+            (!lines.is_empty()).then(|| lines.join(" "))
         };
         let example_input = ExtractionInput {
             love: answer(1).unwrap(),
@@ -536,7 +522,18 @@ mod tests {
             admits(&extraction(&example_input).schema, &reply),
             "{reply}"
         );
-        let draft = domain::discovery::ExtractionDraft::parse(&blocks[1]).unwrap();
+        // The numbers the example gives are those the request would show.
+        for (step, lines) in
+            (1..=7).map(|s| (s, references::lines(s, &references::number(&example_input))))
+        {
+            assert_eq!(
+                json!(lines),
+                answers["answers"][usize::from(step) - 1]["sentences"],
+                "step {step}"
+            );
+        }
+        let resolved = references::resolve(&blocks[1], &references::number(&example_input));
+        let draft = domain::discovery::ExtractionDraft::parse(&resolved).unwrap();
         let offered = draft.quotes_offered();
         let extraction = draft.guard(&example_input).unwrap();
         assert_eq!(

@@ -7,8 +7,9 @@ use std::time::Instant;
 
 use adapters_llm::LanguageModel;
 use async_trait::async_trait;
-use domain::discovery::ExtractionInput;
+use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
+use domain::reflection::CoachReplyDraft;
 
 use super::{LlmOperation, Metrics};
 
@@ -42,6 +43,11 @@ impl Extractor for MeteredModel {
         );
         reply
     }
+
+    /// Not a model call: the offline engine's mirror, computed in the process.
+    fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft> {
+        self.inner.mirror(input)
+    }
 }
 
 #[async_trait]
@@ -55,5 +61,10 @@ impl Coach for MeteredModel {
             started.elapsed(),
         );
         reply
+    }
+
+    /// Not a model call: the offline coach's reply, computed in the process.
+    fn mirror_reply(&self, request: &CoachRequest) -> Option<CoachReplyDraft> {
+        self.inner.mirror_reply(request)
     }
 }

@@ -201,12 +201,18 @@ async fn completing_with_a_model_stores_the_profile_it_extracted() {
         "strength_summary",
         "mission_summary",
         "vocation_summary",
-        "overlap_narrative",
         "near_term_goal_summary",
         "long_term_goal_summary",
     ] {
         assert_eq!(profile[field], expected[field], "{field}");
     }
+    // "Patience and care run through all four answers." rests on none of the person's words:
+    // the offline engine's mirror of the answers is stored instead, with its own sources.
+    let overlap = profile["overlap_narrative"].as_str().unwrap();
+    assert!(
+        overlap.starts_with("All in all: you love cooking soup"),
+        "{overlap}"
+    );
     // Only the quotes found in the answers are kept, as the person wrote them.
     let sources = &profile["sources"];
     assert_eq!(
@@ -217,7 +223,11 @@ async fn completing_with_a_model_stores_the_profile_it_extracted() {
         sources["near_term_goal_summary"],
         json!([{"step": 6, "quote": "Finish my tutoring certificate"}])
     );
-    assert_eq!(sources["overlap_narrative"], json!([]));
+    assert_eq!(
+        sources["overlap_narrative"][0],
+        json!({"step": 1, "quote": "Cooking soup on Sundays and repairing old bicycles"}),
+        "the mirror's key phrase, not the model's invented quotes"
+    );
 
     let sent = &requests_with(&server, prompts::EXTRACTOR).await[0];
     assert_eq!(sent["model"], MODEL);
@@ -232,9 +242,17 @@ async fn completing_with_a_model_stores_the_profile_it_extracted() {
         "{schema}"
     );
     let answers = document_of(sent)["answers"].as_array().unwrap().clone();
-    let texts: Vec<&str> = answers
+    // Each answer goes as its numbered sentences ("[1.1] ..."), which the reply's sources name.
+    let texts: Vec<String> = answers
         .iter()
-        .map(|a| a["answer"].as_str().unwrap())
+        .map(|a| {
+            let lines = a["sentences"].as_array().unwrap();
+            let unnumbered: Vec<&str> = lines
+                .iter()
+                .map(|l| l.as_str().unwrap().split_once("] ").unwrap().1)
+                .collect();
+            unnumbered.join(" ")
+        })
         .collect();
     assert_eq!(texts, HEART_ANSWERS);
 }
@@ -510,8 +528,8 @@ async fn a_goal_the_model_invents_for_an_empty_answer_is_dropped() {
     assert_eq!(profile["long_term_goal_summary"], Value::Null);
     let sent = &requests_with(&server, prompts::EXTRACTOR).await[0];
     let answers = document_of(sent)["answers"].clone();
-    assert_eq!(answers[5]["answer"], Value::Null, "sent as no goal");
-    assert_eq!(answers[6]["answer"], Value::Null);
+    assert_eq!(answers[5]["sentences"], json!([]), "sent as no goal");
+    assert_eq!(answers[6]["sentences"], json!([]));
 }
 
 #[tokio::test]

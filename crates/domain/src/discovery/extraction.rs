@@ -143,6 +143,13 @@ pub enum ExtractionRejected {
     },
     #[error("{0} must not be empty")]
     BlankSummary(&'static str),
+    #[error(
+        "{field} says {sentence:?}, which is not in the person's words: use only what they wrote"
+    )]
+    Ungrounded {
+        field: EditableField,
+        sentence: String,
+    },
 }
 
 /// A guarded extraction: type, triad (implied by the type), prose and the verified sources.

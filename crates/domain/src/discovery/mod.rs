@@ -3,10 +3,12 @@
 
 pub mod conversation;
 pub mod extraction;
+pub mod grounded;
 pub mod prompts;
 
 pub use conversation::{Answer, Conversation, ConversationError, ConversationStatus};
 pub use extraction::{
     ClaimedSource, Extraction, ExtractionDraft, ExtractionInput, ExtractionRejected,
 };
+pub use grounded::{Grounded, GroundingReport};
 pub use prompts::{PROMPTS, Prompt, PromptKey, Step};

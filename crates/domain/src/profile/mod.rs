@@ -4,6 +4,7 @@
 
 pub mod enneagram;
 pub mod fields;
+pub mod grounding;
 pub mod no_goal;
 pub mod provenance;
 pub mod revision;

@@ -8,7 +8,7 @@ use crate::notifications;
 use crate::ports::{ConversationRepository, Extractor, ProfileRepository, ProfileWrite};
 use crate::profile::{Profile, ProfileEvent, TransitionError};
 use crate::services::model_retry::{ModelFailure, ask_with_one_retry};
-use crate::text::AnswerText;
+use crate::text::{AnswerText, Note};
 
 /// The conversation use cases.
 #[derive(Debug, Clone)]
@@ -165,12 +165,17 @@ where
         if existing.as_ref().is_some_and(|p| p.locked) {
             return Err(CompleteError::ProfileLocked);
         }
-        let extraction = ask_with_one_retry(
+        let grounded = ask_with_one_retry(
             |feedback| self.extractor.extract(&input, feedback),
-            |raw| ExtractionDraft::parse(raw)?.guard(&input),
+            |raw| {
+                ExtractionDraft::parse(raw)?
+                    .guard_grounded(&input, || self.extractor.mirror(&input))
+            },
         )
         .await
         .map_err(CompleteError::ExtractorUnavailable)?;
+        let note = grounded.report.note().map(|n| Note::capped(&n));
+        let extraction = grounded.extraction;
 
         let now = self.clock.now();
         let was_locked = existing.as_ref().is_some_and(|p| p.locked);
@@ -184,6 +189,10 @@ where
                 (t, Some(version))
             }
         };
+        let mut transition = transition;
+        if let Some(revision) = transition.revision.as_mut() {
+            revision.note = note;
+        }
         let events = notifications::profile_events(
             was_locked,
             &transition.profile,
@@ -250,13 +259,15 @@ mod tests {
         serde_json::to_string(&ExtractionDraft {
             enneagram_type: type_,
             triad: Some(triad.into()),
-            love_summary: "Reading aloud.".into(),
-            strength_summary: "Patience.".into(),
-            mission_summary: "Literacy.".into(),
-            vocation_summary: "Teacher.".into(),
+            // Every sentence rests on the answers ("Teaching children to read."), so no field
+            // is replaced by the mirror.
+            love_summary: "You love teaching children.".into(),
+            strength_summary: "Teaching.".into(),
+            mission_summary: "Children who read.".into(),
+            vocation_summary: "You teach.".into(),
             overlap_narrative: "Teaching reading.".into(),
             near_term_goal_summary: Some("invented goal".into()),
-            long_term_goal_summary: Some("Start a library.".into()),
+            long_term_goal_summary: Some("Teach children to read.".into()),
             // The goal rests on three words of step 7 (every answer but step 6 is the same).
             sources: [(
                 "long_term_goal_summary".to_owned(),
@@ -389,7 +400,7 @@ mod tests {
                         .prose
                         .long_term_goal_summary
                         .as_ref()
-                        .is_some_and(|g| g.as_str() == "Start a library.")
+                        .is_some_and(|g| g.as_str() == "Teach children to read.")
                     && w.events.len() == 1
                     && w.events[0].event_type == EventType::ProfileRevised
             })
@@ -490,6 +501,38 @@ mod tests {
         let profile =
             block_on(service(conversations_with(answered(user, 5)), p, e).complete(user)).unwrap();
         assert_eq!(profile.enneagram_type.get(), 6);
+    }
+
+    #[test]
+    fn an_invented_summary_is_replaced_by_the_mirror_and_the_revision_says_so() {
+        let user = UserId::new();
+        let mut p = MockProfileRepository::new();
+        p.expect_get().returning(|_| Ok(None));
+        p.expect_write()
+            .withf(|w| {
+                let note = w.revision.as_ref().and_then(|r| r.note.as_ref());
+                w.profile.prose.love_summary.as_str() == "You love teaching children to read."
+                    && w.profile.prose.mission_summary.as_str() == "Children who read."
+                    && note.is_some_and(|n| {
+                        n.as_str().starts_with("love_summary: ") && n.as_str().contains("mirror")
+                    })
+            })
+            .times(1)
+            .returning(|_| Ok(None));
+        let mut e = MockExtractor::new();
+        e.expect_extract().times(1).returning(|_, _| {
+            let mut draft: ExtractionDraft = serde_json::from_str(&draft_json(2, "heart")).unwrap();
+            draft.love_summary = "You love baking bread for your neighbours.".into();
+            Ok(serde_json::to_string(&draft).unwrap())
+        });
+        e.expect_mirror().times(1).returning(|_| {
+            let mut mirror: ExtractionDraft = serde_json::from_str(&draft_json(5, "head")).unwrap();
+            mirror.love_summary = "You love teaching children to read.".into();
+            Some(mirror)
+        });
+        let profile =
+            block_on(service(conversations_with(answered(user, 5)), p, e).complete(user)).unwrap();
+        assert_eq!(profile.enneagram_type.get(), 2, "the type is the model's");
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::profile::{Profile, ProfileEdit, ProfileEvent, Revision, Transition, T
 use crate::reflection::{
     Author, CoachReply, CoachReplyDraft, ReflectionMessage, ReflectionTurn, person_words,
 };
+use crate::reflection_grounding::ground_revisions;
 use crate::services::model_retry::{ModelFailure, ask_with_one_retry};
 
 /// The profile use cases.
@@ -275,6 +276,12 @@ where
         )
         .await
         .map_err(ReflectError::CoachUnavailable)?;
+        request.feedback = None;
+        let (reply, _) = ground_revisions(reply, &profile.prose, &words, || {
+            self.coach
+                .mirror_reply(&request)
+                .map(|draft| draft.guard(&turn, &words))
+        });
 
         let now = self.clock.now();
         let mut messages = Vec::with_capacity(2);

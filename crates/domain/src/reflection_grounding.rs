@@ -1,0 +1,205 @@
+//! The grounding guard over a coach's revisions (API.md, "Provenance"): a revised field whose new
+//! text has a sentence resting neither on the person's turns nor on the field's current text is
+//! not applied as the coach wrote it. The offline coach's revision of that field stands in when
+//! it makes one; otherwise the revision is dropped. The note says so.
+
+use crate::profile::grounding::Grounding;
+use crate::profile::provenance::Quotable;
+use crate::profile::{EditableField, ProfileEdit, ProseFields, Sources};
+use crate::reflection::CoachReply;
+use crate::text::Note;
+
+/// `reply` with every revision grounded, and how many of its sentences were not. `mirror` is the
+/// offline coach's guarded reply to the same turn, asked for only when a revision fails.
+#[must_use]
+pub fn ground_revisions(
+    reply: CoachReply,
+    current: &ProseFields,
+    person_words: &[Quotable<'_>],
+    mirror: impl FnOnce() -> Option<CoachReply>,
+) -> (CoachReply, usize) {
+    let turns: Vec<&str> = person_words.iter().map(|q| q.text).collect();
+    let rule = Grounding::for_material(&turns);
+    let mut ungrounded = 0;
+    let mut failed: Vec<EditableField> = Vec::new();
+    for (field, value) in reply.edit.changes() {
+        let Some(value) = value else { continue };
+        let mut material = turns.clone();
+        material.extend(current.get(field).map(|p| p.as_str()));
+        let bad = rule.ungrounded(value.as_str(), &material).len();
+        if bad > 0 {
+            ungrounded += bad;
+            failed.push(field);
+        }
+    }
+    if failed.is_empty() {
+        return (reply, 0);
+    }
+    let mirror = mirror();
+    let mut sources = Sources::default();
+    let mut changes = Vec::new();
+    let mut replaced = Vec::new();
+    let mut dropped = Vec::new();
+    for (field, value) in reply.edit.changes() {
+        if !failed.contains(&field) {
+            changes.push((field, value.clone()));
+            sources.set(field, reply.sources.get(field).to_vec());
+            continue;
+        }
+        let stand_in = mirror.as_ref().and_then(|m| {
+            m.edit
+                .changes()
+                .find(|(f, _)| *f == field)
+                .map(|(_, v)| (v.clone(), m.sources.get(field).to_vec()))
+        });
+        match stand_in {
+            // The offline coach wrote this very revision: it is its own stand-in.
+            Some((v, _)) if v.as_ref() == value.as_ref() => {
+                changes.push((field, value.clone()));
+                sources.set(field, reply.sources.get(field).to_vec());
+            }
+            Some((value, quotes)) => {
+                changes.push((field, value));
+                sources.set(field, quotes);
+                replaced.push(field.name());
+            }
+            None => dropped.push(field.name()),
+        }
+    }
+    let edit = ProfileEdit::new(changes).unwrap_or_default();
+    let mut said = Vec::new();
+    if !replaced.is_empty() {
+        said.push(format!(
+            "{}: the coach's words were not yours; your own words were used",
+            replaced.join(", ")
+        ));
+    }
+    if !dropped.is_empty() {
+        said.push(format!(
+            "{}: not changed, the coach's words were not yours",
+            dropped.join(", ")
+        ));
+    }
+    let revision_note = if edit.is_empty() {
+        None
+    } else if replaced.is_empty() && dropped.is_empty() {
+        reply.revision_note.clone()
+    } else {
+        let before = reply.revision_note.as_ref().map(|n| n.as_str().to_owned());
+        let line = format!("{}.", said.join("; "));
+        Some(Note::capped(
+            &before.map_or(line.clone(), |b| format!("{b} ({line})")),
+        ))
+    };
+    (
+        CoachReply {
+            edit,
+            sources,
+            revision_note,
+            ..reply
+        },
+        ungrounded,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::ReflectionMessageId;
+    use crate::profile::{Source, SourceOrigin};
+    use crate::reflection::CoachText;
+    use crate::text::Prose;
+
+    fn current() -> ProseFields {
+        ProseFields {
+            love_summary: Prose::capped("You love restoring old bicycles in your shed."),
+            strength_summary: Prose::capped("You stay calm on the ward."),
+            mission_summary: Prose::capped("Old people living alone."),
+            vocation_summary: Prose::capped("You are a night nurse."),
+            overlap_narrative: Prose::capped("All in all: bicycles and the ward."),
+            near_term_goal_summary: None,
+            long_term_goal_summary: None,
+        }
+    }
+
+    fn reply(
+        field: EditableField,
+        value: &str,
+        quote: &str,
+        id: ReflectionMessageId,
+    ) -> CoachReply {
+        let mut sources = Sources::default();
+        sources.set(
+            field,
+            vec![Source {
+                origin: SourceOrigin::Reflection(id),
+                quote: quote.into(),
+            }],
+        );
+        CoachReply {
+            message: CoachText::capped("Noted."),
+            edit: ProfileEdit::new([(field, Some(Prose::capped(value)))]).unwrap(),
+            sources,
+            revision_note: Some(Note::capped("You said so.")),
+        }
+    }
+
+    const TURN: &str = "Actually, what I love most is teaching apprentices to true a wheel.";
+
+    #[test]
+    fn a_revision_in_the_person_s_words_is_applied_as_written() {
+        let id = ReflectionMessageId::new();
+        let words = [Quotable {
+            origin: SourceOrigin::Reflection(id),
+            text: TURN,
+        }];
+        let r = reply(
+            EditableField::LoveSummary,
+            "You love teaching apprentices to true a wheel.",
+            TURN,
+            id,
+        );
+        let (out, bad) = ground_revisions(r.clone(), &current(), &words, || panic!("not asked"));
+        assert_eq!((out, bad), (r, 0));
+    }
+
+    #[test]
+    fn an_invented_revision_is_replaced_by_the_offline_coach_s_or_dropped() {
+        let id = ReflectionMessageId::new();
+        let words = [Quotable {
+            origin: SourceOrigin::Reflection(id),
+            text: TURN,
+        }];
+        let invented = reply(
+            EditableField::LoveSummary,
+            "You love baking bread for your neighbours.",
+            TURN,
+            id,
+        );
+        let offline = reply(
+            EditableField::LoveSummary,
+            "You love teaching apprentices to true a wheel most.",
+            TURN,
+            id,
+        );
+        let (out, bad) = ground_revisions(invented.clone(), &current(), &words, || {
+            Some(offline.clone())
+        });
+        assert_eq!(bad, 1);
+        assert_eq!(out.edit, offline.edit);
+        let note = out.revision_note.unwrap();
+        assert!(
+            note.as_str().contains("were not yours"),
+            "{}",
+            note.as_str()
+        );
+
+        let (out, _) = ground_revisions(invented, &current(), &words, || None);
+        assert!(
+            out.edit.is_empty(),
+            "nothing in the person's words to put there"
+        );
+        assert_eq!(out.revision_note, None);
+        assert_eq!(out.message.as_str(), "Noted.");
+    }
+}
