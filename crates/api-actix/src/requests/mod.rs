@@ -11,3 +11,4 @@ pub mod notifications;
 pub mod page;
 pub mod profile;
 pub mod rules;
+pub mod settings;

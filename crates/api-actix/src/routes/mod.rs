@@ -16,7 +16,9 @@ pub mod notifications;
 pub mod profile;
 pub mod reflect_preview;
 pub mod sessions;
+pub mod settings;
 pub mod web;
+pub mod weekly;
 
 use actix_web::web as actix;
 
@@ -40,6 +42,7 @@ pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
         .service(
             actix::scope("/integration")
                 .configure(integration::configure)
+                .configure(weekly::configure)
                 .configure(mapping_rules::configure),
         )
         .service(
@@ -47,6 +50,7 @@ pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
                 .configure(me::configure)
                 .configure(sessions::configure)
                 .configure(api_keys::configure)
+                .configure(settings::configure)
                 .configure(notifications::configure),
         )
         .configure(notifications::configure_public)

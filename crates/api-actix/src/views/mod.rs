@@ -16,4 +16,5 @@ pub mod notifications;
 pub mod operations;
 pub mod page;
 pub mod profile;
+pub mod settings;
 pub mod sources;

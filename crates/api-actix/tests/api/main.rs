@@ -35,5 +35,6 @@ mod secrets_at_rest;
 mod sessions;
 mod sign_in;
 mod stall;
+mod time_zone;
 mod way_back;
 mod web;

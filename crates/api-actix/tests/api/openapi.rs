@@ -20,6 +20,8 @@ const CONTRACT: &[&str] = &[
     "DELETE /api/me",
     "GET /api/me/export",
     "GET /api/me/stats",
+    "GET /api/me/settings",
+    "PUT /api/me/settings",
     "GET /api/me/sessions",
     "DELETE /api/me/sessions/{id}",
     "POST /api/me/api-keys",
@@ -62,6 +64,7 @@ const CONTRACT: &[&str] = &[
     "GET /integration/task-mappings",
     "DELETE /integration/task-mappings/{external_task_id}",
     "GET /integration/work-patterns",
+    "GET /integration/work-patterns/weekly",
 ];
 
 async fn document() -> Value {
