@@ -2,7 +2,7 @@
 // creation; revoke), check-ins by e-mail, webhook endpoints (the signing secret shown once on
 // creation; a test, the delivery log, delete), the activity log, the export and deleting the account.
 import { api, ApiError, signOut } from './api.js';
-import { el, fill, initPage, notice, explain, when, act, refuse, accept, countChars, checkText } from './ui.js';
+import { el, fill, initPage, notice, explain, when, act, refuse, accept, countChars, checkText, browserTimeZone, timeZoneSettled, TIME_ZONE_KEY } from './ui.js';
 
 initPage();
 
@@ -392,13 +392,55 @@ document.getElementById('delete-form').addEventListener('submit', async (event) 
   if (deleted) location.assign('/login?deleted=1');
 });
 
+/** Every zone this browser knows, the account's own and the browser's among them. */
+function zoneNames(current) {
+  let names = [];
+  try {
+    names = Intl.supportedValuesOf('timeZone');
+  } catch {
+    names = [];
+  }
+  return [...new Set([current, browserTimeZone(), 'UTC', ...names].filter(Boolean))].sort();
+}
+
+async function loadTimeZone() {
+  await timeZoneSettled;
+  const settings = await api.get('/api/me/settings');
+  const select = document.getElementById('time-zone');
+  fill(select, zoneNames(settings.time_zone).map((name) => el('option', { value: name, text: name.replaceAll('_', ' ') })));
+  select.value = settings.time_zone;
+}
+
+document.getElementById('time-zone-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const select = document.getElementById('time-zone');
+  const button = document.getElementById('save-time-zone');
+  accept(select);
+  await act(button, {
+    key: 'time-zone', progress: 'Saving your time zone…',
+    done: (settings) => {
+      select.value = settings.time_zone;
+      // Chosen here: the browser never replaces it.
+      try { localStorage.setItem(TIME_ZONE_KEY, '1'); } catch { /* private mode */ }
+      return `Your days and weeks now follow ${settings.time_zone}.`;
+    },
+    failure: (error) => {
+      if (error instanceof ApiError && error.status === 422) {
+        refuse(select, 'That time zone is not known here; choose another.');
+        return 'Nothing was changed.';
+      }
+      return null;
+    },
+  }, () => api.put('/api/me/settings', { time_zone: select.value }));
+});
+
 async function main() {
   me = await api.get('/api/me');
   fill(document.getElementById('me'), el('div', { class: 'card' },
     el('p', null, el('strong', { id: 'me-email', text: me.email }), me.name ? ` (${me.name})` : null,
       me.is_admin ? el('span', { class: 'badge', text: 'administrator' }) : null),
     el('p', { class: 'muted', text: `Member since ${when(me.created_at)}` })));
-  await Promise.all([loadSessions(), loadKeys(), loadNotifications(), loadWebhooks(), loadActivity()]);
+  await Promise.all([loadTimeZone(), loadSessions(), loadKeys(), loadNotifications(), loadWebhooks(), loadActivity()]);
 }
 
 main().catch((error) => notice(explain(error), 'error'));

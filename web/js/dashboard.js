@@ -1,9 +1,11 @@
 // The dashboard: time per foundation over 7, 14, 30 or 90 days as a bar chart with shares
 // (neglected foundations highlighted), how much of it is classified, the plain-language summary,
 // the unclassified time (a foundation chosen for a group adds the rule that classifies it), the
-// person's rules (move up or down, delete after a confirmation) and the per-day series.
+// person's rules (move up or down, delete after a confirmation), the weekly trend (weekly.js)
+// and the per-day series. Days and weeks are the person's, in their time zone.
 import { api, ApiError } from './api.js';
-import { el, fill, initPage, notice, explain, act, refuse, accept, FOUNDATION_TITLES } from './ui.js';
+import { el, fill, initPage, notice, explain, act, refuse, accept, FOUNDATION_TITLES, timeZoneSettled } from './ui.js';
+import { weeklyChart, legend, observations, weeklyTable } from './weekly.js';
 
 initPage();
 
@@ -21,6 +23,10 @@ const MATCH_WORDS = {
 /** The six foundations in order, as `GET /integration/foundations` names them (ui.js's until then). */
 let foundations = Object.entries(FOUNDATION_TITLES).map(([key, title]) => ({ key, title, description: '' }));
 let days = 14;
+/** How many weeks the trend shows (12 to 104). */
+let weeks = 12;
+/** The latest weekly answer, drawn again when the width changes. */
+let lastWeekly = null;
 /** The latest load; an older one that answers later is dropped. */
 let loading = null;
 
@@ -86,7 +92,7 @@ function daily(patterns) {
       el('td', { class: 'num', text: String(total) }));
   });
   return el('table', { id: 'daily-table' },
-    el('caption', { class: 'muted', text: 'Classified minutes per foundation per day (UTC), newest first' }),
+    el('caption', { class: 'muted', text: `Classified minutes per foundation per day (${patterns.time_zone} time), newest first` }),
     el('thead', null, head), el('tbody', null, rows));
 }
 
@@ -201,8 +207,29 @@ function renderRules(rules) {
 }
 
 function renderHelp() {
-  fill(document.getElementById('foundation-help'), foundations.map((f) => [
+  // flatMap: a list of [dt, dd] pairs would be appended as text ("[object HTMLElement],…").
+  fill(document.getElementById('foundation-help'), foundations.flatMap((f) => [
     el('dt', { text: f.title }), el('dd', { text: f.description || '' })]));
+}
+
+/** The weekly trend at the width it has now. */
+function drawWeekly() {
+  if (!lastWeekly) return;
+  const area = document.getElementById('weekly');
+  const width = Math.max(280, area.clientWidth);
+  fill(area, weeklyChart(lastWeekly, width, `Classified hours per foundation, last ${lastWeekly.weeks.length} weeks`,
+    { titleId: 'weekly-chart-title', descId: 'weekly-chart-desc' }));
+}
+
+function renderWeekly(weekly) {
+  lastWeekly = weekly;
+  drawWeekly();
+  fill(document.getElementById('weekly-legend'), legend(title));
+  const notes = observations(weekly, title);
+  const list = document.getElementById('weekly-notes');
+  fill(list, notes);
+  list.hidden = notes.length === 0;
+  fill(document.getElementById('weekly-numbers'), weeklyTable(weekly, title, 'weekly-caption'));
 }
 
 /**
@@ -211,12 +238,14 @@ function renderHelp() {
  */
 async function refresh() {
   const sequence = (loading = Symbol('load'));
-  const [patterns, groups, rules] = await Promise.all([
+  const [patterns, groups, rules, weekly] = await Promise.all([
     api.get(`/integration/work-patterns?days=${days}`),
     api.get(`/integration/unmapped?days=${days}&limit=${UNMAPPED_LIMIT}`),
     api.get('/integration/rules'),
+    api.get(`/integration/work-patterns/weekly?weeks=${weeks}`),
   ]);
   if (sequence !== loading) return false;
+  renderWeekly(weekly);
   fill(document.getElementById('total'), totals(patterns));
   document.getElementById('summary').textContent = patterns.summary;
   fill(document.getElementById('chart'), chart(patterns));
@@ -359,6 +388,11 @@ async function show(wanted, clear = true) {
 }
 
 async function main() {
+  // The first sign-in in this browser may be setting the time zone: days and weeks wait for it.
+  await timeZoneSettled;
+  const askedWeeks = Number(new URLSearchParams(location.search).get('weeks'));
+  if ([12, 26, 52, 104].includes(askedWeeks)) weeks = askedWeeks;
+  document.getElementById('weekly-weeks').value = String(weeks);
   let named = true;
   try {
     foundations = await api.get('/integration/foundations');
@@ -372,10 +406,26 @@ async function main() {
   await show([7, 14, 30, 90].includes(asked) ? asked : 14, named);
 }
 
+/** The page's address for the current choices, so a reload or a shared link keeps them. */
+function remember() {
+  history.replaceState(null, '', `?days=${days}${weeks === 12 ? '' : `&weeks=${weeks}`}`);
+}
+
 for (const button of document.querySelectorAll('#periods button')) {
   button.addEventListener('click', () => {
-    history.replaceState(null, '', `?days=${button.dataset.days}`);
-    show(Number(button.dataset.days));
+    days = Number(button.dataset.days);
+    remember();
+    show(days);
   });
 }
+document.getElementById('weekly-weeks').addEventListener('change', (event) => {
+  weeks = Number(event.target.value);
+  remember();
+  show(days);
+});
+let resizing = null;
+window.addEventListener('resize', () => {
+  clearTimeout(resizing);
+  resizing = setTimeout(drawWeekly, 150);
+});
 main();
