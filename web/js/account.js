@@ -27,6 +27,24 @@ function describeAgent(agent) {
   return browser ? `${browser} (${agent.slice(0, 60)}${agent.length > 60 ? '…' : ''})` : agent.slice(0, 80);
 }
 
+/**
+ * A button that copies the text of `code` (a secret shown once) and says so; without a clipboard
+ * (permissions, an old browser) it selects the text for a manual copy.
+ */
+function copyButton(id, label, what, code) {
+  const button = el('button', { type: 'button', class: 'secondary', id, text: label });
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(code.textContent);
+      notice(`The ${what} is copied.`);
+    } catch {
+      getSelection().selectAllChildren(code);
+      notice(`Copying did not work here; the ${what} is selected, so copy it with your keyboard.`, 'error');
+    }
+  });
+  return button;
+}
+
 async function loadSessions() {
   const sessions = await api.get('/api/me/sessions');
   fill(document.getElementById('sessions'), sessions.map((session) => {
@@ -278,18 +296,8 @@ document.getElementById('webhook-form').addEventListener('submit', async (event)
     try {
       const created = await api.post('/api/me/webhooks', { url, events });
       input.value = '';
-      const copy = el('button', { type: 'button', class: 'secondary', id: 'copy-webhook-secret', text: 'Copy secret' });
       const secret = el('code', { class: 'secret', id: 'new-webhook-secret', text: created.secret });
-      copy.addEventListener('click', async () => {
-        try {
-          await navigator.clipboard.writeText(created.secret);
-          notice('The secret is copied.');
-        } catch {
-          // No clipboard here (permissions, an old browser): select it for a manual copy.
-          getSelection().selectAllChildren(secret);
-          notice('Copying did not work here; the secret is selected, so copy it with your keyboard.', 'error');
-        }
-      });
+      const copy = copyButton('copy-webhook-secret', 'Copy secret', 'secret', secret);
       fill(document.getElementById('new-webhook'), el('div', { class: 'notice', role: 'status', id: 'new-webhook-box', 'data-id': created.id },
         el('p', null, el('strong', { text: `The signing secret of your webhook to ${created.url}.` }),
           ' Copy it now: it is shown only this once.'),
@@ -350,10 +358,11 @@ document.getElementById('key-form').addEventListener('submit', async (event) => 
       name: input.value.trim(), scopes, expires_in_days: expiry ? Number(expiry) : null,
     });
     input.value = '';
+    const value = el('code', { class: 'secret', id: 'new-key-value', text: created.key });
     fill(document.getElementById('new-key'), el('div', { class: 'notice', role: 'status' },
       el('p', null, el('strong', { text: `Your new key “${created.name}”.` }),
         ' Copy it now: it is shown only this once.'),
-      el('code', { class: 'secret', id: 'new-key-value', text: created.key })));
+      value, el('div', { class: 'actions' }, copyButton('copy-api-key', 'Copy key', 'key', value))));
     await loadKeys();
   } catch (error) {
     notice(explain(error), 'error');

@@ -96,7 +96,7 @@ function daily(patterns) {
     el('thead', null, head), el('tbody', null, rows));
 }
 
-/** "12 h 30 min logged in the last 14 days · 83% classified, 2 h 5 min not yet". */
+/** "12 h 30 min logged in the last 14 days: 10 h 25 min classified (83%), 2 h 5 min not yet." */
 function totals(patterns) {
   const logged = patterns.total_minutes + patterns.unmapped_minutes;
   const parts = [el('span', { id: 'logged', 'data-minutes': String(logged),
@@ -104,12 +104,14 @@ function totals(patterns) {
   if (logged > 0) {
     // Rounded down, as the check-ins do: 99.6% is not yet "100% classified".
     const percent = Math.floor(patterns.coverage * 100);
-    parts.push(' · ', el('span', {
+    // One sentence with both totals: the bars and the summary count the classified time only.
+    parts.push(': ', el('span', {
       id: 'coverage', 'data-coverage': String(patterns.coverage), 'data-unmapped': String(patterns.unmapped_minutes),
-      text: patterns.unmapped_minutes
-        ? `${percent}% classified, ${hours(patterns.unmapped_minutes)} not yet`
-        : `${percent}% classified`,
+      text: `${hours(patterns.total_minutes)} classified (${percent}%)`
+        + (patterns.unmapped_minutes ? `, ${hours(patterns.unmapped_minutes)} not yet.` : '.'),
     }));
+  } else {
+    parts.push('.');
   }
   return parts;
 }
