@@ -2,6 +2,7 @@
 // creation; revoke), check-ins by e-mail, webhook endpoints (the signing secret shown once on
 // creation; a test, the delivery log, delete), the activity log, the export and deleting the account.
 import { api, ApiError, signOut } from './api.js';
+import { activityWords } from './activity-words.js';
 import { el, fill, initPage, notice, explain, when, act, refuse, accept, countChars, checkText, browserTimeZone, timeZoneSettled, TIME_ZONE_KEY } from './ui.js';
 
 initPage();
@@ -328,7 +329,9 @@ async function loadActivity(more = false) {
   const query = more && activityCursor ? `&before=${encodeURIComponent(activityCursor)}` : '';
   const page = await api.get(`/api/activity?limit=25${query}`);
   const rows = page.items.map((entry) => el('tr', null,
-    el('td', { class: 'nowrap', text: short(entry.at) }), el('td', { text: entry.action }),
+    el('td', { class: 'nowrap', text: short(entry.at) }),
+    // In words, with the action or route the log records beside them.
+    el('td', null, activityWords(entry), ' ', el('code', { class: 'activity-route', text: entry.action })),
     el('td', { text: SOURCES[entry.source] || entry.source || '' }),
     el('td', { class: 'nowrap', text: entry.ip || '' }),
     el('td', { class: 'num', text: String(entry.status) })));

@@ -53,14 +53,18 @@ function hours(minutes) {
   return m ? `${h} h ${m} min` : `${h} h`;
 }
 
-function chart(patterns) {
+/**
+ * The bars per foundation, drawn at `shown` px wide (never scaled down, so the 14 px labels stay
+ * 14 px on a phone): the labels and shares keep their room, the bars take the rest.
+ */
+function chart(patterns, shown = 640) {
   const rowHeight = 44;
-  const labelWidth = 150;
-  const width = 640;
-  const barWidth = width - labelWidth - 150;
+  const width = Math.max(300, Math.round(shown));
+  const labelWidth = width < 480 ? 122 : 150;
+  const barWidth = width - labelWidth - (width < 480 ? 112 : 150);
   const height = rowHeight * patterns.foundations.length + 8;
   const max = Math.max(1, ...patterns.foundations.map((f) => f.minutes));
-  const root = svg('svg', { class: 'chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-labelledby': 'chart-title chart-desc' });
+  const root = svg('svg', { class: 'chart', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-labelledby': 'chart-title chart-desc' });
   root.append(svg('title', { id: 'chart-title' }, `Classified time per foundation, last ${patterns.days} days`));
   root.append(svg('desc', { id: 'chart-desc' }, patterns.foundations
     .map((f) => `${title(f.foundation)}: ${hours(f.minutes)}, ${Math.round(f.share * 100)}%${f.neglected ? ', neglected' : ''}`)
@@ -214,6 +218,16 @@ function renderHelp() {
     el('dt', { text: f.title }), el('dd', { text: f.description || '' })]));
 }
 
+/** The latest work patterns, drawn again when the width changes. */
+let lastPatterns = null;
+
+/** The bars per foundation at the width their card has now (at most 640 px). */
+function drawBars() {
+  if (!lastPatterns) return;
+  const area = document.getElementById('chart');
+  fill(area, chart(lastPatterns, Math.min(640, area.clientWidth || 640)));
+}
+
 /** The weekly trend at the width it has now. */
 function drawWeekly() {
   if (!lastWeekly) return;
@@ -250,7 +264,8 @@ async function refresh() {
   renderWeekly(weekly);
   fill(document.getElementById('total'), totals(patterns));
   document.getElementById('summary').textContent = patterns.summary;
-  fill(document.getElementById('chart'), chart(patterns));
+  lastPatterns = patterns;
+  drawBars();
   renderUnmapped(groups, patterns);
   renderRules(rules);
   fill(document.getElementById('daily'), daily(patterns));
@@ -428,6 +443,6 @@ document.getElementById('weekly-weeks').addEventListener('change', (event) => {
 let resizing = null;
 window.addEventListener('resize', () => {
   clearTimeout(resizing);
-  resizing = setTimeout(drawWeekly, 150);
+  resizing = setTimeout(() => { drawBars(); drawWeekly(); }, 150);
 });
 main();

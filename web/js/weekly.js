@@ -110,6 +110,7 @@ export function observations(weekly, title) {
     let text;
     if (now === 0 && average === 0) text = `${name}: no time last week, nor in the four weeks before.`;
     else if (average === 0) text = `${name}: ${hoursWords(now)} last week, after none in the four weeks before.`;
+    else if (now === 0) text = `${name}: no time last week, against a 4-week average of ${hoursWords(average)}.`;
     else {
       const change = now - average;
       const percent = Math.round((Math.abs(change) / average) * 100);
