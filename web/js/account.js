@@ -206,7 +206,7 @@ function renderWebhook(webhook) {
   };
   const log = el('details', { class: 'delivery-log' },
     el('summary', { text: 'Delivery log', 'aria-label': `Delivery log of ${webhook.url}` }),
-    el('div', { class: 'table-wrap', role: 'region', 'aria-labelledby': captionId },
+    el('div', { class: 'table-wrap', role: 'region', 'aria-labelledby': captionId, tabindex: '0' },
       el('table', null,
         el('caption', { class: 'muted', id: captionId, text: `Deliveries to ${webhook.url}, newest first` }),
         el('thead', null, el('tr', null,
