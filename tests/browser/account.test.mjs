@@ -97,7 +97,9 @@ test('activity: "Show older" loads the next pages until the oldest entry', async
   // first requests added; entries written after the first page are newer and not in the pages.
   assert.ok(shown >= before && shown <= before + 6, `${shown} rows for ${before} entries`);
   const last = page.locator('#activity tr').last();
-  assert.equal(await last.locator('td').nth(1).textContent(), oldest.action);
+  // The action in words, with the action the log records beside them.
+  assert.equal(await last.locator('td').nth(1).locator('code.activity-route').textContent(), oldest.action);
+  assert.equal(await last.locator('td').nth(1).textContent(), `Signed in (dev login) ${oldest.action}`);
   assert.equal(await last.locator('td').nth(3).textContent(), oldest.ip);
   assert.equal(await last.locator('td').nth(4).textContent(), String(oldest.status));
 });

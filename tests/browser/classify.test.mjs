@@ -55,9 +55,13 @@ async function bar(foundation) {
 /** The coverage beside the total: the percentage shown, and the unmapped minutes it names. */
 async function coverage() {
   const text = await page.locator('#coverage').textContent();
-  const m = text.match(/^(\d+)% classified(?:, (.+) not yet)?$/);
+  const m = text.match(/^(.+) classified \((\d+)%\)(?:, (.+) not yet)?\.$/);
   assert.ok(m, `coverage reads “${text}”`);
-  return { percent: Number(m[1]), unmapped: m[2] ? parseHours(m[2]) : 0 };
+  // One sentence: what was logged is what is classified and what is not yet.
+  const logged = Number(await page.locator('#logged').getAttribute('data-minutes'));
+  const unmapped = m[3] ? parseHours(m[3]) : 0;
+  assert.equal(parseHours(m[1]) + unmapped, logged, `“${text}” adds up to the time logged`);
+  return { percent: Number(m[2]), unmapped };
 }
 
 async function groupNames() {

@@ -9,7 +9,9 @@
 # accessibility (a11y), the account's data flows, the profile's conflicts in two tabs,
 # notifications (the e-mail setting, webhooks, a check-in's link), and classifying time on the
 # dashboard (the Unclassified panel and the rules list), feedback beside each control (progress,
-# results, refusals, counters, a failing or slow model), and the way back (restore, reopen, revisit).
+# results, refusals, counters, a failing or slow model), the way back (restore, reopen, revisit),
+# the weekly trend and the time zone (weekly), phone and polish (polish), and axe-core on every page
+# and state at 1280 and 390 px (axe; axe-core pinned in package.json).
 # A second service runs beside the first (MAIL_BASE_URL) with e-mail configured (SMTP_URL; nothing
 # listens there and nothing is sent) and DELIVERY_WORKER=false, for what needs e-mail turned on.
 # A third (BROKEN_BASE_URL) has a language model that always fails: LLM_PROVIDER=openai pointed at

@@ -2,7 +2,8 @@
 // creation; revoke), check-ins by e-mail, webhook endpoints (the signing secret shown once on
 // creation; a test, the delivery log, delete), the activity log, the export and deleting the account.
 import { api, ApiError, signOut } from './api.js';
-import { el, fill, initPage, notice, explain, when, act, refuse, accept, countChars, checkText } from './ui.js';
+import { activityWords } from './activity-words.js';
+import { el, fill, initPage, notice, explain, when, act, refuse, accept, countChars, checkText, browserTimeZone, timeZoneSettled, TIME_ZONE_KEY } from './ui.js';
 
 initPage();
 
@@ -25,6 +26,24 @@ function describeAgent(agent) {
   const browser = /Firefox\//.test(agent) ? 'Firefox' : /Edg\//.test(agent) ? 'Edge'
     : /Chrom(e|ium)\//.test(agent) ? 'Chrome' : /Safari\//.test(agent) ? 'Safari' : null;
   return browser ? `${browser} (${agent.slice(0, 60)}${agent.length > 60 ? '…' : ''})` : agent.slice(0, 80);
+}
+
+/**
+ * A button that copies the text of `code` (a secret shown once) and says so; without a clipboard
+ * (permissions, an old browser) it selects the text for a manual copy.
+ */
+function copyButton(id, label, what, code) {
+  const button = el('button', { type: 'button', class: 'secondary', id, text: label });
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(code.textContent);
+      notice(`The ${what} is copied.`);
+    } catch {
+      getSelection().selectAllChildren(code);
+      notice(`Copying did not work here; the ${what} is selected, so copy it with your keyboard.`, 'error');
+    }
+  });
+  return button;
 }
 
 async function loadSessions() {
@@ -187,7 +206,7 @@ function renderWebhook(webhook) {
   };
   const log = el('details', { class: 'delivery-log' },
     el('summary', { text: 'Delivery log', 'aria-label': `Delivery log of ${webhook.url}` }),
-    el('div', { class: 'table-wrap', role: 'region', 'aria-labelledby': captionId },
+    el('div', { class: 'table-wrap', role: 'region', 'aria-labelledby': captionId, tabindex: '0' },
       el('table', null,
         el('caption', { class: 'muted', id: captionId, text: `Deliveries to ${webhook.url}, newest first` }),
         el('thead', null, el('tr', null,
@@ -278,18 +297,8 @@ document.getElementById('webhook-form').addEventListener('submit', async (event)
     try {
       const created = await api.post('/api/me/webhooks', { url, events });
       input.value = '';
-      const copy = el('button', { type: 'button', class: 'secondary', id: 'copy-webhook-secret', text: 'Copy secret' });
       const secret = el('code', { class: 'secret', id: 'new-webhook-secret', text: created.secret });
-      copy.addEventListener('click', async () => {
-        try {
-          await navigator.clipboard.writeText(created.secret);
-          notice('The secret is copied.');
-        } catch {
-          // No clipboard here (permissions, an old browser): select it for a manual copy.
-          getSelection().selectAllChildren(secret);
-          notice('Copying did not work here; the secret is selected, so copy it with your keyboard.', 'error');
-        }
-      });
+      const copy = copyButton('copy-webhook-secret', 'Copy secret', 'secret', secret);
       fill(document.getElementById('new-webhook'), el('div', { class: 'notice', role: 'status', id: 'new-webhook-box', 'data-id': created.id },
         el('p', null, el('strong', { text: `The signing secret of your webhook to ${created.url}.` }),
           ' Copy it now: it is shown only this once.'),
@@ -320,7 +329,9 @@ async function loadActivity(more = false) {
   const query = more && activityCursor ? `&before=${encodeURIComponent(activityCursor)}` : '';
   const page = await api.get(`/api/activity?limit=25${query}`);
   const rows = page.items.map((entry) => el('tr', null,
-    el('td', { class: 'nowrap', text: short(entry.at) }), el('td', { text: entry.action }),
+    el('td', { class: 'nowrap', text: short(entry.at) }),
+    // In words, with the action or route the log records beside them.
+    el('td', null, activityWords(entry), ' ', el('code', { class: 'activity-route', text: entry.action })),
     el('td', { text: SOURCES[entry.source] || entry.source || '' }),
     el('td', { class: 'nowrap', text: entry.ip || '' }),
     el('td', { class: 'num', text: String(entry.status) })));
@@ -350,10 +361,11 @@ document.getElementById('key-form').addEventListener('submit', async (event) => 
       name: input.value.trim(), scopes, expires_in_days: expiry ? Number(expiry) : null,
     });
     input.value = '';
+    const value = el('code', { class: 'secret', id: 'new-key-value', text: created.key });
     fill(document.getElementById('new-key'), el('div', { class: 'notice', role: 'status' },
       el('p', null, el('strong', { text: `Your new key “${created.name}”.` }),
         ' Copy it now: it is shown only this once.'),
-      el('code', { class: 'secret', id: 'new-key-value', text: created.key })));
+      value, el('div', { class: 'actions' }, copyButton('copy-api-key', 'Copy key', 'key', value))));
     await loadKeys();
   } catch (error) {
     notice(explain(error), 'error');
@@ -392,13 +404,55 @@ document.getElementById('delete-form').addEventListener('submit', async (event) 
   if (deleted) location.assign('/login?deleted=1');
 });
 
+/** Every zone this browser knows, the account's own and the browser's among them. */
+function zoneNames(current) {
+  let names = [];
+  try {
+    names = Intl.supportedValuesOf('timeZone');
+  } catch {
+    names = [];
+  }
+  return [...new Set([current, browserTimeZone(), 'UTC', ...names].filter(Boolean))].sort();
+}
+
+async function loadTimeZone() {
+  await timeZoneSettled;
+  const settings = await api.get('/api/me/settings');
+  const select = document.getElementById('time-zone');
+  fill(select, zoneNames(settings.time_zone).map((name) => el('option', { value: name, text: name.replaceAll('_', ' ') })));
+  select.value = settings.time_zone;
+}
+
+document.getElementById('time-zone-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const select = document.getElementById('time-zone');
+  const button = document.getElementById('save-time-zone');
+  accept(select);
+  await act(button, {
+    key: 'time-zone', progress: 'Saving your time zone…',
+    done: (settings) => {
+      select.value = settings.time_zone;
+      // Chosen here: the browser never replaces it.
+      try { localStorage.setItem(TIME_ZONE_KEY, '1'); } catch { /* private mode */ }
+      return `Your days and weeks now follow ${settings.time_zone}.`;
+    },
+    failure: (error) => {
+      if (error instanceof ApiError && error.status === 422) {
+        refuse(select, 'That time zone is not known here; choose another.');
+        return 'Nothing was changed.';
+      }
+      return null;
+    },
+  }, () => api.put('/api/me/settings', { time_zone: select.value }));
+});
+
 async function main() {
   me = await api.get('/api/me');
   fill(document.getElementById('me'), el('div', { class: 'card' },
     el('p', null, el('strong', { id: 'me-email', text: me.email }), me.name ? ` (${me.name})` : null,
       me.is_admin ? el('span', { class: 'badge', text: 'administrator' }) : null),
     el('p', { class: 'muted', text: `Member since ${when(me.created_at)}` })));
-  await Promise.all([loadSessions(), loadKeys(), loadNotifications(), loadWebhooks(), loadActivity()]);
+  await Promise.all([loadTimeZone(), loadSessions(), loadKeys(), loadNotifications(), loadWebhooks(), loadActivity()]);
 }
 
 main().catch((error) => notice(explain(error), 'error'));

@@ -99,7 +99,8 @@ function renderCheckin(checkin) {
   const item = el('li', { class: 'card checkin', id: `checkin-${checkin.id}`, 'data-id': checkin.id },
     el('p', { class: 'muted', text: `${when(checkin.created_at)}${checkin.origin === 'batch' ? ' · scheduled' : ''}` }),
     el('p', { class: 'message', text: checkin.message }),
-    checkin.quoted_goals.map((goal) => el('blockquote', { text: goal })),
+    // A goal the message already quotes is not quoted a second time below it.
+    checkin.quoted_goals.filter((goal) => !checkin.message.includes(goal)).map((goal) => el('blockquote', { text: goal })),
     checkin.observation ? el('p', { class: 'observation', text: checkin.observation }) : null);
   if (checkin.responded_at) {
     item.append(el('p', { class: 'response' },

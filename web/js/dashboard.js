@@ -1,9 +1,11 @@
 // The dashboard: time per foundation over 7, 14, 30 or 90 days as a bar chart with shares
 // (neglected foundations highlighted), how much of it is classified, the plain-language summary,
 // the unclassified time (a foundation chosen for a group adds the rule that classifies it), the
-// person's rules (move up or down, delete after a confirmation) and the per-day series.
+// person's rules (move up or down, delete after a confirmation), the weekly trend (weekly.js)
+// and the per-day series. Days and weeks are the person's, in their time zone.
 import { api, ApiError } from './api.js';
-import { el, fill, initPage, notice, explain, act, refuse, accept, FOUNDATION_TITLES } from './ui.js';
+import { el, fill, initPage, notice, explain, act, refuse, accept, FOUNDATION_TITLES, timeZoneSettled } from './ui.js';
+import { weeklyChart, legend, observations, weeklyTable } from './weekly.js';
 
 initPage();
 
@@ -21,6 +23,10 @@ const MATCH_WORDS = {
 /** The six foundations in order, as `GET /integration/foundations` names them (ui.js's until then). */
 let foundations = Object.entries(FOUNDATION_TITLES).map(([key, title]) => ({ key, title, description: '' }));
 let days = 14;
+/** How many weeks the trend shows (12 to 104). */
+let weeks = 12;
+/** The latest weekly answer, drawn again when the width changes. */
+let lastWeekly = null;
 /** The latest load; an older one that answers later is dropped. */
 let loading = null;
 
@@ -47,14 +53,18 @@ function hours(minutes) {
   return m ? `${h} h ${m} min` : `${h} h`;
 }
 
-function chart(patterns) {
+/**
+ * The bars per foundation, drawn at `shown` px wide (never scaled down, so the 14 px labels stay
+ * 14 px on a phone): the labels and shares keep their room, the bars take the rest.
+ */
+function chart(patterns, shown = 640) {
   const rowHeight = 44;
-  const labelWidth = 150;
-  const width = 640;
-  const barWidth = width - labelWidth - 150;
+  const width = Math.max(300, Math.round(shown));
+  const labelWidth = width < 480 ? 122 : 150;
+  const barWidth = width - labelWidth - (width < 480 ? 112 : 150);
   const height = rowHeight * patterns.foundations.length + 8;
   const max = Math.max(1, ...patterns.foundations.map((f) => f.minutes));
-  const root = svg('svg', { class: 'chart', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-labelledby': 'chart-title chart-desc' });
+  const root = svg('svg', { class: 'chart', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-labelledby': 'chart-title chart-desc' });
   root.append(svg('title', { id: 'chart-title' }, `Classified time per foundation, last ${patterns.days} days`));
   root.append(svg('desc', { id: 'chart-desc' }, patterns.foundations
     .map((f) => `${title(f.foundation)}: ${hours(f.minutes)}, ${Math.round(f.share * 100)}%${f.neglected ? ', neglected' : ''}`)
@@ -86,11 +96,11 @@ function daily(patterns) {
       el('td', { class: 'num', text: String(total) }));
   });
   return el('table', { id: 'daily-table' },
-    el('caption', { class: 'muted', text: 'Classified minutes per foundation per day (UTC), newest first' }),
+    el('caption', { class: 'muted', text: `Classified minutes per foundation per day (${patterns.time_zone} time), newest first` }),
     el('thead', null, head), el('tbody', null, rows));
 }
 
-/** "12 h 30 min logged in the last 14 days · 83% classified, 2 h 5 min not yet". */
+/** "12 h 30 min logged in the last 14 days: 10 h 25 min classified (83%), 2 h 5 min not yet." */
 function totals(patterns) {
   const logged = patterns.total_minutes + patterns.unmapped_minutes;
   const parts = [el('span', { id: 'logged', 'data-minutes': String(logged),
@@ -98,12 +108,14 @@ function totals(patterns) {
   if (logged > 0) {
     // Rounded down, as the check-ins do: 99.6% is not yet "100% classified".
     const percent = Math.floor(patterns.coverage * 100);
-    parts.push(' · ', el('span', {
+    // One sentence with both totals: the bars and the summary count the classified time only.
+    parts.push(': ', el('span', {
       id: 'coverage', 'data-coverage': String(patterns.coverage), 'data-unmapped': String(patterns.unmapped_minutes),
-      text: patterns.unmapped_minutes
-        ? `${percent}% classified, ${hours(patterns.unmapped_minutes)} not yet`
-        : `${percent}% classified`,
+      text: `${hours(patterns.total_minutes)} classified (${percent}%)`
+        + (patterns.unmapped_minutes ? `, ${hours(patterns.unmapped_minutes)} not yet.` : '.'),
     }));
+  } else {
+    parts.push('.');
   }
   return parts;
 }
@@ -201,8 +213,39 @@ function renderRules(rules) {
 }
 
 function renderHelp() {
-  fill(document.getElementById('foundation-help'), foundations.map((f) => [
+  // flatMap: a list of [dt, dd] pairs would be appended as text ("[object HTMLElement],…").
+  fill(document.getElementById('foundation-help'), foundations.flatMap((f) => [
     el('dt', { text: f.title }), el('dd', { text: f.description || '' })]));
+}
+
+/** The latest work patterns, drawn again when the width changes. */
+let lastPatterns = null;
+
+/** The bars per foundation at the width their card has now (at most 640 px). */
+function drawBars() {
+  if (!lastPatterns) return;
+  const area = document.getElementById('chart');
+  fill(area, chart(lastPatterns, Math.min(640, area.clientWidth || 640)));
+}
+
+/** The weekly trend at the width it has now. */
+function drawWeekly() {
+  if (!lastWeekly) return;
+  const area = document.getElementById('weekly');
+  const width = Math.max(280, area.clientWidth);
+  fill(area, weeklyChart(lastWeekly, width, `Classified hours per foundation, last ${lastWeekly.weeks.length} weeks`,
+    { titleId: 'weekly-chart-title', descId: 'weekly-chart-desc' }));
+}
+
+function renderWeekly(weekly) {
+  lastWeekly = weekly;
+  drawWeekly();
+  fill(document.getElementById('weekly-legend'), legend(title));
+  const notes = observations(weekly, title);
+  const list = document.getElementById('weekly-notes');
+  fill(list, notes);
+  list.hidden = notes.length === 0;
+  fill(document.getElementById('weekly-numbers'), weeklyTable(weekly, title, 'weekly-caption'));
 }
 
 /**
@@ -211,15 +254,18 @@ function renderHelp() {
  */
 async function refresh() {
   const sequence = (loading = Symbol('load'));
-  const [patterns, groups, rules] = await Promise.all([
+  const [patterns, groups, rules, weekly] = await Promise.all([
     api.get(`/integration/work-patterns?days=${days}`),
     api.get(`/integration/unmapped?days=${days}&limit=${UNMAPPED_LIMIT}`),
     api.get('/integration/rules'),
+    api.get(`/integration/work-patterns/weekly?weeks=${weeks}`),
   ]);
   if (sequence !== loading) return false;
+  renderWeekly(weekly);
   fill(document.getElementById('total'), totals(patterns));
   document.getElementById('summary').textContent = patterns.summary;
-  fill(document.getElementById('chart'), chart(patterns));
+  lastPatterns = patterns;
+  drawBars();
   renderUnmapped(groups, patterns);
   renderRules(rules);
   fill(document.getElementById('daily'), daily(patterns));
@@ -359,6 +405,11 @@ async function show(wanted, clear = true) {
 }
 
 async function main() {
+  // The first sign-in in this browser may be setting the time zone: days and weeks wait for it.
+  await timeZoneSettled;
+  const askedWeeks = Number(new URLSearchParams(location.search).get('weeks'));
+  if ([12, 26, 52, 104].includes(askedWeeks)) weeks = askedWeeks;
+  document.getElementById('weekly-weeks').value = String(weeks);
   let named = true;
   try {
     foundations = await api.get('/integration/foundations');
@@ -372,10 +423,26 @@ async function main() {
   await show([7, 14, 30, 90].includes(asked) ? asked : 14, named);
 }
 
+/** The page's address for the current choices, so a reload or a shared link keeps them. */
+function remember() {
+  history.replaceState(null, '', `?days=${days}${weeks === 12 ? '' : `&weeks=${weeks}`}`);
+}
+
 for (const button of document.querySelectorAll('#periods button')) {
   button.addEventListener('click', () => {
-    history.replaceState(null, '', `?days=${button.dataset.days}`);
-    show(Number(button.dataset.days));
+    days = Number(button.dataset.days);
+    remember();
+    show(days);
   });
 }
+document.getElementById('weekly-weeks').addEventListener('change', (event) => {
+  weeks = Number(event.target.value);
+  remember();
+  show(days);
+});
+let resizing = null;
+window.addEventListener('resize', () => {
+  clearTimeout(resizing);
+  resizing = setTimeout(() => { drawBars(); drawWeekly(); }, 150);
+});
 main();

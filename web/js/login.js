@@ -58,6 +58,8 @@ fetch('/api/auth/config', { credentials: 'same-origin', headers: { Accept: 'appl
   .then((response) => (response.ok ? response.json() : null))
   .then((config) => {
     if (config && config.dev_login) document.getElementById('dev').hidden = false;
+    // No identity provider: its button would only lead to "sign-in is not set up".
+    if (config && config.sign_in === false) document.getElementById('org').hidden = true;
   })
   .catch(() => {});
 

@@ -2,7 +2,7 @@
 // Also the one place for feedback where the person is looking: `act` runs an action that waits
 // and says how it goes beside the control that started it (a live region there, never the top of
 // the page), and `checkText`/`countChars` refuse a blank or too-long text beside its field.
-import { signOut, ApiError } from './api.js';
+import { api, signOut, ApiError } from './api.js';
 
 /** `el('p', {class: 'x'}, 'text', child)`: attributes set one by one, strings as text nodes. */
 export function el(tag, attrs = {}, ...children) {
@@ -73,10 +73,50 @@ export const FOUNDATION_TITLES = {
   long_term: 'Long-term goal',
 };
 
-/** Wires the sign-out button (the service marks the current page's link, see web/layout.html). */
+/** Set once this browser has offered its time zone, or the person chose one on the account page. */
+export const TIME_ZONE_KEY = 'ds-time-zone-set';
+
+/** The browser's IANA time zone ("Europe/Berlin"), or null. */
+export function browserTimeZone() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * At the first sign-in in this browser, the account takes the browser's time zone, so days and
+ * weeks end at the person's midnight: only while it is still the default (UTC) and the person has
+ * not chosen one here. Never throws; resolves when done (pages that show days wait for it).
+ */
+async function adoptTimeZone() {
+  try {
+    if (localStorage.getItem(TIME_ZONE_KEY)) return;
+    const zone = browserTimeZone();
+    const settings = await api.get('/api/me/settings', { signIn: false });
+    if (zone && settings.time_zone === 'UTC' && zone !== 'UTC' && zone !== 'Etc/UTC') {
+      await api.put('/api/me/settings', { time_zone: zone }, { signIn: false });
+    }
+    localStorage.setItem(TIME_ZONE_KEY, '1');
+  } catch {
+    // Not signed in, or the service did not answer: tried again on the next page.
+  }
+}
+
+/** Resolves once the account's time zone is settled (see `adoptTimeZone`). */
+export let timeZoneSettled = Promise.resolve();
+
+/**
+ * Wires the sign-out button (the service marks the current page's link, see web/layout.html)
+ * and, on a signed-in page (one with the sign-out button), settles the account's time zone.
+ */
 export function initPage() {
   const out = document.getElementById('sign-out');
-  if (out) out.addEventListener('click', () => signOut());
+  if (out) {
+    out.addEventListener('click', () => signOut());
+    timeZoneSettled = adoptTimeZone();
+  }
 }
 
 // ---- Feedback beside the control ----------------------------------------------------------

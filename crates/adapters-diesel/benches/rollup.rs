@@ -25,7 +25,7 @@ use criterion::Criterion;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Date, Nullable, Text, Timestamp};
-use domain::account::{Email, LoginIdentity};
+use domain::account::{Email, LoginIdentity, TimeZone};
 use domain::foundation::Foundation;
 use domain::ids::UserId;
 use domain::integration::{ExternalTaskId, Minutes, Tags, TaskMappingInput, Window};
@@ -106,7 +106,9 @@ fn run_backend(
     let raw_rollup = raw_rollup_sql(db.backend());
 
     // Both sides must agree before their speed is compared.
-    let adapter_days = rt.block_on(repo.daily_minutes(user, &window)).unwrap();
+    let adapter_days = rt
+        .block_on(repo.daily_minutes(user, &window, &TimeZone::utc()))
+        .unwrap();
     let raw_rows = raw_rollup_rows(db, raw_rollup, user, &window);
     let adapter_total: i64 = adapter_days.iter().map(|d| d.minutes.total()).sum();
     let raw_total: i64 = raw_rows.iter().map(|r| r.minutes.unwrap_or(0)).sum();
@@ -120,7 +122,12 @@ fn run_backend(
     {
         let mut group = c.benchmark_group(&rollup_group);
         group.bench_function("adapter", |b| {
-            b.iter(|| black_box(rt.block_on(repo.daily_minutes(user, &window)).unwrap()));
+            b.iter(|| {
+                black_box(
+                    rt.block_on(repo.daily_minutes(user, &window, &TimeZone::utc()))
+                        .unwrap(),
+                )
+            });
         });
         group.bench_function("raw_sql", |b| {
             b.iter(|| black_box(raw_rollup_rows(db, raw_rollup, user, &window)));

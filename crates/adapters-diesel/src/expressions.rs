@@ -20,6 +20,71 @@ use crate::connection::DbBackend;
 #[derive(Debug, Clone, Copy, QueryId)]
 pub(crate) struct UtcDate<C>(pub(crate) C);
 
+/// The local calendar date — or, with `week`, the Monday of the local week — of a `TIMESTAMP`
+/// column holding UTC, at a fixed offset from UTC: the key by which one offset span of the
+/// person's zone is grouped (a zone's spans are summed one query each).
+///
+/// The offset is written into the SQL as a number, not bound: PostgreSQL matches a selected
+/// key with its GROUP BY only when both are the same expression, which two parameters are not.
+/// It is an `i32` the service computed, never text from a request. Statements are cached by
+/// their text, one per offset seen.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LocalDay<C> {
+    column: C,
+    offset_seconds: i32,
+    week: bool,
+}
+
+impl<C> LocalDay<C> {
+    pub(crate) const fn new(column: C, offset_seconds: i32, week: bool) -> Self {
+        Self {
+            column,
+            offset_seconds,
+            week,
+        }
+    }
+}
+
+impl<C> QueryId for LocalDay<C> {
+    type QueryId = ();
+    // The SQL depends on the offset: cached by its text, not its type.
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<C: Expression> Expression for LocalDay<C> {
+    type SqlType = Date;
+}
+
+impl<C: QueryFragment<Pg>> QueryFragment<Pg> for LocalDay<C> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql(if self.week {
+            "CAST(date_trunc('week', "
+        } else {
+            "CAST(("
+        });
+        self.column.walk_ast(out.reborrow())?;
+        out.push_sql(&format!(
+            " + INTERVAL '{} seconds') AS DATE)",
+            self.offset_seconds
+        ));
+        Ok(())
+    }
+}
+
+impl<C: QueryFragment<Sqlite>> QueryFragment<Sqlite> for LocalDay<C> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("date(");
+        self.column.walk_ast(out.reborrow())?;
+        out.push_sql(&format!(", '{:+} seconds'", self.offset_seconds));
+        if self.week {
+            // Forward to the Sunday that ends the week (or stay on it), then back to its Monday.
+            out.push_sql(", 'weekday 0', '-6 days'");
+        }
+        out.push_sql(")");
+        Ok(())
+    }
+}
+
 /// A column used as a GROUP BY key next to a computed one ([`UtcDate`]); diesel's check that a
 /// selected column is grouped cannot see through the computed key.
 #[derive(Debug, Clone, Copy, QueryId)]
@@ -50,7 +115,7 @@ macro_rules! grouping_key_impls {
         }
     )+};
 }
-grouping_key_impls!(UtcDate, GroupKey);
+grouping_key_impls!(UtcDate, GroupKey, LocalDay);
 
 impl<C: QueryFragment<Pg>> QueryFragment<Pg> for UtcDate<C> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {

@@ -242,6 +242,7 @@ diesel::table! {
         last_login_at -> Nullable<Timestamp>,
         oidc_issuer -> Text,
         oidc_subject -> Text,
+        time_zone -> Text,
     }
 }
 

@@ -361,6 +361,7 @@ mod tests {
                 "discovery.html",
                 INDEX,
                 LOGIN,
+                "not-found.html",
                 "profile.html",
             ]
         );

@@ -241,6 +241,8 @@ impl Application {
                 .app_data(metrics.clone())
                 .app_data(forwarded_for)
                 .app_data(documented_paths.clone())
+                // The fallback answers a browser's 404 with the site's own page.
+                .app_data(pages.clone())
                 .app_data(extract::payload_config())
                 .app_data(extract::query_config())
                 .app_data(extract::path_config())

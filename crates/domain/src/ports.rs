@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 
 use crate::account::{
     AccountData, ActivityEntry, ActivityQuery, ActivitySummary, ApiKey, Email, LoginIdentity,
-    RefreshToken, Session, TokenHash, User, UserStats,
+    RefreshToken, Session, TimeZone, TokenHash, User, UserStats,
 };
 use crate::coaching::{CheckIn, CoachingPreferences, CoachingStyle};
 use crate::discovery::{Answer, Conversation, ExtractionDraft, ExtractionInput};
@@ -21,7 +21,7 @@ use crate::ids::{
 use crate::integration::{
     DailyMinutes, NewRule, Reclassification, ReclassifyStep, Rule, RuleChangeError, Sweep,
     TaskMapping, TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome,
-    Window,
+    Weeks, Window,
 };
 use crate::notifications::{
     Delivery, DeliveryOutcome, NotificationSettings, OutboxEvent, Webhook, WebhookSecret,
@@ -54,6 +54,10 @@ pub trait UserRepository: Send + Sync {
     async fn export(&self, id: UserId) -> Result<Option<AccountData>, RepoError>;
     /// Counts over the user's records; `since` bounds `requests_since`.
     async fn stats(&self, id: UserId, since: OffsetDateTime) -> Result<UserStats, RepoError>;
+    /// The stored IANA name of the person's time zone; `None` when there is no such user.
+    async fn time_zone(&self, id: UserId) -> Result<Option<String>, RepoError>;
+    /// Stores the person's time zone; `false` when there is no such user.
+    async fn set_time_zone(&self, id: UserId, zone: &TimeZone) -> Result<bool, RepoError>;
 }
 
 /// Sign-in sessions and their refresh tokens.
@@ -287,15 +291,25 @@ pub trait TaskMappingRepository: Send + Sync {
         user: UserId,
         query: &UnmappedQuery,
     ) -> Result<Vec<UnmappedGroup>, RepoError>;
-    /// Minutes per UTC date and foundation inside the window, and the unmapped minutes per
-    /// date, summed by the database (dates without entries are absent).
+    /// Minutes per local date of `zone` and foundation inside the window, and the unmapped
+    /// minutes per date, summed by the database (dates without entries are absent).
     async fn daily_minutes(
         &self,
         user: UserId,
         window: &Window,
+        zone: &TimeZone,
     ) -> Result<Vec<DailyMinutes>, RepoError>;
-    /// [`TaskMappingRepository::daily_minutes`] for several people in one aggregate; people who
-    /// logged nothing in the window are absent.
+    /// Minutes per local week of `zone` (keyed by its Monday in `date`) and foundation inside
+    /// the weeks, and the unmapped minutes per week, summed by the database (weeks without
+    /// entries are absent).
+    async fn weekly_minutes(
+        &self,
+        user: UserId,
+        weeks: &Weeks,
+        zone: &TimeZone,
+    ) -> Result<Vec<DailyMinutes>, RepoError>;
+    /// Minutes per UTC date for several people in one aggregate (what the check-in run
+    /// observes: the window's totals); people who logged nothing in the window are absent.
     async fn daily_minutes_of(
         &self,
         users: &[UserId],

@@ -9,6 +9,9 @@
 //!   Target: p50 within 1.5x. For comparison, the same SQL planned at every run (`sql_query`):
 //!   a cached statement may settle on PostgreSQL's generic plan, which can differ; both plans
 //!   are printed on stderr (`EXPLAIN (ANALYZE, BUFFERS)`).
+//! - **weekly trends**: p50 of `GET /integration/work-patterns/weekly?weeks=104` for the heavy
+//!   person in Europe/Berlin against the same weeks grouped by PostgreSQL itself (`AT TIME ZONE`,
+//!   `date_trunc('week', …)`), week by week equal. Target: p50 within 1.5x.
 //! - **a rule change**: `POST /integration/rules` mapping the heavy person's 100,000 unmapped
 //!   "Deep work" entries to `vocation`, timed end to end as the rule write's answer plus its
 //!   background re-classification until `GET /integration/reclassification` is idle, and
@@ -50,6 +53,8 @@ mod rules;
 mod seed;
 #[path = "scale/service.rs"]
 mod service;
+#[path = "scale/weekly.rs"]
+mod weekly;
 
 use std::time::Duration;
 
@@ -180,6 +185,7 @@ fn run(rt: &tokio::runtime::Runtime, test_db: &TestDb, plan: &Plan) -> Vec<Strin
     for days in [14, 365] {
         patterns::work_patterns(rt, &server, &db, &heavy, days, plan.samples, &mut report);
     }
+    weekly::weekly(rt, &server, &db, &heavy, plan.samples, &mut report);
     rules::rule_change(rt, &server, &db, &heavy, plan, &mut report);
     import::import(rt, &server, &db, plan, &mut report);
     report

@@ -1,6 +1,6 @@
 //! [`TaskMappingRepository`] over diesel: idempotent upserts (deciding a missing foundation
 //! with the person's rules in the same transaction), the filtered listing, the unmapped view,
-//! and the per-day rollup summed by the database.
+//! and the per-day and per-week sums in the person's time zone, added up by the database.
 
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
@@ -9,22 +9,23 @@ use async_trait::async_trait;
 use diesel::dsl::{count_star, max, sum};
 use diesel::prelude::*;
 use domain::RepoError;
+use domain::account::{OffsetSpan, TimeZone};
 use domain::foundation::Foundation;
 use domain::ids::UserId;
 use domain::integration::{
     DailyMinutes, FoundationFilter, FoundationMinutes, RuleSet, Sweep, TaskMapping,
-    TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, Window,
+    TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, Weeks, Window,
 };
 use domain::pagination::{Cursor, Page};
 use domain::ports::TaskMappingRepository;
-use time::OffsetDateTime;
+use time::{OffsetDateTime, PrimitiveDateTime};
 
 use super::keyset::{cursor_key, overfetch};
 use super::rule_application::{load_rules, lock_for_mapping};
 use crate::connection::DbConnection;
 use crate::convert::{from_db, parse, to_db};
 use crate::error::{StoreError, StoreResult};
-use crate::expressions::{GroupKey, UtcDate};
+use crate::expressions::{GroupKey, LocalDay, UtcDate};
 use crate::models::task_mapping::{NewTaskMapping, TaskMappingRow, tags_from_json};
 use crate::schema::task_mapping;
 use crate::tx::on_backend;
@@ -210,19 +211,41 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
         &self,
         user: UserId,
         window: &Window,
+        zone: &TimeZone,
     ) -> Result<Vec<DailyMinutes>, RepoError> {
-        let (user, from, to) = (user.to_string(), to_db(window.from), to_db(window.to));
+        // `(from, to]`: stored instants are whole microseconds, so after `from` is from the
+        // next microsecond on.
+        let ranges = LocalRanges::new(
+            to_db(window.from) + MICROSECOND,
+            to_db(window.to) + MICROSECOND,
+            zone.offset_spans(window.from, window.to),
+            false,
+        );
+        let user = user.to_string();
         self.db
             .run("summing minutes per day", move |conn| {
-                let mut days: BTreeMap<time::Date, DailyMinutes> = BTreeMap::new();
-                for (date, foundation, minutes) in daily_sums(conn, &user, from, to)? {
-                    add(
-                        days.entry(date).or_insert_with(|| empty(date)),
-                        foundation,
-                        minutes,
-                    )?;
-                }
-                Ok(days.into_values().collect())
+                local_sums(conn, &user, &ranges)
+            })
+            .await
+    }
+
+    async fn weekly_minutes(
+        &self,
+        user: UserId,
+        weeks: &Weeks,
+        zone: &TimeZone,
+    ) -> Result<Vec<DailyMinutes>, RepoError> {
+        // `[from, to]`: from the start of the first Monday up to now.
+        let ranges = LocalRanges::new(
+            to_db(weeks.from),
+            to_db(weeks.to) + MICROSECOND,
+            zone.offset_spans(weeks.from, weeks.to),
+            true,
+        );
+        let user = user.to_string();
+        self.db
+            .run("summing minutes per week", move |conn| {
+                local_sums(conn, &user, &ranges)
             })
             .await
     }
@@ -309,13 +332,13 @@ fn add(
     Ok(())
 }
 
-/// One row of [`daily_sums`]: UTC date, foundation key (NULL: unmapped), minutes.
+/// One row of [`local_sums`]: local date, foundation key (NULL: unmapped), minutes.
 type DaySum = (time::Date, Option<String>, Option<i64>);
 
 /// One row of [`daily_sums_of`]: person, UTC date, foundation key (NULL: unmapped), minutes.
 type PersonDaySum = (String, time::Date, Option<String>, Option<i64>);
 
-/// [`daily_sums`] for several people at once, keyed by person.
+/// Minutes per person, UTC date and foundation inside `(from, to]`, in one aggregate.
 fn daily_sums_of(
     conn: &mut DbConnection,
     users: &[String],
@@ -337,23 +360,67 @@ fn daily_sums_of(
         .load(conn)?)
 }
 
-/// One aggregate over the window `(from, to]`, served by the (user_id, occurred_at) index; the
-/// rows themselves never leave the database.
-fn daily_sums(
+/// One microsecond, the precision both backends keep.
+const MICROSECOND: time::Duration = time::Duration::microseconds(1);
+
+/// What [`local_sums`] adds up: `[from, until)` cut where the zone's offset changes, each piece
+/// grouped by local date (or local week) at its own offset.
+struct LocalRanges {
+    /// `(from, until, offset_seconds)`, in order, none empty.
+    pieces: Vec<(PrimitiveDateTime, PrimitiveDateTime, i32)>,
+    week: bool,
+}
+
+impl LocalRanges {
+    fn new(
+        from: PrimitiveDateTime,
+        until: PrimitiveDateTime,
+        spans: Vec<OffsetSpan>,
+        week: bool,
+    ) -> Self {
+        let pieces = spans
+            .into_iter()
+            .filter_map(|span| {
+                let start = to_db(span.from).max(from);
+                let end = span.until.map_or(until, |u| to_db(u).min(until));
+                (start < end).then_some((start, end, span.offset_seconds))
+            })
+            .collect();
+        Self { pieces, week }
+    }
+}
+
+/// One aggregate per offset span of the range (one for a zone without transitions in it), each
+/// served by the (user_id, occurred_at) index; the rows themselves never leave the database. A
+/// date cut by a transition gets its sums from two aggregates, added here.
+fn local_sums(
     conn: &mut DbConnection,
     user: &str,
-    from: time::PrimitiveDateTime,
-    to: time::PrimitiveDateTime,
-) -> StoreResult<Vec<DaySum>> {
+    ranges: &LocalRanges,
+) -> StoreResult<Vec<DailyMinutes>> {
     use task_mapping as tm;
-    let (day, foundation) = (UtcDate(tm::occurred_at), GroupKey(tm::foundation));
-    Ok(tm::table
-        .filter(tm::user_id.eq(user))
-        .filter(tm::occurred_at.gt(from))
-        .filter(tm::occurred_at.le(to))
-        .group_by((day, foundation))
-        .select((day, foundation, sum(tm::minutes)))
-        .load(conn)?)
+    let mut days: BTreeMap<time::Date, DailyMinutes> = BTreeMap::new();
+    for &(from, until, offset) in &ranges.pieces {
+        let (day, foundation) = (
+            LocalDay::new(tm::occurred_at, offset, ranges.week),
+            GroupKey(tm::foundation),
+        );
+        let sums: Vec<DaySum> = tm::table
+            .filter(tm::user_id.eq(user))
+            .filter(tm::occurred_at.ge(from))
+            .filter(tm::occurred_at.lt(until))
+            .group_by((day, foundation))
+            .select((day, foundation, sum(tm::minutes)))
+            .load(conn)?;
+        for (date, foundation, minutes) in sums {
+            add(
+                days.entry(date).or_insert_with(|| empty(date)),
+                foundation,
+                minutes,
+            )?;
+        }
+    }
+    Ok(days.into_values().collect())
 }
 
 /// The entries to write, one per external id: the last one sent, in the order the ids first

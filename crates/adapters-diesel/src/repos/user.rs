@@ -9,7 +9,8 @@ use diesel::prelude::*;
 use diesel::upsert::excluded;
 use domain::RepoError;
 use domain::account::{
-    AccountData, ActivityEntry, ApiKey, Email, LoginIdentity, Session, Source, User, UserStats,
+    AccountData, ActivityEntry, ApiKey, Email, LoginIdentity, Session, Source, TimeZone, User,
+    UserStats,
 };
 use domain::coaching::{CheckIn, CoachingPreferences};
 use domain::ids::UserId;
@@ -149,6 +150,30 @@ impl UserRepository for DieselUserRepository {
         self.db
             .run("counting an account's records", move |conn| {
                 read_tx(conn, |conn| stats(conn, &user, since))
+            })
+            .await
+    }
+
+    async fn time_zone(&self, id: UserId) -> Result<Option<String>, RepoError> {
+        self.db
+            .run("reading a time zone", move |conn| {
+                Ok(users::table
+                    .find(id.to_string())
+                    .select(users::time_zone)
+                    .first(conn)
+                    .optional()?)
+            })
+            .await
+    }
+
+    async fn set_time_zone(&self, id: UserId, zone: &TimeZone) -> Result<bool, RepoError> {
+        let name = zone.name().to_owned();
+        self.db
+            .write("setting a time zone", move |conn| {
+                let n = diesel::update(users::table.find(id.to_string()))
+                    .set(users::time_zone.eq(name))
+                    .execute(conn)?;
+                Ok(n > 0)
             })
             .await
     }

@@ -6,6 +6,7 @@ use adapters_diesel::{
     Database, DieselCheckInRepository, DieselPreferencesRepository, DieselProfileRepository,
     DieselTaskMappingRepository, DieselUserRepository,
 };
+use domain::account::TimeZone;
 use domain::coaching::{CoachingPreferences, PreferenceSource, derive_preferences};
 use domain::foundation::Foundation;
 use domain::ids::UserId;
@@ -299,7 +300,9 @@ dual_test!(the_rollup_of_many_people_matches_each_persons_own, |db| {
     for who in [ada, bob] {
         assert_eq!(
             all[&who],
-            repo.daily_minutes(who, &window).await.unwrap(),
+            repo.daily_minutes(who, &window, &TimeZone::utc())
+                .await
+                .unwrap(),
             "{who}"
         );
     }

@@ -6,6 +6,7 @@
 use std::num::NonZeroU32;
 
 use adapters_diesel::{Backend, DieselRuleRepository, DieselTaskMappingRepository};
+use domain::account::TimeZone;
 use domain::foundation::Foundation;
 use domain::ids::{RuleId, UserId};
 use domain::integration::{
@@ -426,7 +427,10 @@ dual_test!(unmapped_time_is_its_own_sum_and_view, |db| {
         .await
         .unwrap();
     let window = Window::ending_at(T0, 1).unwrap();
-    let days = tasks.daily_minutes(ada.id, &window).await.unwrap();
+    let days = tasks
+        .daily_minutes(ada.id, &window, &TimeZone::utc())
+        .await
+        .unwrap();
     let mapped: i64 = days.iter().map(|d| d.minutes.total()).sum();
     let unmapped: i64 = days.iter().map(|d| d.unmapped).sum();
     assert_eq!((mapped, unmapped), (60, 95));

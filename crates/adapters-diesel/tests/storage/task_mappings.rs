@@ -5,11 +5,12 @@ use std::collections::BTreeMap;
 
 use adapters_diesel::{Backend, DieselTaskMappingRepository};
 use domain::RepoError;
+use domain::account::TimeZone;
 use domain::foundation::Foundation;
 use domain::ids::UserId;
 use domain::integration::{
     ExternalTaskId, FoundationFilter, Minutes, Tags, TaskLabel, TaskMapping, TaskMappingInput,
-    TaskMappingQuery, UpsertOutcome, Window,
+    TaskMappingQuery, UpsertOutcome, Weeks, Window,
 };
 use domain::pagination::PageLimit;
 use domain::ports::TaskMappingRepository;
@@ -361,7 +362,7 @@ dual_test!(
         .unwrap();
 
         let days: BTreeMap<_, _> = repo
-            .daily_minutes(ada.id, &window)
+            .daily_minutes(ada.id, &window, &TimeZone::utc())
             .await
             .unwrap()
             .into_iter()
@@ -375,7 +376,116 @@ dual_test!(
         ]);
         assert_eq!(days, expected);
         let empty = Window::ending_at(datetime!(2020-01-01 00:00 UTC), 14).unwrap();
-        assert!(repo.daily_minutes(ada.id, &empty).await.unwrap().is_empty());
+        assert!(
+            repo.daily_minutes(ada.id, &empty, &TimeZone::utc())
+                .await
+                .unwrap()
+                .is_empty()
+        );
+    }
+);
+
+// Europe/Berlin left summer time on 2026-10-25 at 01:00 UTC (03:00 CEST became 02:00 CET):
+// that Sunday has 25 hours, and its last hour is still in the week that began on the 19th.
+dual_test!(
+    minutes_sum_by_local_day_and_local_week_across_a_change_of_offset,
+    |db| {
+        let ada = user(&db, "ada@example.org").await;
+        let repo = DieselTaskMappingRepository::new(db.clone());
+        let berlin = TimeZone::parse("Europe/Berlin").unwrap();
+        let now = datetime!(2026-10-27 12:00 UTC);
+        let micro = Duration::microseconds(1);
+        let weeks = Weeks::ending_at(now, &berlin, 2).unwrap();
+        assert_eq!(weeks.from, datetime!(2026-10-18 22:00 UTC));
+        let entries = [
+            ("before-weeks", weeks.from - micro, Foundation::Love, 100), // Sunday the 18th
+            ("at-weeks", weeks.from, Foundation::Love, 200),             // Monday the 19th
+            (
+                "sat-late",
+                datetime!(2026-10-24 21:59:59.999_999 UTC),
+                Foundation::Love,
+                1,
+            ),
+            (
+                "sun-start",
+                datetime!(2026-10-24 22:00 UTC),
+                Foundation::Strength,
+                2,
+            ),
+            (
+                "before-change",
+                datetime!(2026-10-25 00:59:59.999_999 UTC),
+                Foundation::Mission,
+                4,
+            ),
+            (
+                "after-change",
+                datetime!(2026-10-25 01:00 UTC),
+                Foundation::Vocation,
+                8,
+            ),
+            (
+                "sun-late",
+                datetime!(2026-10-25 22:59:59.999_999 UTC),
+                Foundation::ShortTerm,
+                16,
+            ),
+            (
+                "mon-start",
+                datetime!(2026-10-25 23:00 UTC),
+                Foundation::LongTerm,
+                32,
+            ),
+            ("at-now", now, Foundation::LongTerm, 64),
+            ("after-now", now + micro, Foundation::LongTerm, 1000),
+        ];
+        for (id, at, foundation, minutes) in entries {
+            repo.upsert(ada.id, &input(id, foundation, minutes, at), T0)
+                .await
+                .unwrap();
+        }
+        let by_date = |sums: Vec<domain::integration::DailyMinutes>| -> BTreeMap<_, _> {
+            sums.into_iter()
+                .map(|d| (d.date, Foundation::ALL.map(|f| d.minutes.get(f))))
+                .collect()
+        };
+
+        let window = Window::ending_at(now, 7).unwrap();
+        let days = by_date(repo.daily_minutes(ada.id, &window, &berlin).await.unwrap());
+        assert_eq!(
+            days,
+            BTreeMap::from([
+                (time::macros::date!(2026 - 10 - 24), [1, 0, 0, 0, 0, 0]),
+                (time::macros::date!(2026 - 10 - 25), [0, 2, 4, 8, 16, 0]),
+                (time::macros::date!(2026 - 10 - 26), [0, 0, 0, 0, 0, 32]),
+                (time::macros::date!(2026 - 10 - 27), [0, 0, 0, 0, 0, 64]),
+            ])
+        );
+
+        let weekly = by_date(repo.weekly_minutes(ada.id, &weeks, &berlin).await.unwrap());
+        assert_eq!(
+            weekly,
+            BTreeMap::from([
+                (time::macros::date!(2026 - 10 - 19), [201, 2, 4, 8, 16, 0]),
+                (time::macros::date!(2026 - 10 - 26), [0, 0, 0, 0, 0, 96]),
+            ])
+        );
+
+        // The same entries in UTC weeks: the 18th 22:00 UTC is before their first Monday, and
+        // the 25th 23:00 UTC is still Sunday.
+        let utc_weeks = Weeks::ending_at(now, &TimeZone::utc(), 2).unwrap();
+        let weekly = by_date(
+            repo.weekly_minutes(ada.id, &utc_weeks, &TimeZone::utc())
+                .await
+                .unwrap(),
+        );
+        assert_eq!(
+            weekly,
+            BTreeMap::from([
+                (time::macros::date!(2026 - 10 - 19), [1, 2, 4, 8, 16, 32]),
+                (time::macros::date!(2026 - 10 - 26), [0, 0, 0, 0, 0, 64]),
+            ])
+        );
     }
 );
 

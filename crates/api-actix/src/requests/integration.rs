@@ -5,7 +5,7 @@ use domain::foundation::Foundation;
 use domain::integration::rules::{MAX_TAGS, TAG_MAX_CHARS};
 use domain::integration::{
     ExternalTaskId, FoundationFilter, MAX_BATCH, Minutes, Tags, TagsError, TaskLabel,
-    TaskMappingInput, TaskMappingQuery, Window,
+    TaskMappingInput, TaskMappingQuery, Weeks, Window,
 };
 use serde::Deserialize;
 use time::OffsetDateTime;
@@ -273,6 +273,23 @@ impl IntoParams for WorkPatternQuery {
             "days",
             Some("The window in days, 1-365 (default 14)."),
             rules::days(Window::MAX_DAYS),
+        )]
+    }
+}
+
+/// `GET /integration/work-patterns/weekly?weeks=`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WeeklyQuery {
+    pub weeks: Option<i64>,
+}
+
+impl IntoParams for WeeklyQuery {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        vec![rules::query_param(
+            "weeks",
+            Some("How many local weeks, 1-104 (default 12), ending with the current one."),
+            rules::weeks(Weeks::MAX),
         )]
     }
 }

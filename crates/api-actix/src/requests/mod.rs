@@ -11,4 +11,5 @@ pub mod notifications;
 pub mod page;
 pub mod profile;
 pub mod rules;
+pub mod settings;
 pub mod sweep;

@@ -147,6 +147,12 @@ pub fn days(max_days: u16) -> Object {
     integer(KnownFormat::Int64, 1, i64::from(max_days))
 }
 
+/// A count of `1..=max_weeks` weeks.
+#[must_use]
+pub fn weeks(max_weeks: u8) -> Object {
+    integer(KnownFormat::Int64, 1, i64::from(max_weeks))
+}
+
 /// `schema`, or `""` for "not given" (as a form with an empty field sends it).
 #[must_use]
 pub fn or_empty(schema: impl Into<RefOr<Schema>>) -> Schema {

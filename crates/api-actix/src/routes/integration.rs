@@ -203,7 +203,7 @@ async fn delete_mapping(
     summary = "Where the logged time went.",
     params(WorkPatternQuery),
     responses(
-        (status = 200, description = "Minutes and shares per foundation, per day, and a summary.", body = WorkPatternView),
+        (status = 200, description = "Minutes and shares per foundation, per local day of the person's time zone, and a summary.", body = WorkPatternView),
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
@@ -213,7 +213,12 @@ pub(crate) async fn work_patterns(
     params: web::Query<WorkPatternQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let days = params.days.unwrap_or(i64::from(Window::DEFAULT_DAYS));
-    match state.integration.work_patterns(caller.user_id, days).await {
+    let zone = state.accounts.time_zone(caller.user_id).await?;
+    match state
+        .integration
+        .work_patterns(caller.user_id, days, &zone)
+        .await
+    {
         Ok(pattern) => Ok(HttpResponse::Ok().json(WorkPatternView::from(&pattern))),
         Err(WorkPatternError::InvalidDays(e)) => Err(ApiError::invalid("days", e)),
         Err(WorkPatternError::Repo(e)) => Err(e.into()),

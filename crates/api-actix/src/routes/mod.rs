@@ -16,8 +16,10 @@ pub mod notifications;
 pub mod profile;
 pub mod reflect_preview;
 pub mod sessions;
+pub mod settings;
 pub mod sweep;
 pub mod web;
+pub mod weekly;
 
 use actix_web::web as actix;
 
@@ -42,6 +44,7 @@ pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
             actix::scope("/integration")
                 .configure(integration::configure)
                 .configure(sweep::configure)
+                .configure(weekly::configure)
                 .configure(mapping_rules::configure),
         )
         .service(
@@ -49,6 +52,7 @@ pub fn configure(cfg: &mut actix::ServiceConfig, dev_login_enabled: bool) {
                 .configure(me::configure)
                 .configure(sessions::configure)
                 .configure(api_keys::configure)
+                .configure(settings::configure)
                 .configure(notifications::configure),
         )
         .configure(notifications::configure_public)

@@ -3,7 +3,7 @@
 
 use domain::foundation::Foundation;
 use domain::ids::{TaskMappingId, UserId};
-use domain::integration::{FoundationMinutes, TaskMapping, WorkPattern};
+use domain::integration::{FoundationMinutes, TaskMapping, WeeklyPattern, WorkPattern};
 use domain::pagination::Page;
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -124,7 +124,7 @@ pub struct FoundationShare {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct DailyMinutes {
-    /// A UTC calendar date, `YYYY-MM-DD`.
+    /// A local calendar date of the person's time zone, `YYYY-MM-DD`.
     #[schema(format = Date)]
     date: String,
     /// Minutes per foundation key, all six.
@@ -155,8 +155,11 @@ pub struct WorkPatternView<'a> {
     #[schema(value_type = Vec<keys::FoundationKey>)]
     neglected: Vec<&'static str>,
     summary: &'a str,
-    /// One entry per UTC date the window touches, oldest first (mapped minutes only).
+    /// One entry per local date (of `time_zone`) the window touches, oldest first (mapped
+    /// minutes only).
     daily: Vec<DailyMinutes>,
+    /// The IANA name of the person's time zone, whose calendar `daily` follows.
+    time_zone: &'a str,
     /// A re-classification after a rule change is under way: some entries may still carry
     /// the foundation of rules that have since changed.
     reclassifying: bool,
@@ -192,6 +195,51 @@ impl<'a> From<&'a WorkPattern> for WorkPatternView<'a> {
                 })
                 .collect(),
             reclassifying: p.reclassifying,
+            time_zone: &p.time_zone,
+        }
+    }
+}
+
+/// One local week (`GET /integration/work-patterns/weekly`).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = WeekMinutes)]
+pub struct WeekView {
+    /// The week's Monday, a local date of the person's time zone, `YYYY-MM-DD`.
+    #[schema(format = Date)]
+    week_start: String,
+    /// Mapped minutes per foundation key, all six.
+    #[schema(value_type = Object)]
+    minutes: FoundationMinutes,
+    /// Minutes logged without a foundation.
+    unmapped_minutes: u64,
+    /// Mapped minutes (the sum of `minutes`).
+    total_minutes: u64,
+}
+
+/// The last weeks, oldest first (`GET /integration/work-patterns/weekly`).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = WeeklyWorkPattern)]
+pub struct WeeklyView<'a> {
+    /// The IANA name of the person's time zone, whose weeks these are.
+    time_zone: &'a str,
+    /// Exactly the weeks asked for, ending with the current one; empty weeks included.
+    weeks: Vec<WeekView>,
+}
+
+impl<'a> From<&'a WeeklyPattern> for WeeklyView<'a> {
+    fn from(p: &'a WeeklyPattern) -> Self {
+        Self {
+            time_zone: &p.time_zone,
+            weeks: p
+                .weeks
+                .iter()
+                .map(|w| WeekView {
+                    week_start: w.date.to_string(),
+                    minutes: w.minutes,
+                    unmapped_minutes: count(w.unmapped),
+                    total_minutes: count(w.minutes.total()),
+                })
+                .collect(),
         }
     }
 }

@@ -16,5 +16,6 @@ pub mod notifications;
 pub mod operations;
 pub mod page;
 pub mod profile;
+pub mod settings;
 pub mod sources;
 pub mod sweep;

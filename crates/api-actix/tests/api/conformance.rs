@@ -932,6 +932,19 @@ async fn every_operation_answers_as_the_document_says() {
         bearer(Method::GET, "/integration/work-patterns?days=0"),
     )
     .await;
+    let weekly = "GET /integration/work-patterns/weekly";
+    c.expect(
+        weekly,
+        200,
+        bearer(Method::GET, "/integration/work-patterns/weekly?weeks=3"),
+    )
+    .await;
+    c.expect(
+        weekly,
+        422,
+        bearer(Method::GET, "/integration/work-patterns/weekly?weeks=105"),
+    )
+    .await;
 
     // Check-ins and the batch run.
     let checkin = c
@@ -1128,6 +1141,26 @@ async fn every_operation_answers_as_the_document_says() {
             Method::GET,
             &format!("/api/admin/activity?user_id={}", ada.user_id),
         ),
+    )
+    .await;
+
+    // The account's settings: the time zone.
+    c.expect(
+        "GET /api/me/settings",
+        200,
+        bearer(Method::GET, "/api/me/settings"),
+    )
+    .await;
+    c.expect(
+        "PUT /api/me/settings",
+        200,
+        bearer(Method::PUT, "/api/me/settings").json(&json!({"time_zone": "Asia/Tokyo"})),
+    )
+    .await;
+    c.expect(
+        "PUT /api/me/settings",
+        422,
+        bearer(Method::PUT, "/api/me/settings").json(&json!({"time_zone": "Mars/Olympus"})),
     )
     .await;
 

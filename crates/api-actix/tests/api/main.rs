@@ -36,5 +36,6 @@ mod sessions;
 mod sign_in;
 mod stall;
 mod sweep;
+mod time_zone;
 mod way_back;
 mod web;

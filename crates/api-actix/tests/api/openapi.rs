@@ -20,6 +20,8 @@ const CONTRACT: &[&str] = &[
     "DELETE /api/me",
     "GET /api/me/export",
     "GET /api/me/stats",
+    "GET /api/me/settings",
+    "PUT /api/me/settings",
     "GET /api/me/sessions",
     "DELETE /api/me/sessions/{id}",
     "POST /api/me/api-keys",
@@ -63,6 +65,7 @@ const CONTRACT: &[&str] = &[
     "DELETE /integration/task-mappings/{external_task_id}",
     "POST /integration/task-mappings/sweep",
     "GET /integration/work-patterns",
+    "GET /integration/work-patterns/weekly",
 ];
 
 async fn document() -> Value {

@@ -176,6 +176,43 @@ async fn api_paths_win_over_files_and_unknown_paths_stay_json_not_found() {
 }
 
 #[tokio::test]
+async fn a_browser_gets_the_sites_not_found_page_and_api_clients_keep_the_json_error() {
+    let app = spawn_app().await;
+    let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    for path in ["/dashbord.html", "/no/such/page", "/api/nothing-here"] {
+        let page = send(app.api.get(app.url(path)).header("Accept", browser)).await;
+        assert_eq!(page.status(), StatusCode::NOT_FOUND, "{path}");
+        assert_protected(&page);
+        assert!(
+            header(&page, "content-type").starts_with("text/html"),
+            "{path}"
+        );
+        let html = page.text().await.unwrap();
+        assert!(
+            html.contains("<h1>This page is not here</h1>"),
+            "{path}: {html}"
+        );
+        assert!(
+            html.contains(r#"<nav class="main" aria-label="Main">"#),
+            "the site's layout"
+        );
+
+        for accept in ["application/json", "*/*"] {
+            let response = send(app.api.get(app.url(path)).header("Accept", accept)).await;
+            assert_error(response, 404, "not_found").await;
+        }
+    }
+    // A method the document does not declare on a path it does stays 405, for browsers too.
+    let refused = send(
+        app.api
+            .request(Method::DELETE, app.url("/integration/foundations"))
+            .header("Accept", browser),
+    )
+    .await;
+    assert_eq!(refused.status(), StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[tokio::test]
 async fn files_outside_the_web_directory_are_not_served() {
     let app = spawn_app().await;
 

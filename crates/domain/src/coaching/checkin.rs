@@ -225,6 +225,7 @@ mod tests {
         let window = Window::ending_at(NOW, 14).unwrap();
         rollup(
             window,
+            &crate::account::TimeZone::utc(),
             &[DailyMinutes {
                 date: NOW.date(),
                 minutes: FoundationMinutes::from(minutes),

@@ -1,5 +1,6 @@
 //! Integration with time trackers: task mappings (a logged entry tied to a foundation, or not
-//! yet), the person's mapping rules, the unmapped view, and the work-pattern rollup.
+//! yet), the person's mapping rules, the unmapped view, the work-pattern rollup and the weekly
+//! series.
 
 pub mod matching;
 pub mod reclassification;
@@ -7,6 +8,7 @@ pub mod rules;
 pub mod sweep;
 pub mod task_mapping;
 pub mod unmapped;
+pub mod weekly;
 pub mod work_pattern;
 
 pub use matching::{MatchKeys, RuleSet, TAG_SEPARATOR, fold, tag_needle};
@@ -21,6 +23,7 @@ pub use task_mapping::{
     TaskMappingQuery, UpsertOutcome,
 };
 pub use unmapped::{UnmappedGroup, UnmappedQuery};
+pub use weekly::{InvalidWeeks, WeeklyPattern, Weeks, monday_of, weekly};
 pub use work_pattern::{
     COVERAGE_NOTED_BELOW, DailyMinutes, FoundationMinutes, FoundationShare, InvalidDays,
     NEGLECT_BELOW, Window, WorkPattern, coverage, rollup,

@@ -1,10 +1,11 @@
 //! The work-pattern rollup: per-foundation minutes over a window, their shares, the neglected
-//! foundations, the unmapped minutes and the coverage they leave, a per-day series and a
-//! plain-language summary that observes and never judges.
+//! foundations, the unmapped minutes and the coverage they leave, a series per local day of the
+//! person's time zone and a plain-language summary that observes and never judges.
 
 use serde::Serialize;
 use time::{Date, Duration, OffsetDateTime};
 
+use crate::account::TimeZone;
 use crate::foundation::Foundation;
 
 /// A foundation is neglected when its share of the logged time is below this.
@@ -61,7 +62,8 @@ impl Serialize for FoundationMinutes {
     }
 }
 
-/// Minutes per foundation on one UTC calendar date, and the minutes no foundation was given.
+/// Minutes per foundation on one local calendar date (or in the local week starting on it), and
+/// the minutes no foundation was given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DailyMinutes {
     pub date: Date,
@@ -100,9 +102,9 @@ impl Window {
         })
     }
 
-    /// Every UTC calendar date the window touches, oldest first.
-    pub fn dates(&self) -> impl Iterator<Item = Date> {
-        let (first, last) = (self.from.date(), self.to.date());
+    /// Every local calendar date of `zone` the window touches, oldest first.
+    pub fn dates(&self, zone: &TimeZone) -> impl Iterator<Item = Date> + use<> {
+        let (first, last) = (zone.date_of(self.from), zone.date_of(self.to));
         std::iter::successors(Some(first), move |d| d.next_day().filter(|n| *n <= last))
     }
 }
@@ -120,6 +122,8 @@ pub struct FoundationShare {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkPattern {
     pub window: Window,
+    /// The IANA name of the zone whose calendar dates `daily` lists.
+    pub time_zone: String,
     /// Mapped minutes: the shares are over these.
     pub total_minutes: i64,
     /// Minutes logged without a foundation.
@@ -138,22 +142,12 @@ pub struct WorkPattern {
 /// Below this coverage, observations say that the shares describe only part of the time.
 pub const COVERAGE_NOTED_BELOW: f64 = 0.8;
 
-/// Builds the rollup from the (sparse) per-day sums of a window: the totals are their sum.
-/// Days without entries are filled with zeros; days outside the window are ignored.
+/// Builds the rollup from the (sparse) per-day sums of a window, dated in `zone`: the totals
+/// are their sum. Days without entries are filled with zeros; days outside the window are
+/// ignored.
 #[must_use]
-pub fn rollup(window: Window, daily: &[DailyMinutes]) -> WorkPattern {
-    let daily: Vec<DailyMinutes> = window
-        .dates()
-        .map(|date| {
-            let same_day = || daily.iter().filter(move |d| d.date == date);
-            DailyMinutes {
-                date,
-                minutes: same_day()
-                    .fold(FoundationMinutes::default(), |acc, d| acc.plus(&d.minutes)),
-                unmapped: same_day().map(|d| d.unmapped).sum(),
-            }
-        })
-        .collect();
+pub fn rollup(window: Window, zone: &TimeZone, daily: &[DailyMinutes]) -> WorkPattern {
+    let daily = fill(window.dates(zone), daily);
     let totals = daily
         .iter()
         .fold(FoundationMinutes::default(), |acc, d| acc.plus(&d.minutes));
@@ -185,6 +179,7 @@ pub fn rollup(window: Window, daily: &[DailyMinutes]) -> WorkPattern {
     let summary = summarise(window.days, total_minutes, unmapped_minutes, &foundations);
     WorkPattern {
         window,
+        time_zone: zone.name().to_owned(),
         total_minutes,
         unmapped_minutes,
         coverage,
@@ -194,6 +189,22 @@ pub fn rollup(window: Window, daily: &[DailyMinutes]) -> WorkPattern {
         daily,
         reclassifying: false,
     }
+}
+
+/// One entry per date of `dates` (a day, or a week's Monday), each the sum of the (sparse) sums
+/// keyed by that date, zeros where there are none; sums keyed by another date are ignored.
+pub(crate) fn fill(dates: impl Iterator<Item = Date>, sums: &[DailyMinutes]) -> Vec<DailyMinutes> {
+    dates
+        .map(|date| {
+            let same_date = || sums.iter().filter(move |d| d.date == date);
+            DailyMinutes {
+                date,
+                minutes: same_date()
+                    .fold(FoundationMinutes::default(), |acc, d| acc.plus(&d.minutes)),
+                unmapped: same_date().map(|d| d.unmapped).sum(),
+            }
+        })
+        .collect()
 }
 
 /// Mapped minutes over all minutes; 1.0 when nothing was logged (nothing is missing).
@@ -292,6 +303,10 @@ mod tests {
         Window::ending_at(NOW, days).unwrap()
     }
 
+    fn rollup_utc(window: Window, daily: &[DailyMinutes]) -> WorkPattern {
+        rollup(window, &TimeZone::utc(), daily)
+    }
+
     /// A rollup whose minutes were all logged today.
     fn today(days: i64, minutes: [i64; 6]) -> WorkPattern {
         let daily = [DailyMinutes {
@@ -299,12 +314,12 @@ mod tests {
             minutes: FoundationMinutes::from(minutes),
             unmapped: 0,
         }];
-        rollup(window(days), &daily)
+        rollup_utc(window(days), &daily)
     }
 
     #[test]
     fn a_zero_total_gives_zero_shares_and_every_foundation_neglected() {
-        let p = rollup(window(14), &[]);
+        let p = rollup_utc(window(14), &[]);
         assert_eq!(p.total_minutes, 0);
         assert_eq!(p.foundations.len(), 6);
         assert!(p.foundations.iter().all(|f| f.share == 0.0 && f.neglected));
@@ -373,7 +388,7 @@ mod tests {
                 unmapped: 7,
             },
         ];
-        let p = rollup(window(3), &sparse);
+        let p = rollup_utc(window(3), &sparse);
         assert_eq!(
             p.total_minutes, 30,
             "the entry outside the window is ignored"
@@ -398,8 +413,25 @@ mod tests {
     }
 
     #[test]
+    fn the_daily_series_lists_the_local_dates_of_the_persons_zone() {
+        // 16:00 UTC on the 22nd is 01:00 on the 23rd in Tokyo (UTC+9).
+        let tokyo = TimeZone::parse("Asia/Tokyo").unwrap();
+        let late = Window::ending_at(datetime!(2026-11-22 16:00 UTC), 1).unwrap();
+        let p = rollup(late, &tokyo, &[]);
+        let dates: Vec<_> = p.daily.iter().map(|d| d.date).collect();
+        assert_eq!(dates, [date!(2026 - 11 - 22), date!(2026 - 11 - 23)]);
+        assert_eq!(p.time_zone, "Asia/Tokyo");
+
+        // 10:00 UTC on the 22nd is midnight starting the 22nd in Honolulu (UTC-10).
+        let honolulu = TimeZone::parse("Pacific/Honolulu").unwrap();
+        let p = rollup(window(1), &honolulu, &[]);
+        let dates: Vec<_> = p.daily.iter().map(|d| d.date).collect();
+        assert_eq!(dates, [date!(2026 - 11 - 21), date!(2026 - 11 - 22)]);
+    }
+
+    #[test]
     fn coverage_is_whole_when_nothing_was_logged_and_shares_stay_over_mapped_time() {
-        let p = rollup(window(14), &[]);
+        let p = rollup_utc(window(14), &[]);
         assert_eq!((p.unmapped_minutes, p.coverage), (0, 1.0));
 
         let daily = [DailyMinutes {
@@ -407,7 +439,7 @@ mod tests {
             minutes: FoundationMinutes::from([60, 0, 0, 60, 0, 0]),
             unmapped: 120,
         }];
-        let p = rollup(window(14), &daily);
+        let p = rollup_utc(window(14), &daily);
         assert_eq!((p.total_minutes, p.unmapped_minutes), (120, 120));
         assert_eq!(p.coverage, 0.5);
         assert_eq!(
@@ -424,7 +456,7 @@ mod tests {
             minutes: FoundationMinutes::default(),
             unmapped: 45,
         }];
-        let p = rollup(window(7), &only_unmapped);
+        let p = rollup_utc(window(7), &only_unmapped);
         assert_eq!(p.coverage, 0.0);
         assert_eq!(
             p.summary,

@@ -7,7 +7,8 @@ use time::{Duration, OffsetDateTime};
 use crate::account::api_key::{ApiKeyName, KeyLifetime};
 use crate::account::scope::KeyScopes;
 use crate::account::{
-    AccountData, ApiKey, LoginIdentity, RefreshToken, Session, TokenHash, User, UserStats,
+    AccountData, ApiKey, LoginIdentity, RefreshToken, Session, TimeZone, TokenHash,
+    UnknownTimeZone, User, UserStats,
 };
 use crate::clock::Clock;
 use crate::error::RepoError;
@@ -40,6 +41,18 @@ pub enum RefreshError {
 pub enum RevokeError {
     #[error("not found")]
     NotFound,
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+}
+
+/// Failure of [`AccountService::set_time_zone`].
+#[derive(Debug, thiserror::Error)]
+pub enum SetTimeZoneError {
+    #[error(transparent)]
+    Unknown(#[from] UnknownTimeZone),
+    /// The account is gone.
+    #[error("no such user")]
+    NoUser,
     #[error(transparent)]
     Repo(#[from] RepoError),
 }
@@ -246,6 +259,36 @@ where
         self.users.get(id).await
     }
 
+    /// The person's time zone (UTC until they set one).
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn time_zone(&self, user: UserId) -> Result<TimeZone, RepoError> {
+        Ok(self
+            .users
+            .time_zone(user)
+            .await?
+            .map_or_else(TimeZone::utc, |name| TimeZone::stored(&name)))
+    }
+
+    /// Sets the person's time zone by IANA name; returns it as stored.
+    ///
+    /// # Errors
+    /// [`SetTimeZoneError::Unknown`] for a name the tz database does not know (nothing is
+    /// stored); [`SetTimeZoneError::NoUser`]; storage failures.
+    pub async fn set_time_zone(
+        &self,
+        user: UserId,
+        name: &str,
+    ) -> Result<TimeZone, SetTimeZoneError> {
+        let zone = TimeZone::parse(name)?;
+        if self.users.set_time_zone(user, &zone).await? {
+            Ok(zone)
+        } else {
+            Err(SetTimeZoneError::NoUser)
+        }
+    }
+
     /// The user's open sessions, newest first.
     ///
     /// # Errors
@@ -413,6 +456,54 @@ mod tests {
 
     fn service(users: MockUserRepository, sessions: MockSessionRepository) -> Service {
         AccountService::new(users, sessions, MockApiKeyRepository::new(), clock(), TTL)
+    }
+
+    #[test]
+    fn an_unknown_time_zone_is_refused_without_touching_storage() {
+        let mut users = MockUserRepository::new();
+        users.expect_set_time_zone().never();
+        let service = service(users, MockSessionRepository::new());
+        for bad in ["Mars/Olympus_Mons", "", "UTC+1"] {
+            assert!(matches!(
+                block_on(service.set_time_zone(UserId::new(), bad)),
+                Err(SetTimeZoneError::Unknown(_))
+            ));
+        }
+    }
+
+    #[test]
+    fn a_known_time_zone_is_stored_by_its_database_name_and_read_back() {
+        let mut users = MockUserRepository::new();
+        users
+            .expect_set_time_zone()
+            .withf(|_, zone| zone.name() == "Europe/Berlin")
+            .times(1)
+            .returning(|_, _| Ok(true));
+        users
+            .expect_time_zone()
+            .times(1)
+            .returning(|_| Ok(Some("Europe/Berlin".to_owned())));
+        let service = service(users, MockSessionRepository::new());
+        let set = block_on(service.set_time_zone(UserId::new(), " Europe/Berlin ")).unwrap();
+        assert_eq!(set.name(), "Europe/Berlin");
+        let read = block_on(service.time_zone(UserId::new())).unwrap();
+        assert_eq!(read.name(), "Europe/Berlin");
+    }
+
+    #[test]
+    fn a_person_without_a_stored_zone_reads_as_utc_and_a_gone_account_is_told() {
+        let mut users = MockUserRepository::new();
+        users.expect_time_zone().returning(|_| Ok(None));
+        users.expect_set_time_zone().returning(|_, _| Ok(false));
+        let service = service(users, MockSessionRepository::new());
+        assert_eq!(
+            block_on(service.time_zone(UserId::new())).unwrap().name(),
+            "UTC"
+        );
+        assert!(matches!(
+            block_on(service.set_time_zone(UserId::new(), "Asia/Tokyo")),
+            Err(SetTimeZoneError::NoUser)
+        ));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use serde::Serialize;
 use time::OffsetDateTime;
 
+use crate::account::TimeZone;
 use crate::clock::Clock;
 use crate::coaching::checkin::{AlreadyResponded, OBSERVATION_DAYS};
 use crate::coaching::{
@@ -226,8 +227,10 @@ where
 
     async fn recent_pattern(&self, user: UserId) -> Result<WorkPattern, RepoError> {
         let window = observation_window(self.clock.now())?;
-        let daily = self.tasks.daily_minutes(user, &window).await?;
-        Ok(rollup(window, &daily))
+        // The observation speaks of the window's totals, never of a date: UTC days serve.
+        let utc = TimeZone::utc();
+        let daily = self.tasks.daily_minutes(user, &window, &utc).await?;
+        Ok(rollup(window, &utc, &daily))
     }
 
     /// Records the person's answer to a check-in, once.
@@ -309,7 +312,7 @@ where
             .iter()
             .map(|(profile, settings)| {
                 let days = daily.remove(&profile.user_id).unwrap_or_default();
-                let recent = rollup(window, &days);
+                let recent = rollup(window, &TimeZone::utc(), &days);
                 GuardedCheckIn {
                     checkin: compose_checkin(
                         profile,
@@ -378,7 +381,7 @@ mod tests {
             let mut tasks = MockTaskMappingRepository::new();
             tasks
                 .expect_daily_minutes()
-                .returning(|_, _| Ok(Vec::new()));
+                .returning(|_, _, _| Ok(Vec::new()));
             Self {
                 profiles,
                 preferences: MockPreferencesRepository::new(),
@@ -495,8 +498,8 @@ mod tests {
         m.tasks = MockTaskMappingRepository::new();
         m.tasks
             .expect_daily_minutes()
-            .withf(|_, w| w.days == 14 && w.to == NOW)
-            .returning(|_, _| {
+            .withf(|_, w, _| w.days == 14 && w.to == NOW)
+            .returning(|_, _, _| {
                 Ok(vec![DailyMinutes {
                     date: NOW.date(),
                     minutes: FoundationMinutes::from([0, 0, 0, 120, 0, 0]),

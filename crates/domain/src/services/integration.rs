@@ -2,13 +2,15 @@
 //! deletion, mapping rules and the re-classification they queue, the unmapped view and the
 //! work-pattern read-back.
 
+use crate::account::TimeZone;
 use crate::clock::Clock;
 use crate::error::RepoError;
 use crate::ids::{RuleId, UserId};
 use crate::integration::{
-    ExternalTaskId, InvalidDays, InvalidSweep, MAX_BATCH, NewRule, Reclassification,
+    ExternalTaskId, InvalidDays, InvalidSweep, InvalidWeeks, MAX_BATCH, NewRule, Reclassification,
     ReclassifyStep, Rule, RuleChangeError, Sweep, SweepPrefix, TaskMapping, TaskMappingInput,
-    TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, Window, WorkPattern, rollup,
+    TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, WeeklyPattern, Weeks, Window,
+    WorkPattern, rollup, weekly,
 };
 use crate::pagination::{Page, PageLimit};
 use crate::ports::{RuleRepository, TaskMappingRepository};
@@ -54,6 +56,15 @@ pub enum SweepError {
 pub enum WorkPatternError {
     #[error(transparent)]
     InvalidDays(#[from] InvalidDays),
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+}
+
+/// Failure of [`IntegrationService::weekly`].
+#[derive(Debug, thiserror::Error)]
+pub enum WeeklyError {
+    #[error(transparent)]
+    InvalidWeeks(#[from] InvalidWeeks),
     #[error(transparent)]
     Repo(#[from] RepoError),
 }
@@ -146,7 +157,7 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
         Ok(self.tasks.sweep(user, &sweep).await?)
     }
 
-    /// The rollup of the last `days` days (1-365).
+    /// The rollup of the last `days` days (1-365), its days dated in the person's `zone`.
     ///
     /// # Errors
     /// [`WorkPatternError::InvalidDays`] outside 1-365; storage failures.
@@ -154,12 +165,28 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
         &self,
         user: UserId,
         days: i64,
+        zone: &TimeZone,
     ) -> Result<WorkPattern, WorkPatternError> {
         let window = Window::ending_at(self.clock.now(), days)?;
-        let daily = self.tasks.daily_minutes(user, &window).await?;
-        let mut pattern = rollup(window, &daily);
+        let daily = self.tasks.daily_minutes(user, &window, zone).await?;
+        let mut pattern = rollup(window, zone, &daily);
         pattern.reclassifying = self.rules.reclassification(user).await?.running;
         Ok(pattern)
+    }
+
+    /// The last `weeks` local weeks (1-104) of the person's `zone`, ending with the current one.
+    ///
+    /// # Errors
+    /// [`WeeklyError::InvalidWeeks`] outside 1-104; storage failures.
+    pub async fn weekly(
+        &self,
+        user: UserId,
+        weeks: i64,
+        zone: &TimeZone,
+    ) -> Result<WeeklyPattern, WeeklyError> {
+        let weeks = Weeks::ending_at(self.clock.now(), zone, weeks)?;
+        let sums = self.tasks.weekly_minutes(user, &weeks, zone).await?;
+        Ok(weekly(&weeks, zone, &sums))
     }
 
     /// The unmapped entries of the last `days` days (1-365) grouped by label and tags, most
@@ -360,7 +387,7 @@ mod tests {
         let refusing = service(tasks);
         for days in [0, 366, -5] {
             assert!(matches!(
-                block_on(refusing.work_patterns(UserId::new(), days)),
+                block_on(refusing.work_patterns(UserId::new(), days, &TimeZone::utc())),
                 Err(WorkPatternError::InvalidDays(_))
             ));
         }
@@ -368,8 +395,8 @@ mod tests {
         let mut tasks = MockTaskMappingRepository::new();
         tasks
             .expect_daily_minutes()
-            .withf(|_, w| w.days == 30 && w.to == NOW)
-            .returning(|_, _| {
+            .withf(|_, w, z| w.days == 30 && w.to == NOW && z.name() == "UTC")
+            .returning(|_, _, _| {
                 Ok(vec![DailyMinutes {
                     date: NOW.date(),
                     minutes: FoundationMinutes::from([30, 0, 0, 90, 0, 0]),
@@ -385,9 +412,14 @@ mod tests {
             })
         });
         let p = block_on(
-            IntegrationService::new(tasks, rules, clock()).work_patterns(UserId::new(), 30),
+            IntegrationService::new(tasks, rules, clock()).work_patterns(
+                UserId::new(),
+                30,
+                &TimeZone::utc(),
+            ),
         )
         .unwrap();
+        assert_eq!(p.time_zone, "UTC");
         assert!(p.reclassifying, "a running job shows in the work patterns");
         assert_eq!(p.total_minutes, 120);
         assert_eq!(p.unmapped_minutes, 40);
@@ -402,6 +434,44 @@ mod tests {
                 Foundation::LongTerm
             ]
         );
+    }
+
+    #[test]
+    fn the_weekly_series_checks_weeks_and_asks_storage_for_the_local_weeks() {
+        let mut tasks = MockTaskMappingRepository::new();
+        tasks.expect_weekly_minutes().never();
+        let refusing = service(tasks);
+        for weeks in [0, 105, -1] {
+            assert!(matches!(
+                block_on(refusing.weekly(UserId::new(), weeks, &TimeZone::utc())),
+                Err(WeeklyError::InvalidWeeks(_))
+            ));
+        }
+
+        let tokyo = TimeZone::parse("Asia/Tokyo").unwrap();
+        let monday = crate::integration::monday_of(tokyo.date_of(NOW));
+        let mut tasks = MockTaskMappingRepository::new();
+        tasks
+            .expect_weekly_minutes()
+            .withf(move |_, w, z| {
+                w.count == 4
+                    && w.to == NOW
+                    && z.name() == "Asia/Tokyo"
+                    && w.first == monday - time::Duration::weeks(3)
+            })
+            .times(1)
+            .returning(move |_, _, _| {
+                Ok(vec![DailyMinutes {
+                    date: monday,
+                    minutes: FoundationMinutes::from([0, 45, 0, 0, 0, 0]),
+                    unmapped: 10,
+                }])
+            });
+        let p = block_on(service(tasks).weekly(UserId::new(), 4, &tokyo)).unwrap();
+        assert_eq!(p.time_zone, "Asia/Tokyo");
+        assert_eq!(p.weeks.len(), 4);
+        assert_eq!(p.weeks[3].date, monday);
+        assert_eq!((p.weeks[3].minutes.total(), p.weeks[3].unmapped), (45, 10));
     }
 
     #[test]

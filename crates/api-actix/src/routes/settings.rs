@@ -1,0 +1,73 @@
+//! `/api/me/settings`: the person's account settings — their time zone, whose calendar days
+//! and weeks the work patterns are dated in.
+
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use domain::services::account::SetTimeZoneError;
+
+use crate::activity::Action;
+use crate::auth::Caller;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::ApiJson;
+use crate::requests::settings::SettingsRequest;
+use crate::state::AppState;
+use crate::views::settings::SettingsView;
+
+/// Mounted under `/api/me` (see `routes::configure`).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/settings", web::get().to(get))
+        .route("/settings", web::put().to(put));
+}
+
+impl From<SetTimeZoneError> for ApiError {
+    fn from(e: SetTimeZoneError) -> Self {
+        match e {
+            SetTimeZoneError::Unknown(why) => Self::invalid("time_zone", why),
+            SetTimeZoneError::NoUser => Self::Unauthenticated,
+            SetTimeZoneError::Repo(e) => e.into(),
+        }
+    }
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/me/settings",
+    tag = "account",
+    summary = "The person's settings: their time zone.",
+    responses(
+        (status = 200, description = "The settings.", body = SettingsView),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn get(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let zone = state.accounts.time_zone(caller.user_id).await?;
+    Ok(HttpResponse::Ok().json(SettingsView::from(&zone)))
+}
+
+#[utoipa::path(
+    put,
+    path = "/api/me/settings",
+    tag = "account",
+    summary = "Set the person's time zone (an IANA name).",
+    request_body = SettingsRequest,
+    responses(
+        (status = 200, description = "The settings, as stored.", body = SettingsView),
+        (status = 422, description = "`validation_failed`: an unknown time zone.", body = ErrorBody),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn put(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: ApiJson<SettingsRequest>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    req.extensions_mut().insert(Action("settings.update"));
+    let zone = state
+        .accounts
+        .set_time_zone(caller.user_id, &body.time_zone)
+        .await?;
+    Ok(HttpResponse::Ok().json(SettingsView::from(&zone)))
+}

@@ -1,0 +1,42 @@
+//! `/integration/work-patterns/weekly`: minutes per foundation in each of the person's last
+//! local weeks (Monday to Sunday in their time zone), for the dashboard's trend.
+
+use actix_web::{HttpResponse, web};
+use domain::integration::Weeks;
+use domain::services::integration::WeeklyError;
+
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::requests::integration::WeeklyQuery;
+use crate::state::AppState;
+use crate::views::integration::WeeklyView;
+
+/// Mounted under `/integration` (see `routes::configure`).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/work-patterns/weekly", web::get().to(weekly));
+}
+
+#[utoipa::path(
+    get,
+    path = "/integration/work-patterns/weekly",
+    tag = "integration",
+    summary = "Minutes per foundation in each of the last local weeks.",
+    params(WeeklyQuery),
+    responses(
+        (status = 200, description = "Exactly the weeks asked for, oldest first, ending with the current one; their sums equal those of `daily` over the same dates.", body = WeeklyView),
+    ),
+    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
+)]
+pub(crate) async fn weekly(
+    state: web::Data<AppState>,
+    caller: Caller,
+    params: web::Query<WeeklyQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let weeks = params.weeks.unwrap_or(i64::from(Weeks::DEFAULT));
+    let zone = state.accounts.time_zone(caller.user_id).await?;
+    match state.integration.weekly(caller.user_id, weeks, &zone).await {
+        Ok(pattern) => Ok(HttpResponse::Ok().json(WeeklyView::from(&pattern))),
+        Err(WeeklyError::InvalidWeeks(e)) => Err(ApiError::invalid("weeks", e)),
+        Err(WeeklyError::Repo(e)) => Err(e.into()),
+    }
+}

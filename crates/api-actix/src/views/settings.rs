@@ -1,0 +1,22 @@
+//! The account settings' view: the person's time zone.
+
+use domain::account::TimeZone;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// `GET` and `PUT /api/me/settings`.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Settings)]
+pub struct SettingsView<'a> {
+    /// The IANA name of the zone whose days and weeks the person sees (default `UTC`).
+    #[schema(examples("Europe/Berlin"))]
+    time_zone: &'a str,
+}
+
+impl<'a> From<&'a TimeZone> for SettingsView<'a> {
+    fn from(zone: &'a TimeZone) -> Self {
+        Self {
+            time_zone: zone.name(),
+        }
+    }
+}

@@ -1,0 +1,98 @@
+// Phone and polish, in Chromium at 1280 and 390 px: the sign-in page offers the organisation's
+// sign-in only when an identity provider is configured (this suite's service has none); a phone
+// page never scrolls sideways; a mistyped address gets the site's 404 page; a new API key has a
+// copy button; scope names never break; a check-in quotes each goal once; the dashboard says
+// logged, classified and not yet classified in one sentence; the activity log reads in words.
+// Run through ./run.sh, which starts the service and sets BASE_URL.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BASE, WIDTHS, sharedBrowser, contextAt, watch, idle, personAt, profileThroughApi, settle } from './helpers.mjs';
+
+const shared = sharedBrowser();
+
+for (const size of WIDTHS) {
+  test(`sign-in offers only the ways this service has (${size.width} px)`, async () => {
+    const problems = [];
+    const context = await contextAt(shared.browser, size);
+    const page = watch(await context.newPage(), problems);
+    try {
+      await page.goto(`${BASE}/login`);
+      await page.locator('#dev').waitFor({ state: 'visible' });
+      await page.locator('#org').waitFor({ state: 'hidden' });
+      const config = await (await page.request.get(`${BASE}/api/auth/config`)).json();
+      assert.equal(config.sign_in, false, 'the suite runs without an identity provider');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test(`the navigation, the API key and the check-in read well (${size.width} px)`, async () => {
+    const problems = [];
+    const email = `polish-${size.width}@example.org`;
+    const { context, page, api } = await personAt(shared.browser, size, email, problems);
+    try {
+      // A mistyped address in the browser: the site's page, with its 404 and its navigation.
+      const missing = await page.goto(`${BASE}/dashbord.html`);
+      assert.equal(missing.status(), 404);
+      assert.equal(await page.locator('h1').textContent(), 'This page is not here');
+      assert.equal(await page.locator('nav.main a[href="/dashboard.html"]').count(), 1);
+      await page.goto(`${BASE}/`);
+      await idle(page);
+
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth), false);
+
+      // A new key can be copied, and the scope names keep together.
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
+      await page.goto(`${BASE}/account.html`);
+      await idle(page);
+      for (const code of await page.locator('#key-scopes code').all()) {
+        assert.equal(await code.evaluate((n) => n.getClientRects().length), 1, `${await code.textContent()} breaks`);
+      }
+      await page.fill('#key-name', 'tracker');
+      await page.click('#key-form button[type="submit"]');
+      const key = (await page.locator('#new-key-value').textContent()).trim();
+      await page.click('#copy-api-key');
+      await page.locator('#notice', { hasText: 'The key is copied.' }).waitFor();
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+
+      // The activity log says what was done in words, with the recorded action beside them.
+      await settle();
+      await page.reload();
+      const created = page.locator('#activity tr', { hasText: 'Created an API key' });
+      await created.first().waitFor();
+      assert.equal(await created.first().locator('code.activity-route').textContent(), 'api_key.create');
+      const read = page.locator('#activity tr', { hasText: 'Looked at your account' });
+      assert.equal(await read.first().locator('code.activity-route').textContent(), 'GET /api/me');
+
+      // A check-in quotes each goal once.
+      await profileThroughApi(api);
+      assert.equal((await api.post('/discovery/profile/me/affirm')).status, 200);
+      const checkin = await api.post('/coaching/checkins');
+      assert.equal(checkin.status, 201, JSON.stringify(checkin.body));
+      assert.ok(checkin.body.quoted_goals.length > 0, 'the check-in quotes goals');
+      await page.goto(`${BASE}/coaching.html`);
+      const item = page.locator(`#checkin-${checkin.body.id}`);
+      await item.waitFor();
+      const text = await item.textContent();
+      for (const goal of checkin.body.quoted_goals) {
+        assert.equal(text.split(goal).length - 1, 1, `“${goal}” is quoted ${text.split(goal).length - 1} times`);
+      }
+
+      // One total, explained: logged = classified + not yet, in one sentence.
+      const now = Date.now();
+      const sent = await api.post('/integration/task-mappings/batch', { items: [
+        { external_task_id: 'p-1', task_label: 'Writing', foundation: 'vocation', minutes: 90, occurred_at: new Date(now - 3600000).toISOString() },
+        { external_task_id: 'p-2', task_label: 'Inbox', foundation: null, minutes: 30, occurred_at: new Date(now - 7200000).toISOString() },
+      ] });
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      await page.goto(`${BASE}/dashboard.html`);
+      await page.locator('#coverage').waitFor();
+      assert.equal(await page.locator('#total').textContent(),
+        '2 h logged in the last 14 days: 1 h 30 min classified (75%), 30 min not yet.');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
