@@ -16,8 +16,8 @@
 //!
 //! **Why a background job's transactions change size.** A background job (re-classification)
 //! writes in a stream of short transactions, and a request that wants the turn meanwhile waits
-//! for the one in flight. So the job's transactions grow while no writer has had to wait, and
-//! shrink as soon as one has ([`SqliteWriter::background_cap`]): large on a quiet database, a
+//! for the one in flight. So the job's transactions grow by steps while no writer has had to
+//! wait, and shrink to a quarter as soon as one has ([`SqliteWriter::background_cap`]): large on a quiet database, a
 //! few dozen rows beside people's writes.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -56,14 +56,15 @@ impl SqliteWriter {
     }
 
     /// How many rows the next background transaction may write: a quarter of the last cap
-    /// when a writer has waited for the turn since (at least the lower bound), else twice it (at
-    /// most the upper bound).
+    /// when a writer has waited for the turn since (at least the lower bound), else 16 more (at
+    /// most the upper bound). Growing by steps, not doubling, keeps it small while people write
+    /// now and then; a quiet job still reaches the most within about 60 transactions.
     pub(crate) fn background_cap(&self) -> usize {
         let cap = self.cap.load(Ordering::Relaxed);
         let next = if self.contended.swap(false, Ordering::Relaxed) {
             (cap / 4).max(BACKGROUND_CAP.0)
         } else {
-            (cap * 2).min(BACKGROUND_CAP.1)
+            (cap + BACKGROUND_CAP.0).min(BACKGROUND_CAP.1)
         };
         self.cap.store(next, Ordering::Relaxed);
         next
@@ -119,10 +120,11 @@ mod tests {
     const WAIT: Duration = Duration::from_secs(5);
 
     #[test]
-    fn a_background_transaction_doubles_while_no_writer_waits_and_quarters_when_one_has() {
+    fn a_background_transaction_grows_by_steps_while_no_writer_waits_and_quarters_when_one_has() {
         let writer = SqliteWriter::new(false);
-        let caps: Vec<usize> = (0..8).map(|_| writer.background_cap()).collect();
-        assert_eq!(caps, [32, 64, 128, 256, 512, 1_000, 1_000, 1_000]);
+        let caps: Vec<usize> = (0..64).map(|_| writer.background_cap()).collect();
+        assert_eq!(caps[..4], [32, 48, 64, 80]);
+        assert_eq!(caps[60..], [992, 1_000, 1_000, 1_000]);
         writer.contended.store(true, Ordering::Relaxed);
         assert_eq!(writer.background_cap(), 250);
         writer.contended.store(true, Ordering::Relaxed);
@@ -138,7 +140,7 @@ mod tests {
         let test_db = TestDb::sqlite();
         let db = test_db.db();
         let writer = Arc::new(SqliteWriter::new(true));
-        for _ in 0..5 {
+        for _ in 0..61 {
             writer.background_cap();
         }
         assert_eq!(
