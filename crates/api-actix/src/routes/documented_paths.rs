@@ -13,6 +13,8 @@ use crate::error::ApiError;
 /// One documented path template and the methods declared on it.
 struct DocumentedPath {
     template: ResourceDef,
+    /// Whether the path has no `{parameter}`.
+    concrete: bool,
     methods: Vec<Method>,
 }
 
@@ -38,6 +40,7 @@ impl DocumentedPaths {
                 .map(|(path, item)| DocumentedPath {
                     // OpenAPI's `{name}` segments are actix's too.
                     template: ResourceDef::new(path.as_str()),
+                    concrete: !path.contains('{'),
                     methods: declared_methods(item),
                 })
                 .collect(),
@@ -46,14 +49,21 @@ impl DocumentedPaths {
 
     /// Why nothing answered `method path`: [`ApiError::MethodNotAllowed`] when the path is
     /// documented without that method, else [`ApiError::NotFound`] (an unknown path, or a
-    /// documented route that is switched off, such as dev login outside dev mode).
+    /// documented route that is switched off, such as dev login outside dev mode). As OpenAPI
+    /// matches, a concrete path goes before the templates it also fits: the methods of
+    /// `/integration/task-mappings/sweep` are its own, not those of `.../{external_task_id}`.
     #[must_use]
     pub fn refusal(&self, method: &Method, path: &str) -> ApiError {
-        let mut declared: Vec<&Method> = Vec::new();
-        for method in self
+        let matching: Vec<&DocumentedPath> = self
             .0
             .iter()
             .filter(|p| p.template.is_match(path))
+            .collect();
+        let concrete = matching.iter().any(|p| p.concrete);
+        let mut declared: Vec<&Method> = Vec::new();
+        for method in matching
+            .into_iter()
+            .filter(|p| p.concrete || !concrete)
             .flat_map(|p| &p.methods)
         {
             if !declared.contains(&method) {
@@ -122,6 +132,22 @@ mod tests {
         assert_eq!(
             allow_of(Method::POST, "/discovery/conversation/me/answers/9").as_deref(),
             Some("PUT")
+        );
+    }
+
+    #[test]
+    fn a_concrete_path_has_its_own_methods_not_those_of_a_template_it_fits() {
+        assert_eq!(
+            allow_of(Method::GET, "/integration/task-mappings/sweep").as_deref(),
+            Some("POST")
+        );
+        assert_eq!(
+            allow_of(Method::GET, "/integration/task-mappings/batch").as_deref(),
+            Some("POST, DELETE")
+        );
+        assert_eq!(
+            allow_of(Method::GET, "/integration/task-mappings/an-entry").as_deref(),
+            Some("DELETE")
         );
     }
 
