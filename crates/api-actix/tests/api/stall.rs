@@ -11,7 +11,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::helpers::{SignedIn, TestApp, execute, json_body, rfc3339, send, spawn_app};
-use crate::mapping_rules::{reclassification, settled};
+use crate::mapping_rules::{post_batch, reclassification, settled};
 
 /// What the other person may wait, at most, for any answer.
 const PATIENCE: Duration = Duration::from_secs(1);
@@ -43,19 +43,7 @@ async fn heavy_person(app: &TestApp) -> SignedIn {
                 })
             })
             .collect();
-        json_body(
-            send(
-                app.with_bearer(
-                    &ada.access_jwt,
-                    Method::POST,
-                    "/integration/task-mappings/batch",
-                )
-                .json(&json!({ "items": items })),
-            )
-            .await,
-            200,
-        )
-        .await;
+        post_batch(app, &ada, &items).await;
     }
     let rules: Vec<String> = (1..500)
         .map(|position| {

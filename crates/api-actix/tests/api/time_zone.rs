@@ -14,6 +14,7 @@ use time::{Date, Duration, OffsetDateTime};
 use crate::helpers::{
     SignedIn, TestApp, assert_error, assert_invalid, json_body, rfc3339, send, spawn_app,
 };
+use crate::mapping_rules::post_batch;
 
 /// The six foundation keys, in contract order.
 fn keys() -> [&'static str; 6] {
@@ -191,19 +192,7 @@ async fn weekly_and_daily_sums_agree_to_the_minute_around_a_change_of_offset_and
             })
         })
         .collect();
-    json_body(
-        send(
-            app.with_bearer(
-                &ada.access_jwt,
-                Method::POST,
-                "/integration/task-mappings/batch",
-            )
-            .json(&json!({ "items": items })),
-        )
-        .await,
-        200,
-    )
-    .await;
+    post_batch(&app, &ada, &items).await;
 
     let daily = get(&app, &ada, "/integration/work-patterns?days=365").await;
     let weekly = get(&app, &ada, "/integration/work-patterns/weekly?weeks=52").await;
