@@ -190,6 +190,10 @@ fn export(conn: &mut DbConnection, user: &str) -> StoreResult<Option<AccountData
     else {
         return Ok(None);
     };
+    let time_zone = users::table
+        .find(user)
+        .select(users::time_zone)
+        .first(conn)?;
     Ok(Some(AccountData {
         user: User::try_from(row)?,
         conversations: conversations(conn, user)?,
@@ -272,6 +276,7 @@ fn export(conn: &mut DbConnection, user: &str) -> StoreResult<Option<AccountData
             .first(conn)
             .optional()?
             .unwrap_or(false),
+        time_zone,
         webhooks: domain_rows::<_, Webhook>(
             webhooks::table
                 .filter(webhooks::user_id.eq(user))

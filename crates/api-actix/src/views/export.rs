@@ -14,6 +14,7 @@ use super::discovery::ConversationView;
 use super::integration::TaskMappingView;
 use super::notifications::WebhookView;
 use super::profile::{ProfileView, ReflectionMessageView, RevisionView};
+use super::settings::SettingsView;
 
 /// Every record of the caller's, as one document.
 #[derive(Debug, Serialize, ToSchema)]
@@ -33,6 +34,7 @@ pub struct ExportView<'a> {
     sessions: Vec<SessionView<'a>>,
     api_keys: Vec<ApiKeyView<'a>>,
     notifications: ExportedNotifications,
+    settings: SettingsView<'a>,
     /// Without their secrets.
     webhooks: Vec<WebhookView<'a>>,
 }
@@ -72,6 +74,7 @@ impl<'a> ExportView<'a> {
             notifications: ExportedNotifications {
                 email_checkins: data.email_checkins,
             },
+            settings: SettingsView::named(&data.time_zone),
             webhooks: data.webhooks.iter().map(Into::into).collect(),
         }
     }

@@ -15,8 +15,14 @@ pub struct SettingsView<'a> {
 
 impl<'a> From<&'a TimeZone> for SettingsView<'a> {
     fn from(zone: &'a TimeZone) -> Self {
-        Self {
-            time_zone: zone.name(),
-        }
+        Self::named(zone.name())
+    }
+}
+
+impl<'a> SettingsView<'a> {
+    /// The settings of a zone stored under `name` (checked when it was set).
+    #[must_use]
+    pub const fn named(name: &'a str) -> Self {
+        Self { time_zone: name }
     }
 }

@@ -85,6 +85,12 @@ async fn the_time_zone_is_utc_until_set_and_an_unknown_zone_changes_nothing() {
         get(&app, &ada, "/integration/work-patterns/weekly?weeks=2").await["time_zone"],
         "Asia/Tokyo"
     );
+    let export = json_body(
+        send(app.as_browser(&ada, Method::GET, "/api/me/export")).await,
+        200,
+    )
+    .await;
+    assert_eq!(export["settings"], json!({"time_zone": "Asia/Tokyo"}));
 
     // Another person keeps their own.
     let bob = app.dev_login("bob@example.org").await;

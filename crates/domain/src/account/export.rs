@@ -30,6 +30,8 @@ pub struct AccountData {
     pub api_keys: Vec<ApiKey>,
     /// Whether check-ins come by e-mail.
     pub email_checkins: bool,
+    /// The IANA name of the person's time zone (`/api/me/settings`).
+    pub time_zone: String,
     /// Webhook endpoints; their secrets are left out by the caller when serialising.
     pub webhooks: Vec<Webhook>,
 }
