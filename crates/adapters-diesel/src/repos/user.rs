@@ -182,18 +182,14 @@ impl UserRepository for DieselUserRepository {
 /// Every record of the user, oldest first within each kind, each kind in one query. Runs
 /// inside [`read_tx`], so all of them come from one snapshot.
 fn export(conn: &mut DbConnection, user: &str) -> StoreResult<Option<AccountData>> {
-    let Some(row) = users::table
+    let Some((row, time_zone)) = users::table
         .find(user)
-        .select(UserRow::as_select())
-        .first(conn)
+        .select((UserRow::as_select(), users::time_zone))
+        .first::<(UserRow, String)>(conn)
         .optional()?
     else {
         return Ok(None);
     };
-    let time_zone = users::table
-        .find(user)
-        .select(users::time_zone)
-        .first(conn)?;
     Ok(Some(AccountData {
         user: User::try_from(row)?,
         conversations: conversations(conn, user)?,
