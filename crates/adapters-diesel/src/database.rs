@@ -108,17 +108,19 @@ impl Database {
             diesel::r2d2::Error::QueryError(e) => DbError::Query(e),
         })?;
         let applied = migrations::run_migrations(&mut first)?;
+        let keeps_writer = backend == Backend::Sqlite && config.max_connections >= 2;
+        let sqlite_writer = Arc::new(SqliteWriter::new(keeps_writer));
         // On SQLite the first connection stays open to checkpoint.
         let checkpointer = match backend {
             Backend::Sqlite => Some(Arc::new(
-                Checkpointer::start(first).map_err(DbError::Checkpointer)?,
+                Checkpointer::start(first, Arc::clone(&sqlite_writer))
+                    .map_err(DbError::Checkpointer)?,
             )),
             Backend::Postgres => {
                 drop(first);
                 None
             }
         };
-        let keeps_writer = backend == Backend::Sqlite && config.max_connections >= 2;
         let pool = Pool::builder()
             .max_size(config.max_connections.max(1))
             .min_idle(Some(config.min_idle.min(config.max_connections)))
@@ -136,7 +138,7 @@ impl Database {
                 pool,
                 backend,
                 reachability,
-                sqlite_writer: Arc::new(SqliteWriter::new(keeps_writer)),
+                sqlite_writer,
                 // The writer's kept connection is out of the pool: one permit fewer.
                 permits: Arc::new(tokio::sync::Semaphore::new(
                     usize::try_from(config.max_connections.max(1) - u32::from(keeps_writer))

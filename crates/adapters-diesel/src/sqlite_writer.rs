@@ -100,6 +100,13 @@ impl SqliteWriter {
         }
         Ok(answer)
     }
+
+    /// Runs `during` in the writers' turn without its connection (the WAL checkpointer brings
+    /// its own), waiting at most `wait` for the turn; `None` when it could not be had.
+    pub(crate) fn hold<T>(&self, wait: Duration, during: impl FnOnce() -> T) -> Option<T> {
+        let _turn = self.kept.try_lock_for(wait)?;
+        Some(during())
+    }
 }
 
 /// A failed checkout as the store's error.

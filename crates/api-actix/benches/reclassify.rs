@@ -13,7 +13,9 @@
 //!    every 20 ms), for (a) those three changes, whose scope is the "meeting" entries and moves
 //!    their foundation, and (b) a job over every candidate (a `reclassification` row with scope
 //!    NULL inserted by SQL, as the migration queues one). Target: at least 50,000 entries/s.
-//!    For comparison, one set-based `UPDATE` of the (a) rows (rolled back). After every job,
+//!    For comparison, one set-based `UPDATE` of the (a) rows (rolled back), and the raw
+//!    database making the same writes as the job must, in short transactions of 16 and of 1,000
+//!    rows by primary key (committed, then put back untimed). After every job,
 //!    the entries are checked: a random sample of 10,000 against `domain::integration::
 //!    first_match` over the rules as they finally stand (computed from the stored label and
 //!    tags, not from the match keys), and every entry against the compiled rules;
@@ -71,6 +73,9 @@ const POLL: Duration = Duration::from_millis(20);
 const WRITE_TARGET_MS: f64 = 100.0;
 const RATE_TARGET: f64 = 50_000.0;
 const P99_TARGET: f64 = 2.0;
+/// The transaction sizes of the raw floors: the job's smallest and its largest on SQLite (the
+/// PostgreSQL job's only one is the largest).
+const SHORT_TRANSACTIONS: [usize; 2] = [16, 1_000];
 /// The measured rule: at position 1, its label text is in about 42% of the labels.
 const MEASURED: &str = "Meeting";
 
@@ -642,6 +647,69 @@ fn set_based_floor(conn: &mut DbConnection, user: &str, rows: usize) -> f64 {
     rows as f64 / elapsed
 }
 
+/// The same writes as the measured change, by the raw database the way the job must make them:
+/// in short transactions of `size` rows (in external id order, by primary key, as the job
+/// writes), committed; on PostgreSQL without waiting for the WAL flush, as the job's. Then
+/// the rows are put back as they were (not timed). Rows per second.
+fn short_transaction_floor(conn: &mut DbConnection, user: &str, size: usize) -> f64 {
+    use task_mapping as tm;
+    let pattern = format!("%{}%", MEASURED.to_lowercase());
+    let candidate = tm::mapped_by.is_null().or(tm::mapped_by.eq("rule"));
+    let rows: Vec<(String, Option<String>, Option<String>)> = tm::table
+        .filter(tm::user_id.eq(user))
+        .filter(candidate)
+        .filter(tm::match_label.like(&pattern))
+        .order(tm::external_task_id.asc())
+        .select((tm::external_task_id, tm::foundation, tm::mapped_by))
+        .load(conn)
+        .unwrap();
+    let now = pdt(OffsetDateTime::now_utc());
+    let postgres = matches!(conn, DbConnection::Postgresql(_));
+    let started = Instant::now();
+    for chunk in rows.chunks(size) {
+        let ids: Vec<&str> = chunk.iter().map(|r| r.0.as_str()).collect();
+        conn.transaction::<_, diesel::result::Error, _>(|c| {
+            if postgres {
+                c.batch_execute("SET LOCAL synchronous_commit = off")?;
+            }
+            diesel::update(
+                tm::table
+                    .filter(tm::user_id.eq(user))
+                    .filter(tm::external_task_id.eq_any(&ids)),
+            )
+            .set((
+                tm::foundation.eq("vocation"),
+                tm::mapped_by.eq("rule"),
+                tm::updated_at.eq(now),
+            ))
+            .execute(c)
+        })
+        .unwrap();
+    }
+    let rate = rows.len() as f64 / started.elapsed().as_secs_f64();
+    let mut before: std::collections::HashMap<(Option<String>, Option<String>), Vec<&str>> =
+        std::collections::HashMap::new();
+    for (id, foundation, mapped_by) in &rows {
+        before
+            .entry((foundation.clone(), mapped_by.clone()))
+            .or_default()
+            .push(id);
+    }
+    for ((foundation, mapped_by), ids) in before {
+        for chunk in ids.chunks(1_000) {
+            diesel::update(
+                tm::table
+                    .filter(tm::user_id.eq(user))
+                    .filter(tm::external_task_id.eq_any(chunk)),
+            )
+            .set((tm::foundation.eq(&foundation), tm::mapped_by.eq(&mapped_by)))
+            .execute(conn)
+            .unwrap();
+        }
+    }
+    rate
+}
+
 /// The HTTP side: the heavy person's rule changes and progress, the other person's writes.
 struct Client<'a> {
     http: reqwest::Client,
@@ -914,6 +982,17 @@ fn run_backend(
         changes.push((label, job));
     }
     let floor = set_based_floor(conn, user, seeded.measured_scope);
+    let short_floors: Vec<(usize, f64)> = SHORT_TRANSACTIONS
+        .iter()
+        .map(|&size| (size, short_transaction_floor(conn, user, size)))
+        .collect();
+    check(
+        conn,
+        user,
+        entries,
+        99,
+        "after the short-transaction floors",
+    );
 
     // (3) The other person's writes: the baseline for about the POST job's duration, then
     // while the same POST's job runs again (the data as before: the DELETE undid it).
@@ -1023,6 +1102,14 @@ fn run_backend(
         thousands(floor as usize),
         changes[0].1.rate() / floor
     ));
+    for (size, rate) in &short_floors {
+        report.push(format!(
+            "{name}: for comparison, the raw database making the same writes in transactions of \
+             {size} rows (by primary key, committed): {} rows/s; the POST's job is {:.2}x of it",
+            thousands(*rate as usize),
+            changes[0].1.rate() / rate
+        ));
+    }
     report.push(format!(
         "{name}: correctness: after the seed and each of the {} jobs, {} sampled entries equal \
          first_match over the final rules and all {} equal the compiled rules: yes",

@@ -22,6 +22,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use diesel::connection::SimpleConnection;
 use diesel::dsl::count_star;
 use diesel::prelude::*;
 use domain::foundation::Foundation;
@@ -437,6 +438,13 @@ pub(crate) fn write_stretch(
     now: OffsetDateTime,
 ) -> StoreResult<Wrote> {
     use reclassification as r;
+    if let DbConnection::Postgresql(pg) = conn {
+        // The job's commits need not wait for their WAL to reach the disk, so they do not
+        // queue people's commits behind flushes of their own. A crash loses only a suffix of
+        // the WAL, whole transactions: the job row moves in the stretch's transaction, so the
+        // job resumes after the last stretch that reached the disk, as after any crash.
+        pg.batch_execute("SET LOCAL synchronous_commit = off")?;
+    }
     lock_for_rule_change(conn, user)?;
     match load_job(conn, user)? {
         // Still where the read found it: no rule changed, and no other worker took this stretch.
