@@ -156,6 +156,14 @@ mod tests {
         conn
     }
 
+    /// The database's URL, its directory made.
+    fn with_directory(test_db: &TestDb) -> String {
+        let url = test_db.url().to_owned();
+        let path = std::path::Path::new(url.trim_start_matches("sqlite://"));
+        std::fs::create_dir_all(path.parent().expect("a directory")).expect("the directory");
+        url
+    }
+
     /// A writer that commits small transactions in its turn without pause, and a reader that
     /// reads without pause: the moment SQLite needs to start the WAL again (a write beginning
     /// just after a checkpoint that copied everything, with no reader left in the WAL) hardly
@@ -164,13 +172,7 @@ mod tests {
     #[test]
     fn restarts_in_the_writers_turn_keep_the_wal_short_under_steady_reads_and_writes() {
         let test_db = TestDb::sqlite_empty();
-        let url = test_db.url().to_owned();
-        std::fs::create_dir_all(
-            std::path::Path::new(url.trim_start_matches("sqlite://"))
-                .parent()
-                .expect("a directory"),
-        )
-        .expect("the directory");
+        let url = with_directory(&test_db);
         let mut checkpointer = open(&url);
         checkpointer
             .batch_execute(
@@ -227,13 +229,7 @@ mod tests {
     #[test]
     fn a_restart_waits_for_the_writers_turn_only_so_long() {
         let test_db = TestDb::sqlite_empty();
-        let url = test_db.url().to_owned();
-        std::fs::create_dir_all(
-            std::path::Path::new(url.trim_start_matches("sqlite://"))
-                .parent()
-                .expect("a directory"),
-        )
-        .expect("the directory");
+        let url = with_directory(&test_db);
         let mut conn = open(&url);
         conn.batch_execute(
             "CREATE TABLE pages (id INTEGER PRIMARY KEY, body BLOB NOT NULL); \
