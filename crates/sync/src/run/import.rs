@@ -20,7 +20,7 @@ use crate::import::{
     CsvFormat, CsvOptions, ImportError, ImportedEntry, Parsed, SlashDates, clockify, parse_csv,
     slash_dates, toggl,
 };
-use crate::items::items_of;
+use crate::items::into_items;
 use crate::skipped::{self, MaxSkipped};
 use crate::sweep::{self, Range};
 
@@ -144,7 +144,7 @@ fn run_into(
     let client = client_for(&upload.url, report.dry_run)?;
     let opened = std::fs::File::open(file)
         .map_err(|e| Failure::Failed(format!("cannot read {}: {e}", file.display())))?;
-    let read = read(format, &opened).map_err(|e| {
+    let mut read = read(format, &opened).map_err(|e| {
         Failure::Failed(match &e {
             ImportError::Row { .. } | ImportError::Event { .. } | ImportError::Item { .. } => {
                 eprintln!("stopped at {e}");
@@ -177,7 +177,15 @@ fn run_into(
         skipped::write_file(path, &read.skipped)?;
     }
     check_skipped(&read, upload.max_skipped())?;
-    let (items, split) = items_of(&read.entries);
+    // Only the entries whose later split pieces the sweep looks for are kept past this point.
+    let tail: Vec<ImportedEntry> = read.range.map_or_else(Vec::new, |range| {
+        read.entries
+            .iter()
+            .filter(|e| e.occurred_at >= range.to - sweep::TAIL)
+            .cloned()
+            .collect()
+    });
+    let (items, split) = into_items(std::mem::take(&mut read.entries));
     report.entries = items.len();
     report.split = split;
     let sweeping = match (&client, read.range) {
@@ -199,7 +207,7 @@ fn run_into(
     report.totals = totals;
     result?;
     if let Some((client, range, since)) = sweeping {
-        report.swept = Some(sweep_range(client, format, &read.entries, range, since)?);
+        report.swept = Some(sweep_range(client, format, &tail, range, since)?);
     }
     Ok(())
 }
