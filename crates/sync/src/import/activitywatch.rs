@@ -41,8 +41,9 @@
 //! seconds >= 0, an `app` or `status` missing or not a string) are [`SkippedEvent`]s located by
 //! bucket id and 0-based event index (`jq '.buckets["aw-watcher-window_laptop"].events[3]'`);
 //! a window or AFK bucket without a hostname or an events list is skipped whole. With
-//! [`ExportOptions::strict`] the first of them is an [`ImportError::Event`] instead. Buckets
-//! and events are read in bucket-id order, then event order.
+//! [`ExportOptions::strict`] the first of them is an [`ImportError::Event`] instead (the file
+//! is still read to its end first). Whatever order the file keeps, they are reported in
+//! bucket-id order, then event order, and ties between window events are broken the same way.
 //!
 //! **Memory.** The export is read in one pass as it streams in ([`stream`]): neither its text
 //! nor a JSON tree of it is held, only a few dozen bytes per window or AFK event (titles are
