@@ -53,13 +53,15 @@ mod rules;
 mod seed;
 #[path = "scale/service.rs"]
 mod service;
+#[path = "scale/setup.rs"]
+mod setup;
 #[path = "scale/weekly.rs"]
 mod weekly;
 
 use std::time::Duration;
 
 use adapters_diesel::testing::TestDb;
-use adapters_diesel::{Database, DbConfig, DbConnection};
+use adapters_diesel::{Database, DbConnection};
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
@@ -88,29 +90,12 @@ const STANDING_RULES: [(&str, &str, &str); 3] = [
 const SPAN_SECONDS: i64 = 365 * 86_400;
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
-        eprintln!("scale benchmark: run it with `cargo bench -p sync --bench scale`");
-        return;
-    }
-    let Some(admin_url) = ["BENCH_DATABASE_URL", "TEST_DATABASE_URL"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
-    else {
-        eprintln!("scale benchmark skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL");
+    let Some(admin_url) = setup::admin_url("scale") else {
         return;
     };
     let plan = Plan::from_env();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let test_db = TestDb::postgres_at(&admin_url, |url| {
-        let mut config = DbConfig::new(url);
-        config.max_connections = 4;
-        config.min_idle = 0;
-        config
-    });
+    let rt = setup::runtime();
+    let test_db = setup::database(&admin_url);
     let report = run(&rt, &test_db, &plan);
     println!("\n{}", report.join("\n"));
     // Drops the database (FORCE ends the service's connections).

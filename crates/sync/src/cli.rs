@@ -3,8 +3,9 @@
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand};
-use time::UtcOffset;
+use time::{Date, OffsetDateTime, UtcOffset};
 
+use crate::import::ics::IcsOptions;
 use crate::import::{CsvOptions, People, SlashDates};
 use crate::skipped::MaxSkipped;
 use crate::zone::Zone;
@@ -68,6 +69,12 @@ pub enum Tracker {
     /// server's rules classify them. The API key is read from DISCOVERY_API_KEY.
     #[command(name = "activitywatch")]
     ActivityWatch(ExportImport),
+    /// A calendar (.ics): the meetings of a range to the service, one entry per occurrence.
+    ///
+    /// Entries go without a foundation, labelled with the summary and tagged with the
+    /// categories: the server's rules classify them. All-day, cancelled and declined events
+    /// are left out and counted. The API key is read from DISCOVERY_API_KEY.
+    Ics(IcsImport),
 }
 
 /// The flags of a CSV import.
@@ -100,15 +107,20 @@ pub struct CsvImport {
     pub upload: Upload,
 }
 
+/// --timezone, else --utc-offset, else the machine's zone.
+fn zone_of(timezone: Option<&Zone>, utc_offset: Option<UtcOffset>) -> Zone {
+    match (timezone, utc_offset) {
+        (Some(zone), _) => zone.clone(),
+        (None, Some(offset)) => Zone::Fixed(offset),
+        (None, None) => Zone::system(),
+    }
+}
+
 impl CsvImport {
     /// The parser's options.
     #[must_use]
     pub fn options(&self) -> CsvOptions {
-        let zone = match (&self.timezone, self.utc_offset) {
-            (Some(zone), _) => zone.clone(),
-            (None, Some(offset)) => Zone::Fixed(offset),
-            (None, None) => Zone::system(),
-        };
+        let zone = zone_of(self.timezone.as_ref(), self.utc_offset);
         CsvOptions {
             people: self.user.clone().map_or(People::One, People::Only),
             zone,
@@ -120,6 +132,73 @@ impl CsvImport {
             },
         }
     }
+}
+
+/// The flags of a calendar import.
+#[derive(Debug, Args)]
+pub struct IcsImport {
+    /// The calendar file (iCalendar, .ics).
+    #[arg(long, value_name = "FILE")]
+    pub file: PathBuf,
+    /// The zone of the calendar's floating times and all-day dates (times with a TZID or in
+    /// UTC say their own), by IANA name, and of --from and --to. Default: this machine's zone.
+    #[arg(long, value_name = "ZONE", value_parser = Zone::named, conflicts_with = "utc_offset")]
+    pub timezone: Option<Zone>,
+    /// Instead of --timezone, one UTC offset for every date: `+01:00`, `Z`.
+    #[arg(long, value_name = "±HH:MM", allow_hyphen_values = true, value_parser = parse_offset)]
+    pub utc_offset: Option<UtcOffset>,
+    /// The first day whose meetings are read (YYYY-MM-DD). Default: 365 days before now.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_day)]
+    pub from: Option<Date>,
+    /// The last day whose meetings are read (YYYY-MM-DD), included. Default: up to now.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_day)]
+    pub to: Option<Date>,
+    /// The calendar's owner, by e-mail: the events they declined are left out. Default: the
+    /// calendar's name (X-WR-CALNAME) when it is an e-mail address.
+    #[arg(long, value_name = "E-MAIL")]
+    pub user: Option<String>,
+    #[command(flatten)]
+    pub upload: Upload,
+}
+
+impl IcsImport {
+    /// The parser's options, the range resolved in the zone as of `now`.
+    ///
+    /// # Errors
+    /// A message when --from is after --to, or a day is out of range.
+    pub fn options(&self, now: OffsetDateTime) -> Result<IcsOptions, String> {
+        let zone = zone_of(self.timezone.as_ref(), self.utc_offset);
+        let midnight = |day: Date| zone.to_utc(day.midnight());
+        let from = match self.from {
+            Some(day) => midnight(day)?,
+            None => now - time::Duration::days(365),
+        };
+        let to = match self.to {
+            Some(day) => midnight(day.next_day().ok_or("--to is out of range")?)?,
+            None => now,
+        };
+        if from >= to {
+            return Err(format!(
+                "--from must come before --to (the range read is {from} to {to})"
+            ));
+        }
+        Ok(IcsOptions {
+            zone,
+            strict: self.upload.strict,
+            from,
+            to,
+            owner: self.user.clone(),
+        })
+    }
+}
+
+/// `YYYY-MM-DD`.
+fn parse_day(text: &str) -> Result<Date, String> {
+    Date::parse(
+        text.trim(),
+        time::macros::format_description!("[year]-[month]-[day]"),
+    )
+    .map_err(|_| format!("bad day {text:?} (expected YYYY-MM-DD)"))
 }
 
 /// The flags of an ActivityWatch import.

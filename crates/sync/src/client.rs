@@ -35,13 +35,16 @@ struct Batch<'a> {
 /// # Errors
 /// Never in practice: the items are plain strings and numbers.
 pub fn batch_bodies(items: &[Item]) -> Result<Vec<String>, Failure> {
-    items
-        .chunks(MAX_BATCH)
-        .map(|chunk| {
-            serde_json::to_string(&Batch { items: chunk })
-                .map_err(|e| Failure::Failed(format!("cannot encode a batch: {e}")))
-        })
-        .collect()
+    items.chunks(MAX_BATCH).map(batch_body).collect()
+}
+
+/// The request body of one batch of at most [`MAX_BATCH`] items.
+///
+/// # Errors
+/// Never in practice: the items are plain strings and numbers.
+pub fn batch_body(items: &[Item]) -> Result<String, Failure> {
+    serde_json::to_string(&Batch { items })
+        .map_err(|e| Failure::Failed(format!("cannot encode a batch: {e}")))
 }
 
 /// What the service reported, summed over the batches sent so far.
@@ -115,17 +118,37 @@ impl Client {
         bodies: &[String],
         accepted: impl Fn(usize) + Sync,
     ) -> Result<Totals, (Failure, Totals)> {
+        self.send_made(bodies.len(), |i| Ok(bodies[i].clone()), accepted)
+    }
+
+    /// [`Client::send_each`] of `count` bodies made one at a time by `body` (its index) just
+    /// before each is sent: at most [`IN_FLIGHT`] of them are held at once, however many
+    /// there are.
+    ///
+    /// # Errors
+    /// As [`Client::send`], and the first body that could not be made.
+    pub fn send_made(
+        &self,
+        count: usize,
+        body: impl Fn(usize) -> Result<String, Failure> + Sync,
+        accepted: impl Fn(usize) + Sync,
+    ) -> Result<Totals, (Failure, Totals)> {
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
         let totals = Mutex::new(Totals::default());
         let first_failure: Mutex<Option<(usize, String)>> = Mutex::new(None);
         std::thread::scope(|scope| {
-            for _ in 0..IN_FLIGHT.min(bodies.len()) {
+            for _ in 0..IN_FLIGHT.min(count) {
                 scope.spawn(|| {
                     while !stop.load(Ordering::SeqCst) {
                         let i = next.fetch_add(1, Ordering::SeqCst);
-                        let Some(body) = bodies.get(i) else { return };
-                        match self.send_one(body) {
+                        if i >= count {
+                            return;
+                        }
+                        match body(i)
+                            .map_err(|f| f.message().to_owned())
+                            .and_then(|body| self.send_one(&body))
+                        {
                             Ok((created, updated)) => {
                                 let mut t = totals.lock().unwrap_or_else(|e| e.into_inner());
                                 t.created += created;
@@ -155,8 +178,8 @@ impl Client {
         {
             None => Ok(totals),
             Some((i, e)) => {
-                let at = if bodies.len() > 1 {
-                    format!("batch {} of {}: ", i + 1, bodies.len())
+                let at = if count > 1 {
+                    format!("batch {} of {}: ", i + 1, count)
                 } else {
                     String::new()
                 };

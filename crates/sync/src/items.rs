@@ -16,6 +16,13 @@ use crate::import::ImportedEntry;
 /// The items to send for `entries`, in order, and how many entries were split.
 #[must_use]
 pub fn items_of(entries: &[ImportedEntry]) -> (Vec<Item>, usize) {
+    into_items(entries.to_vec())
+}
+
+/// [`items_of`], taking the entries: their text moves into the items instead of being copied,
+/// so a large import does not hold both.
+#[must_use]
+pub fn into_items(entries: Vec<ImportedEntry>) -> (Vec<Item>, usize) {
     let mut items = Vec::with_capacity(entries.len());
     let mut split = 0;
     for entry in entries {
@@ -25,6 +32,17 @@ pub fn items_of(entries: &[ImportedEntry]) -> (Vec<Item>, usize) {
             split += 1;
         }
         let first_day = start.date();
+        if let [(at, minutes)] = parts[..] {
+            items.push(Item {
+                external_task_id: entry.external_task_id,
+                task_label: entry.task_label,
+                tags: entry.tags,
+                foundation: None,
+                minutes,
+                occurred_at: at,
+            });
+            continue;
+        }
         items.extend(parts.into_iter().map(|(at, minutes)| {
             let days = (at.date() - first_day).whole_days();
             Item {

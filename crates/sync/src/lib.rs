@@ -5,7 +5,7 @@
 //! The pieces are plain functions over values so they can be tested without a tracker or a
 //! service: [`mapping`] (the TOML rules), [`timew`] (reading `timew export`), [`entries`]
 //! (intervals to task mappings: ids, minutes, labels), [`import`] (Toggl, Clockify and
-//! ActivityWatch exports), [`items`] (imported entries to task mappings), [`tags`] (the
+//! ActivityWatch exports, calendars), [`items`] (imported entries to task mappings), [`tags`] (the
 //! contract's limits on tags), [`zone`] (an export's local times in UTC), [`client`] (the batched upload), [`sweep`] (deleting what the
 //! tracker no longer has) and [`cleartext`] (the warning
 //! for a key sent in clear). The binary's side: [`cli`] (the flags), [`run`] (one subcommand to

@@ -77,6 +77,10 @@ fn main() -> ExitCode {
             };
             import(Format::ActivityWatch(options), &args.export, &args.upload)
         }
+        Tracker::Ics(args) => match args.options(time::OffsetDateTime::now_utc()) {
+            Ok(options) => import(Format::Ics(options), &args.file, &args.upload),
+            Err(message) => ("ics", json!({}), Err(Failure::Usage(message))),
+        },
     };
     ExitCode::from(finish(Some(command), &fields, result.err().as_ref()))
 }

@@ -92,6 +92,42 @@ impl Zone {
         }
     }
 
+    /// The local time of the instant `at` in this zone (to the second): the inverse of
+    /// [`Zone::to_utc`] where a local time is not skipped or repeated.
+    ///
+    /// # Errors
+    /// A message when the instant is out of range.
+    pub fn to_local(&self, at: OffsetDateTime) -> Result<PrimitiveDateTime, String> {
+        let bad = || format!("{at} is out of range in {}", self.name());
+        match self {
+            Self::Fixed(offset) => at
+                .checked_to_offset(*offset)
+                .map(|local| PrimitiveDateTime::new(local.date(), local.time()))
+                .ok_or_else(bad),
+            Self::Named { zone, .. } => {
+                let civil = jiff::Timestamp::from_second(at.unix_timestamp())
+                    .map_err(|_| bad())?
+                    .to_zoned(zone.clone())
+                    .datetime();
+                let month = time::Month::try_from(u8::try_from(civil.month()).map_err(|_| bad())?)
+                    .map_err(|_| bad())?;
+                let date = time::Date::from_calendar_date(
+                    i32::from(civil.year()),
+                    month,
+                    u8::try_from(civil.day()).map_err(|_| bad())?,
+                )
+                .map_err(|_| bad())?;
+                let clock = time::Time::from_hms(
+                    u8::try_from(civil.hour()).map_err(|_| bad())?,
+                    u8::try_from(civil.minute()).map_err(|_| bad())?,
+                    u8::try_from(civil.second()).map_err(|_| bad())?,
+                )
+                .map_err(|_| bad())?;
+                Ok(PrimitiveDateTime::new(date, clock))
+            }
+        }
+    }
+
     /// The zone's name, or the offset as `+01:00`.
     #[must_use]
     pub fn name(&self) -> String {

@@ -8,10 +8,10 @@ use adapters_diesel::Database;
 use adapters_diesel::schema::task_mapping;
 use diesel::prelude::*;
 use discovery_sync::import::{CsvOptions, toggl};
-use serde_json::Value;
 use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
 
 use super::service::Service;
+use super::setup::summary_of;
 use super::{Plan, SPAN_SECONDS, count, pdt, pg, ratio_line, thousands};
 
 const PROJECTS: [(&str, &str); 4] = [
@@ -138,14 +138,7 @@ pub(crate) fn import(
         .output()
         .expect("discovery-sync runs");
     let import_time = started.elapsed().as_secs_f64();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "discovery-sync failed: {stdout}\n{}",
-        stderr.chars().take(2_000).collect::<String>()
-    );
-    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap();
+    let (summary, _) = summary_of("discovery-sync", &output);
     let n = plan.import as u64;
     assert_eq!(summary["created"].as_u64(), Some(n), "summary {summary}");
     assert_eq!(summary["skipped"].as_u64(), Some(0), "summary {summary}");

@@ -41,23 +41,28 @@
 //! seconds >= 0, an `app` or `status` missing or not a string) are [`SkippedEvent`]s located by
 //! bucket id and 0-based event index (`jq '.buckets["aw-watcher-window_laptop"].events[3]'`);
 //! a window or AFK bucket without a hostname or an events list is skipped whole. With
-//! [`ExportOptions::strict`] the first of them is an [`ImportError::Event`] instead. Buckets
-//! and events are read in bucket-id order, then event order.
+//! [`ExportOptions::strict`] the first of them is an [`ImportError::Event`] instead (the file
+//! is still read to its end first). Whatever order the file keeps, they are reported in
+//! bucket-id order, then event order, and ties between window events are broken the same way.
 //!
-//! The whole export is read into memory (ActivityWatch writes it as one JSON document).
+//! **Memory.** The export is read in one pass as it streams in ([`stream`]): neither its text
+//! nor a JSON tree of it is held, only a few dozen bytes per window or AFK event (titles are
+//! never kept), so a 38 MB export is read within 64 MB (tests/cli/memory.rs measures it).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io::Read;
 
-use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
+use serde_json::Value;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
 
-use super::{ImportError, ImportedEntry, event_locator};
+use super::{ImportError, ImportedEntry, event_locator, hashed_id};
 use crate::entries::MAX_LABEL_CHARS;
 use crate::tags::{fit_tags_with, without_refused};
+use stream::{Apps, RawBucket, RawEvent, Span, Status};
+
+mod stream;
 
 /// The id prefix.
 pub const SOURCE: &str = "activitywatch";
@@ -117,10 +122,7 @@ pub struct ParsedExport {
 /// `activitywatch:<16 hex digits of SHA-256 over the JSON array [host, app, hour start]>`.
 #[must_use]
 pub fn stable_id(host: &str, app: &str, hour: OffsetDateTime) -> String {
-    let canonical =
-        serde_json::to_string(&[host, app, hour_stamp(hour).as_str()]).unwrap_or_default();
-    let digest = hex::encode(Sha256::digest(canonical.as_bytes()));
-    format!("{SOURCE}:{}", &digest[..16])
+    hashed_id(SOURCE, &[host, app, hour_stamp(hour).as_str()])
 }
 
 /// `2026-03-16T09:00:00Z`.
@@ -131,15 +133,14 @@ fn hour_stamp(at: OffsetDateTime) -> String {
         .unwrap_or_default()
 }
 
-/// A span of time in nanoseconds since the Unix epoch, `[start, end)`.
-type Span = (i128, i128);
-
 /// One window event, read.
 struct Window {
     span: Span,
-    app: String,
-    /// Where it came from, to break ties in a stable order.
-    bucket: String,
+    /// Its number in [`Apps`].
+    app: u32,
+    /// Where it came from, to break ties in a stable order: the bucket's id, and the event's
+    /// index in it.
+    bucket: u32,
     index: usize,
 }
 
@@ -149,42 +150,82 @@ struct Host {
     windows: Vec<Window>,
     /// `None` while the host has no AFK bucket at all.
     not_afk: Option<Vec<Span>>,
-    /// The first window bucket, for warnings about the host.
-    window_bucket: Option<String>,
+    /// The window buckets, by number, for warnings about the host.
+    window_buckets: Vec<u32>,
 }
 
-/// Reads an ActivityWatch export.
+/// What the buckets read so far hold.
+#[derive(Default)]
+struct Reading {
+    hosts: BTreeMap<String, Host>,
+    /// The bucket ids seen, in file order; windows name theirs by number.
+    bucket_ids: Vec<String>,
+    skipped: Vec<SkippedEvent>,
+    events: usize,
+}
+
+/// Reads an ActivityWatch export in one pass (see [`stream`]): memory grows with the number of
+/// window and AFK events (a few dozen bytes each), not with the size of the file.
 ///
 /// # Errors
 /// [`ImportError::Read`] when the input cannot be read; [`ImportError::Header`] when it is not
 /// JSON or has no `buckets` object; [`ImportError::Event`] for the first malformed event in
 /// strict mode.
-pub fn parse<R: Read>(mut input: R, options: ExportOptions) -> Result<ParsedExport, ImportError> {
-    let mut bytes = Vec::new();
-    input
-        .read_to_end(&mut bytes)
-        .map_err(|e| ImportError::Read(format!("cannot read the export: {e}")))?;
-    let root: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| ImportError::Header(format!("not an ActivityWatch export: not JSON ({e})")))?;
-    let buckets = root
-        .get("buckets")
-        .and_then(Value::as_object)
-        .ok_or_else(|| {
-            ImportError::Header(
-                "not an ActivityWatch export: no \"buckets\" object at the top".to_owned(),
-            )
-        })?;
-    let mut parsed = ParsedExport::default();
-    let mut hosts: BTreeMap<String, Host> = BTreeMap::new();
-    // Sorted whatever the JSON map keeps, so reports and ties come out the same every time.
-    let ids: BTreeSet<&String> = buckets.keys().collect();
-    for id in ids {
-        read_bucket(id, &buckets[id.as_str()], options, &mut hosts, &mut parsed)?;
+pub fn parse<R: Read>(input: R, options: ExportOptions) -> Result<ParsedExport, ImportError> {
+    let mut apps = Apps::default();
+    let mut reading = Reading::default();
+    let no_buckets = || {
+        ImportError::Header(
+            "not an ActivityWatch export: no \"buckets\" object at the top".to_owned(),
+        )
+    };
+    let found = stream::read(
+        std::io::BufReader::new(input),
+        &mut apps,
+        &mut |id, bucket| {
+            read_bucket(id, bucket, &mut reading);
+        },
+    )
+    .map_err(|e| match e.classify() {
+        serde_json::error::Category::Io => {
+            ImportError::Read(format!("cannot read the export: {e}"))
+        }
+        serde_json::error::Category::Data => no_buckets(),
+        _ => ImportError::Header(format!("not an ActivityWatch export: not JSON ({e})")),
+    })?;
+    if !found {
+        return Err(no_buckets());
     }
+    let Reading {
+        hosts,
+        bucket_ids,
+        mut skipped,
+        events,
+    } = reading;
+    // Reported in bucket-id order, then event order, whatever order the file keeps.
+    skipped.sort_by(|a, b| a.bucket.cmp(&b.bucket));
+    if options.strict
+        && let Some(first) = skipped.first().cloned()
+    {
+        return Err(ImportError::Event {
+            bucket: first.bucket,
+            index: first.index,
+            reason: first.reason,
+        });
+    }
+    let mut parsed = ParsedExport {
+        skipped,
+        events,
+        ..ParsedExport::default()
+    };
     let mut active: BTreeMap<(i128, String, String), i128> = BTreeMap::new();
     for (name, host) in hosts {
         if host.not_afk.is_none()
-            && let Some(bucket) = &host.window_bucket
+            && let Some(bucket) = host
+                .window_buckets
+                .iter()
+                .map(|b| &bucket_ids[*b as usize])
+                .min()
         {
             parsed.warnings.push(ExportWarning {
                 at: event_locator(bucket, None),
@@ -194,7 +235,9 @@ pub fn parse<R: Read>(mut input: R, options: ExportOptions) -> Result<ParsedExpo
                 ),
             });
         }
-        add_active_time(&name, host, &mut active);
+        for ((hour, app), nanos) in active_time(host, &bucket_ids) {
+            active.insert((hour, name.clone(), apps.name(app).to_owned()), nanos);
+        }
     }
     for ((hour, host, app), nanos) in active {
         let minutes = (nanos + 30 * NANOS_PER_SECOND) / NANOS_PER_MINUTE;
@@ -236,108 +279,99 @@ pub fn parse<R: Read>(mut input: R, options: ExportOptions) -> Result<ParsedExpo
     Ok(parsed)
 }
 
-/// Reads one bucket into `hosts`: window events, AFK spans, or nothing for other types.
-fn read_bucket(
-    id: &str,
-    bucket: &Value,
-    options: ExportOptions,
-    hosts: &mut BTreeMap<String, Host>,
-    parsed: &mut ParsedExport,
-) -> Result<(), ImportError> {
-    let skip = |parsed: &mut ParsedExport, index: Option<usize>, reason: String| {
-        let skipped = SkippedEvent {
-            bucket: id.to_owned(),
+/// Adds one bucket to `reading`: window events, AFK spans, or nothing for other types.
+fn read_bucket(id: String, bucket: RawBucket, reading: &mut Reading) {
+    let skip = |reading: &mut Reading, index: Option<usize>, reason: String| {
+        reading.skipped.push(SkippedEvent {
+            bucket: id.clone(),
             index,
             reason,
-        };
-        if options.strict {
-            return Err(ImportError::Event {
-                bucket: skipped.bucket,
-                index: skipped.index,
-                reason: skipped.reason,
-            });
-        }
-        parsed.skipped.push(skipped);
-        Ok(())
+        });
     };
-    let Some(bucket) = bucket.as_object() else {
-        return skip(parsed, None, "the bucket is not a JSON object".to_owned());
+    let RawBucket::Object {
+        kind,
+        hostname,
+        events,
+    } = bucket
+    else {
+        return skip(reading, None, "the bucket is not a JSON object".to_owned());
     };
-    let kind = match bucket.get("type").and_then(Value::as_str) {
+    let kind = match kind.as_ref().and_then(Value::as_str) {
         Some(kind @ (WINDOW_TYPE | AFK_TYPE)) => kind,
-        Some(_) => return Ok(()),
-        None => return skip(parsed, None, "the bucket has no \"type\"".to_owned()),
+        Some(_) => return,
+        None => return skip(reading, None, "the bucket has no \"type\"".to_owned()),
     };
-    let Some(host) = bucket
-        .get("hostname")
+    let Some(host) = hostname
+        .as_ref()
         .and_then(Value::as_str)
         .map(str::trim)
         .filter(|h| !h.is_empty())
     else {
-        return skip(parsed, None, "the bucket has no \"hostname\"".to_owned());
+        return skip(reading, None, "the bucket has no \"hostname\"".to_owned());
     };
-    let Some(events) = bucket.get("events").and_then(Value::as_array) else {
-        return skip(parsed, None, "the bucket has no \"events\" list".to_owned());
+    let Some(events) = events else {
+        return skip(
+            reading,
+            None,
+            "the bucket has no \"events\" list".to_owned(),
+        );
     };
-    parsed.events += events.len();
-    let entry = hosts.entry(host.to_owned()).or_default();
+    reading.events += events.len();
+    let number = u32::try_from(reading.bucket_ids.len()).unwrap_or(u32::MAX);
+    let mut skipped = Vec::new();
+    let entry = reading.hosts.entry(host.to_owned()).or_default();
     if kind == AFK_TYPE {
         entry.not_afk.get_or_insert_with(Vec::new);
-    } else if entry.window_bucket.is_none() {
-        entry.window_bucket = Some(id.to_owned());
+    } else {
+        entry.window_buckets.push(number);
     }
-    for (index, event) in events.iter().enumerate() {
-        let read = event
-            .as_object()
-            .ok_or_else(|| "the event is not a JSON object".to_owned())
-            .and_then(|event| Ok((span_of(event)?, data_of(event)?)));
-        let (span, data) = match read {
-            Ok(read) => read,
-            Err(reason) => {
-                skip(parsed, Some(index), reason)?;
+    for (index, event) in events.into_iter().enumerate() {
+        let (span, app, status) = match event {
+            RawEvent::Read { span, app, status } => (span, app, status),
+            RawEvent::Bad(reason) => {
+                skipped.push((index, reason));
                 continue;
             }
         };
         if kind == AFK_TYPE {
-            match data.get("status").and_then(Value::as_str) {
-                Some("not-afk") => entry.not_afk.get_or_insert_with(Vec::new).push(span),
-                Some("afk") => {}
-                Some(other) => skip(
-                    parsed,
-                    Some(index),
+            match status {
+                Status::NotAfk => entry.not_afk.get_or_insert_with(Vec::new).push(span),
+                Status::Afk => {}
+                Status::Other(other) => skipped.push((
+                    index,
                     format!("unknown AFK status {other:?} (expected \"afk\" or \"not-afk\")"),
-                )?,
-                None => skip(
-                    parsed,
-                    Some(index),
-                    "no \"status\" string in data".to_owned(),
-                )?,
+                )),
+                Status::Missing => {
+                    skipped.push((index, "no \"status\" string in data".to_owned()));
+                }
             }
         } else {
-            match data.get("app").and_then(Value::as_str).map(str::trim) {
-                Some(app) if !app.is_empty() => entry.windows.push(Window {
+            match app {
+                Some(app) => entry.windows.push(Window {
                     span,
-                    app: app.to_owned(),
-                    bucket: id.to_owned(),
+                    app,
+                    bucket: number,
                     index,
                 }),
-                _ => skip(parsed, Some(index), "no \"app\" string in data".to_owned())?,
+                None => skipped.push((index, "no \"app\" string in data".to_owned())),
             }
         }
     }
-    Ok(())
+    for (index, reason) in skipped {
+        skip(reading, Some(index), reason);
+    }
+    reading.bucket_ids.push(id);
 }
 
 /// The event's `[timestamp, timestamp + duration)` in nanoseconds.
-fn span_of(event: &Map<String, Value>) -> Result<Span, String> {
-    let stamp = event
-        .get("timestamp")
+fn span_of(timestamp: Option<&Value>, duration: Option<&Value>) -> Result<Span, String> {
+    let stamp = timestamp
         .and_then(Value::as_str)
         .ok_or_else(|| "no \"timestamp\" string".to_owned())?;
     let start = OffsetDateTime::parse(stamp, &Rfc3339)
         .map_err(|_| format!("bad timestamp {stamp:?} (expected RFC 3339)"))?
         .unix_timestamp_nanos();
-    let seconds = match event.get("duration") {
+    let seconds = match duration {
         Some(Value::Number(n)) => n.as_f64(),
         _ => None,
     }
@@ -352,22 +386,17 @@ fn span_of(event: &Map<String, Value>) -> Result<Span, String> {
     Ok((start, start + nanos))
 }
 
-fn data_of(event: &Map<String, Value>) -> Result<&Map<String, Value>, String> {
-    event
-        .get("data")
-        .and_then(Value::as_object)
-        .ok_or_else(|| "no \"data\" object".to_owned())
-}
-
-/// Adds `host`'s active time per (hour, host, app) to `active`, in nanoseconds.
-fn add_active_time(
-    name: &str,
-    mut host: Host,
-    active: &mut BTreeMap<(i128, String, String), i128>,
-) {
-    host.windows
-        .sort_by(|a, b| (a.span.0, &a.bucket, a.index).cmp(&(b.span.0, &b.bucket, b.index)));
+/// `host`'s active time per (hour, app number), in nanoseconds.
+fn active_time(mut host: Host, bucket_ids: &[String]) -> BTreeMap<(i128, u32), i128> {
+    host.windows.sort_by(|a, b| {
+        (a.span.0, &bucket_ids[a.bucket as usize], a.index).cmp(&(
+            b.span.0,
+            &bucket_ids[b.bucket as usize],
+            b.index,
+        ))
+    });
     let not_afk = host.not_afk.map(union);
+    let mut active = BTreeMap::new();
     let mut covered_until = i128::MIN;
     for window in &host.windows {
         let (start, end) = (window.span.0.max(covered_until), window.span.1);
@@ -383,13 +412,12 @@ fn add_active_time(
             while from < to {
                 let hour = from.div_euclid(NANOS_PER_HOUR) * NANOS_PER_HOUR;
                 let cut = to.min(hour + NANOS_PER_HOUR);
-                *active
-                    .entry((hour, name.to_owned(), window.app.clone()))
-                    .or_insert(0) += cut - from;
+                *active.entry((hour, window.app)).or_insert(0) += cut - from;
                 from = cut;
             }
         }
     }
+    active
 }
 
 /// The spans merged where they overlap or touch, sorted.

@@ -3,7 +3,7 @@
 //! text of one date cannot tell 3 April from 4 March; but a report of any length has a day
 //! above 12 somewhere, and that date can be read one way only.
 //!
-//! The start-date column is read once before the rows: each slash date whose first number is
+//! The start-date column is read in a pass of its own before the rows: each slash date whose first number is
 //! above 12 is a vote for day first, each whose second is above 12 one for month first. The
 //! order with more votes wins (a date that fits neither, `13/13/2026`, is then a bad row, as it
 //! always was). A file whose slash dates are all ambiguous (both numbers 12 or below, and
@@ -26,8 +26,11 @@ struct Votes {
 /// # Errors
 /// [`ImportError::DateOrder`] when the file cannot tell (see the module); the header's errors
 /// as the parse would give them.
-pub(crate) fn detect(bytes: &[u8], format: &CsvFormat) -> Result<SlashDates, ImportError> {
-    let (mut reader, columns, lines) = open_csv(bytes, format)?;
+pub(crate) fn detect<R: std::io::Read>(
+    input: R,
+    format: &CsvFormat,
+) -> Result<SlashDates, ImportError> {
+    let (mut reader, columns, lines) = open_csv(input, format)?;
     let column = columns.start_date;
     let mut votes = Votes::default();
     let mut record = csv::ByteRecord::new();

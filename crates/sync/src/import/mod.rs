@@ -7,6 +7,7 @@
 //! - [`activitywatch`]: ActivityWatch's export, JSON: active time per host, app and UTC hour
 //!   (its own rules for ids, tags and skipped events are in that module; what follows is the
 //!   two CSV formats').
+//! - [`ics`]: a calendar, iCalendar: the meetings in a range (its own rules too).
 //!
 //! **Rows.** A row that cannot be read (bad date, time or duration, a missing cell, text that is
 //! not UTF-8) becomes a [`SkippedRow`] naming its line: the physical line where the row starts,
@@ -50,6 +51,7 @@
 pub mod activitywatch;
 pub mod clockify;
 mod date_order;
+pub mod ics;
 mod lines;
 mod people;
 mod shape;
@@ -127,6 +129,9 @@ pub enum ImportError {
         index: Option<usize>,
         reason: String,
     },
+    /// Strict mode: the first malformed item of a file whose items are not rows (a calendar's
+    /// events), at `at` (`event <UID>`).
+    Item { at: String, reason: String },
     /// The input could not be read at all.
     Read(String),
     /// The file's slash dates could be read day first or month first, and no flag said which
@@ -144,6 +149,7 @@ impl fmt::Display for ImportError {
                 f.write_str(m)
             }
             Self::Row { line, reason } => write!(f, "line {line}: {reason}"),
+            Self::Item { at, reason } => write!(f, "{at}: {reason}"),
             Self::Event {
                 bucket,
                 index,
@@ -293,7 +299,8 @@ impl Columns {
 }
 
 /// Reads a detailed-report CSV of `format`. With [`SlashDates::Detect`], the date order is
-/// taken from the file first (it is then read whole into memory).
+/// taken from the file first (it is then read whole into memory: a caller with a file resolves
+/// the order with [`slash_dates`] over a first pass instead).
 pub(crate) fn parse_csv<R: Read>(
     mut input: R,
     format: &CsvFormat,
@@ -304,10 +311,23 @@ pub(crate) fn parse_csv<R: Read>(
         input
             .read_to_end(&mut bytes)
             .map_err(|e| ImportError::Read(format!("cannot read the CSV: {e}")))?;
-        options.slash_dates = date_order::detect(&bytes, format)?;
+        options.slash_dates = date_order::detect(bytes.as_slice(), format)?;
         return parse_rows(bytes.as_slice(), format, options);
     }
     parse_rows(input, format, options)
+}
+
+/// The order `input`'s slash dates are written in, read in one pass of its start-date column
+/// (see `date_order`).
+///
+/// # Errors
+/// [`ImportError::DateOrder`] when the file cannot tell; the header's errors as the parse
+/// would give them.
+pub(crate) fn slash_dates<R: Read>(
+    input: R,
+    format: &CsvFormat,
+) -> Result<SlashDates, ImportError> {
+    date_order::detect(input, format)
 }
 
 /// A reader of `input` past its header, the columns of `format` found in that header, and the
@@ -529,8 +549,13 @@ fn exact_seconds(
 pub fn stable_id(source: &str, who: &str, local_start: PrimitiveDateTime) -> String {
     let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
     let start = local_start.format(format).unwrap_or_default();
+    hashed_id(source, &[who, start.as_str()])
+}
+
+/// `<source>:<16 hex digits of SHA-256 over the JSON array of parts>`: every importer's ids.
+pub(crate) fn hashed_id(source: &str, parts: &[&str]) -> String {
     // JSON keeps ("a,b", "c") and ("a", "b,c") apart, which joining would not.
-    let canonical = serde_json::to_string(&[who, start.as_str()]).unwrap_or_default();
+    let canonical = serde_json::to_string(parts).unwrap_or_default();
     let digest = hex::encode(Sha256::digest(canonical.as_bytes()));
     format!("{source}:{}", &digest[..16])
 }

@@ -1,4 +1,5 @@
-//! `discovery-sync toggl | clockify | activitywatch`: one tracker's export file to the service,
+//! `discovery-sync toggl | clockify | activitywatch | ics`: one tracker's export file (or a
+//! calendar) to the service,
 //! every entry without a foundation and with its tags, so the server's rules decide. What was
 //! skipped or changed is told on stderr, one line each with its place in the file. After a
 //! successful upload, the file's range is swept of the source's entries the run did not send
@@ -14,8 +15,12 @@ use crate::Failure;
 use crate::cli::Upload;
 use crate::client::{Client, Totals};
 use crate::import::activitywatch::{self, ExportOptions};
-use crate::import::{CsvOptions, ImportError, ImportedEntry, clockify, toggl};
-use crate::items::items_of;
+use crate::import::ics::{self, IcsOptions, LeftOut};
+use crate::import::{
+    CsvFormat, CsvOptions, ImportError, ImportedEntry, Parsed, SlashDates, clockify, parse_csv,
+    slash_dates, toggl,
+};
+use crate::items::into_items;
 use crate::skipped::{self, MaxSkipped};
 use crate::sweep::{self, Range};
 
@@ -25,6 +30,7 @@ pub enum Format {
     Toggl(CsvOptions),
     Clockify(CsvOptions),
     ActivityWatch(ExportOptions),
+    Ics(IcsOptions),
 }
 
 impl Format {
@@ -35,6 +41,7 @@ impl Format {
             Self::Toggl(_) => "toggl",
             Self::Clockify(_) => "clockify",
             Self::ActivityWatch(_) => "activitywatch",
+            Self::Ics(_) => "ics",
         }
     }
 
@@ -45,6 +52,7 @@ impl Format {
             Self::Toggl(_) => toggl::ID_PREFIX,
             Self::Clockify(_) => clockify::ID_PREFIX,
             Self::ActivityWatch(_) => activitywatch::ID_PREFIX,
+            Self::Ics(_) => ics::ID_PREFIX,
         }
     }
 }
@@ -66,6 +74,9 @@ pub struct Report {
     pub swept: Option<u64>,
     /// Rows of other people than `--user`, left out (counted in `rows`).
     pub other_users: usize,
+    /// A calendar's occurrences left out as all-day, cancelled or declined; `None` for the
+    /// other formats.
+    pub left_out: Option<LeftOut>,
 }
 
 impl Report {
@@ -84,6 +95,11 @@ impl Report {
             "updated": self.totals.updated,
             "swept": self.swept,
             "other_users": self.other_users,
+            "left_out": self.left_out.map(|l| json!({
+                "all_day": l.all_day,
+                "cancelled": l.cancelled,
+                "declined": l.declined,
+            })),
         })
     }
 }
@@ -99,6 +115,8 @@ struct Read {
     range: Option<Range>,
     /// Rows left out as other people's.
     other_people: usize,
+    /// A calendar's occurrences left out, by why.
+    left_out: Option<LeftOut>,
 }
 
 /// Reads `file` as `format`, reports what it skipped on stderr and prints or sends the rest:
@@ -124,11 +142,11 @@ fn run_into(
     let sweep = !upload.no_sweep;
     let started = std::time::Instant::now();
     let client = client_for(&upload.url, report.dry_run)?;
-    let bytes = std::fs::read(file)
+    let opened = std::fs::File::open(file)
         .map_err(|e| Failure::Failed(format!("cannot read {}: {e}", file.display())))?;
-    let read = read(format, &bytes).map_err(|e| {
+    let mut read = read(format, &opened).map_err(|e| {
         Failure::Failed(match &e {
-            ImportError::Row { .. } | ImportError::Event { .. } => {
+            ImportError::Row { .. } | ImportError::Event { .. } | ImportError::Item { .. } => {
                 eprintln!("stopped at {e}");
                 format!("{e} (--strict: nothing was sent)")
             }
@@ -148,11 +166,26 @@ fn run_into(
     report.skipped = read.skipped.len();
     report.warnings = read.warnings.len();
     report.other_users = read.other_people;
+    report.left_out = read.left_out;
+    if let Some(l) = read.left_out {
+        eprintln!(
+            "left out: {} all-day, {} cancelled and {} declined occurrences",
+            l.all_day, l.cancelled, l.declined
+        );
+    }
     if let Some(path) = &upload.skipped_file {
         skipped::write_file(path, &read.skipped)?;
     }
     check_skipped(&read, upload.max_skipped())?;
-    let (items, split) = items_of(&read.entries);
+    // Only the entries whose later split pieces the sweep looks for are kept past this point.
+    let tail: Vec<ImportedEntry> = read.range.map_or_else(Vec::new, |range| {
+        read.entries
+            .iter()
+            .filter(|e| e.occurred_at >= range.to - sweep::TAIL)
+            .cloned()
+            .collect()
+    });
+    let (items, split) = into_items(std::mem::take(&mut read.entries));
     report.entries = items.len();
     report.split = split;
     let sweeping = match (&client, read.range) {
@@ -174,7 +207,7 @@ fn run_into(
     report.totals = totals;
     result?;
     if let Some((client, range, since)) = sweeping {
-        report.swept = Some(sweep_range(client, format, &read.entries, range, since)?);
+        report.swept = Some(sweep_range(client, format, &tail, range, since)?);
     }
     Ok(())
 }
@@ -248,15 +281,18 @@ fn format_time(at: time::OffsetDateTime) -> String {
         .unwrap_or_default()
 }
 
-fn read(format: &Format, bytes: &[u8]) -> Result<Read, ImportError> {
+/// Reads `file` in one pass as it streams in (two for a CSV whose date order is taken from it:
+/// the first reads only its start dates), never holding the file's text.
+fn read(format: &Format, file: &std::fs::File) -> Result<Read, ImportError> {
     let (csv, options) = match format {
-        Format::Toggl(options) => (toggl::parse(bytes, options.clone())?, options),
-        Format::Clockify(options) => (clockify::parse(bytes, options.clone())?, options),
+        Format::Toggl(options) => (csv_of(file, &toggl::FORMAT, options)?, options),
+        Format::Clockify(options) => (csv_of(file, &clockify::FORMAT, options)?, options),
         Format::ActivityWatch(options) => {
-            let parsed = activitywatch::parse(bytes, *options)?;
+            let parsed = activitywatch::parse(file, *options)?;
             return Ok(Read {
                 range: hours_range(&parsed.entries),
                 other_people: 0,
+                left_out: None,
                 rows: parsed.events,
                 skipped: parsed
                     .skipped
@@ -271,6 +307,7 @@ fn read(format: &Format, bytes: &[u8]) -> Result<Read, ImportError> {
                 entries: parsed.entries,
             });
         }
+        Format::Ics(options) => return calendar(file, options),
     };
     Ok(Read {
         range: csv
@@ -278,6 +315,7 @@ fn read(format: &Format, bytes: &[u8]) -> Result<Read, ImportError> {
             .map(|(first, last)| days_range(first, last, options)),
         rows: csv.entries.len() + csv.skipped.len() + csv.other_people,
         other_people: csv.other_people,
+        left_out: None,
         skipped: csv
             .skipped
             .into_iter()
@@ -290,6 +328,43 @@ fn read(format: &Format, bytes: &[u8]) -> Result<Read, ImportError> {
             .collect(),
         entries: csv.entries,
     })
+}
+
+/// A calendar read from `file`: the occurrences in its range.
+fn calendar(file: &std::fs::File, options: &IcsOptions) -> Result<Read, ImportError> {
+    let text = std::io::read_to_string(file)
+        .map_err(|e| ImportError::Read(format!("cannot read the calendar: {e}")))?;
+    let parsed = ics::parse(&text, options)?;
+    let notices = |list: Vec<ics::Notice>| list.into_iter().map(|n| (n.at, n.message)).collect();
+    Ok(Read {
+        // The range asked for, not the entries' first and last: the calendar is the whole
+        // truth of it, so a meeting deleted at its edge is swept too.
+        range: (!parsed.entries.is_empty()).then_some(Range {
+            from: options.from,
+            to: options.to,
+        }),
+        rows: parsed.entries.len() + parsed.skipped.len(),
+        other_people: 0,
+        left_out: Some(parsed.left_out),
+        skipped: notices(parsed.skipped),
+        warnings: notices(parsed.warnings),
+        entries: parsed.entries,
+    })
+}
+
+/// A detailed-report CSV of `format` read from `file`.
+fn csv_of(
+    file: &std::fs::File,
+    format: &CsvFormat,
+    options: &CsvOptions,
+) -> Result<Parsed, ImportError> {
+    let mut options = options.clone();
+    if options.slash_dates == SlashDates::Detect {
+        options.slash_dates = slash_dates(file, format)?;
+        std::io::Seek::rewind(&mut &*file)
+            .map_err(|e| ImportError::Read(format!("cannot read the CSV again: {e}")))?;
+    }
+    parse_csv(file, format, options)
 }
 
 /// Whole local days `first..=last` of a CSV report, in UTC.

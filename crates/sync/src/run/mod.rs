@@ -43,25 +43,28 @@ pub fn client_for(url: &str, dry_run: bool) -> Result<Option<Client>, Failure> {
 /// totals of the batches accepted (in a dry run, the batches printed), and the failure that
 /// stopped the sending if one did.
 pub fn deliver(items: &[Item], client: Option<&Client>) -> (Totals, Result<(), Failure>) {
-    let bodies = match client::batch_bodies(items) {
-        Ok(bodies) => bodies,
-        Err(failure) => return (Totals::default(), Err(failure)),
-    };
+    // Each body is made as it is printed or sent, so the bodies of a large file are never all
+    // held at once.
+    let batches: Vec<&[Item]> = items.chunks(MAX_BATCH).collect();
     let Some(client) = client else {
-        for body in &bodies {
-            println!("{body}");
+        for batch in &batches {
+            match client::batch_body(batch) {
+                Ok(body) => println!("{body}"),
+                Err(failure) => return (Totals::default(), Err(failure)),
+            }
         }
         let printed = Totals {
-            batches: bodies.len(),
+            batches: batches.len(),
             ..Totals::default()
         };
         return (printed, Ok(()));
     };
-    let sizes: Vec<usize> = items.chunks(MAX_BATCH).map(<[Item]>::len).collect();
     let progress = Progress::entries(items.len());
-    let sent = client.send_each(&bodies, |batch| {
-        progress.sent(sizes.get(batch).copied().unwrap_or(0));
-    });
+    let sent = client.send_made(
+        batches.len(),
+        |i| client::batch_body(batches[i]),
+        |batch| progress.sent(batches.get(batch).map_or(0, |b| b.len())),
+    );
     progress.finish();
     match sent {
         Ok(totals) => (totals, Ok(())),

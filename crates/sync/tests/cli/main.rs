@@ -2,7 +2,7 @@
 //! process against the real service (started in-process on a random port over a throw-away
 //! database: PostgreSQL when `TEST_DATABASE_URL` is set, else SQLite) and, where a test needs
 //! it, the real Timewarrior over a temporary database (skipped with a notice when `timew` is
-//! missing, unless `REQUIRE_TIMEWARRIOR=1`). The importers (Toggl, Clockify, ActivityWatch)
+//! missing, unless `REQUIRE_TIMEWARRIOR=1`). The importers (Toggl, Clockify, ActivityWatch, ics)
 //! run over the hand-written fixtures in `tests/fixtures/import/`.
 
 #![allow(
@@ -14,11 +14,14 @@
 mod expected;
 mod harness;
 
+mod calendar;
 mod date_order;
 mod exit_codes;
 mod failures;
 mod importers;
 mod input;
+mod memory;
+mod same_year;
 mod server_rules;
 mod sweeps;
 mod timewarrior;

@@ -6,6 +6,7 @@
 mod activitywatch;
 mod date_order;
 mod durations;
+mod ics;
 mod import;
 mod items;
 mod limits;

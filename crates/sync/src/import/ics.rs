@@ -1,0 +1,445 @@
+//! A calendar (`.ics`, iCalendar, RFC 5545), for the time spent in meetings: each occurrence of
+//! an event that starts in the range (`--from`/`--to`, by default the last 365 days) becomes
+//! one [`ImportedEntry`]:
+//! - `task_label`: the `SUMMARY`, trimmed and cut to 500 characters; `None` when empty;
+//! - `tags`: the `CATEGORIES`, in order, fitted to the contract's limits as the CSV importers
+//!   fit theirs (a cut or dropped tag is a warning);
+//! - `minutes`: `DTEND` minus `DTSTART` (or the `DURATION`), as instants, rounded to the
+//!   nearest minute, 30 seconds up: a meeting across a change of clocks lasts what it lasted;
+//! - `occurred_at`: the occurrence's start;
+//! - `external_task_id`: `ics:` and 16 hex digits of SHA-256 over the JSON array
+//!   `[UID, occurrence start]` (the start in UTC, `2026-03-16T08:00:00Z`). For an occurrence
+//!   moved by a `RECURRENCE-ID` override, the start is the one it was moved *from*: the id stays
+//!   when a meeting is moved, so importing again updates it.
+//!
+//! **Recurrence.** `RRULE` is expanded in the event's local time ([`expand`]), `RDATE`s are
+//! added, `EXDATE`s removed, and an event with the same `UID` and a `RECURRENCE-ID` replaces the
+//! occurrence it names (with its own start, end, summary, categories, status and attendees).
+//!
+//! **Zones** ([`when`]): `...Z` is UTC, `TZID=` an IANA zone with its rules on each date, a
+//! floating time (neither) is in the caller's zone (`--timezone`), as are all-day dates.
+//!
+//! **Left out, and counted** ([`LeftOut`]): all-day events (a `DATE` start: holidays, trips,
+//! not meetings), cancelled ones (`STATUS:CANCELLED`) and those the owner declined (an
+//! `ATTENDEE` that is the owner with `PARTSTAT=DECLINED`). The owner is `--user` (an e-mail),
+//! or else the calendar's `X-WR-CALNAME` when it is an e-mail address (as Google Calendar names
+//! a person's own calendar); without either, no event counts as declined.
+//!
+//! **Malformed events** (no `UID` or `DTSTART`, a value that is not a date-time, an unknown
+//! `TZID`, an `RRULE` rrule cannot read, an end before the start, no length) are skipped whole
+//! and named by `UID` (`event <UID>`; `event #3` for the third without one); with
+//! [`IcsOptions::strict`] the first is an [`ImportError::Item`]. Other components (to-dos,
+//! time-zone definitions, alarms) are not read.
+//!
+//! The file is read whole: an override may come anywhere in it, and a calendar is small.
+
+mod expand;
+mod when;
+
+use std::collections::HashMap;
+
+use icalendar::{Component, Event};
+use time::format_description::well_known::Rfc3339;
+use time::{Duration, OffsetDateTime, PrimitiveDateTime};
+
+use super::{ImportError, ImportedEntry, hashed_id};
+use crate::entries::{MAX_LABEL_CHARS, rounded_minutes};
+use crate::tags::{fit_tags_with, without_refused};
+use crate::zone::Zone;
+use when::When;
+
+/// The id prefix.
+pub const SOURCE: &str = "ics";
+/// The prefix of every id this importer makes.
+pub const ID_PREFIX: &str = "ics:";
+
+/// What the caller knows that the file does not say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IcsOptions {
+    /// The zone of floating times and all-day dates.
+    pub zone: Zone,
+    /// The first malformed event fails the import instead of being skipped.
+    pub strict: bool,
+    /// Occurrences that start at or after this instant...
+    pub from: OffsetDateTime,
+    /// ...and before this one are read.
+    pub to: OffsetDateTime,
+    /// The calendar's owner, by e-mail: whose declined invitations are left out.
+    pub owner: Option<String>,
+}
+
+/// Occurrences in the range left out, by why.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LeftOut {
+    pub all_day: usize,
+    pub cancelled: usize,
+    pub declined: usize,
+}
+
+/// An event left out, or kept with a change, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// `event <UID>`, or `event #<n>` for the n-th event (1-based) when it has no UID.
+    pub at: String,
+    pub message: String,
+}
+
+/// What an import of a calendar read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParsedCalendar {
+    pub entries: Vec<ImportedEntry>,
+    pub skipped: Vec<Notice>,
+    pub warnings: Vec<Notice>,
+    pub left_out: LeftOut,
+    /// The owner the declined events were judged by, when known.
+    pub owner: Option<String>,
+}
+
+/// `ics:<16 hex digits of SHA-256 over the JSON array [uid, start in UTC]>`.
+#[must_use]
+pub fn stable_id(uid: &str, start: OffsetDateTime) -> String {
+    let start = start
+        .to_offset(time::UtcOffset::UTC)
+        .format(&Rfc3339)
+        .unwrap_or_default();
+    hashed_id(SOURCE, &[uid, start.as_str()])
+}
+
+/// One occurrence, before it is judged.
+struct Occurrence<'a> {
+    /// The start that names it: the `RECURRENCE-ID` of an override, else its own start.
+    named: OffsetDateTime,
+    start: OffsetDateTime,
+    seconds: i64,
+    all_day: bool,
+    /// The event that says what it is: the override, or the master.
+    event: &'a Event,
+}
+
+/// Reads a calendar.
+///
+/// # Errors
+/// [`ImportError::Header`] when the text is not an iCalendar file; [`ImportError::Item`] for
+/// the first malformed event in strict mode.
+pub fn parse(text: &str, options: &IcsOptions) -> Result<ParsedCalendar, ImportError> {
+    let unfolded = icalendar::parser::unfold(text.trim_start_matches('\u{feff}'));
+    // The parser's own message quotes the text around the fault: someone's meetings.
+    let calendar: icalendar::Calendar = icalendar::parser::read_calendar(&unfolded)
+        .map_err(|_| {
+            ImportError::Header(
+                "not an iCalendar file: expected BEGIN:VCALENDAR and lines of NAME:VALUE"
+                    .to_owned(),
+            )
+        })?
+        .into();
+    let owner = options.owner.clone().or_else(|| {
+        calendar
+            .property_value("X-WR-CALNAME")
+            .map(str::trim)
+            .filter(|name| name.contains('@') && !name.contains(' '))
+            .map(str::to_owned)
+    });
+    let mut parsed = ParsedCalendar {
+        owner: owner.clone(),
+        ..ParsedCalendar::default()
+    };
+    let mut masters: Vec<(String, &Event)> = Vec::new();
+    let mut overrides: HashMap<String, Vec<&Event>> = HashMap::new();
+    for (n, event) in calendar.events().enumerate() {
+        let Some(uid) = event.get_uid().map(str::trim).filter(|u| !u.is_empty()) else {
+            skip(
+                &mut parsed,
+                options.strict,
+                format!("event #{}", n + 1),
+                "no UID",
+            )?;
+            continue;
+        };
+        if event.properties().contains_key("RECURRENCE-ID") {
+            overrides.entry(uid.to_owned()).or_default().push(event);
+        } else {
+            masters.push((uid.to_owned(), event));
+        }
+    }
+    // An override without its master (an invitation to one occurrence) stands alone.
+    let orphans: Vec<(String, &Event)> = overrides
+        .iter()
+        .filter(|(uid, _)| !masters.iter().any(|(m, _)| m == *uid))
+        .flat_map(|(uid, events)| events.iter().map(|e| (uid.clone(), *e)))
+        .collect();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (uid, event) in masters.iter().chain(&orphans) {
+        let moved = overrides
+            .get(uid)
+            .filter(|_| !event.properties().contains_key("RECURRENCE-ID"))
+            .map_or(&[][..], Vec::as_slice);
+        let occurrences = match occurrences(event, moved, options) {
+            Ok(occurrences) => occurrences,
+            Err(reason) => {
+                skip(&mut parsed, options.strict, format!("event {uid}"), &reason)?;
+                continue;
+            }
+        };
+        for occurrence in occurrences {
+            if occurrence.start < options.from || occurrence.start >= options.to {
+                continue;
+            }
+            if let Some(entry) = judge(uid, &occurrence, owner.as_deref(), &mut parsed) {
+                let n = seen.entry(entry.external_task_id.clone()).or_insert(0);
+                *n += 1;
+                let mut entry = entry;
+                if *n > 1 {
+                    entry.external_task_id = format!("{}:{n}", entry.external_task_id);
+                }
+                parsed.entries.push(entry);
+            }
+        }
+    }
+    parsed.entries.sort_by_key(|e| e.occurred_at);
+    Ok(parsed)
+}
+
+fn skip(
+    parsed: &mut ParsedCalendar,
+    strict: bool,
+    at: String,
+    reason: &str,
+) -> Result<(), ImportError> {
+    if strict {
+        return Err(ImportError::Item {
+            at,
+            reason: reason.to_owned(),
+        });
+    }
+    parsed.skipped.push(Notice {
+        at,
+        message: reason.to_owned(),
+    });
+    Ok(())
+}
+
+/// The occurrence as an entry, or `None` when it is left out (counted in `parsed`).
+fn judge(
+    uid: &str,
+    occurrence: &Occurrence<'_>,
+    owner: Option<&str>,
+    parsed: &mut ParsedCalendar,
+) -> Option<ImportedEntry> {
+    let event = occurrence.event;
+    if occurrence.all_day {
+        parsed.left_out.all_day += 1;
+        return None;
+    }
+    if event
+        .property_value("STATUS")
+        .is_some_and(|s| s.trim().eq_ignore_ascii_case("CANCELLED"))
+    {
+        parsed.left_out.cancelled += 1;
+        return None;
+    }
+    if owner.is_some_and(|owner| declined(event, owner)) {
+        parsed.left_out.declined += 1;
+        return None;
+    }
+    let minutes = rounded_minutes(occurrence.seconds);
+    let at = format!("event {uid}");
+    if minutes == 0 {
+        parsed.skipped.push(Notice {
+            at,
+            message: format!(
+                "the occurrence at {} lasts under half a minute (no DTEND or DURATION?)",
+                occurrence.start.format(&Rfc3339).unwrap_or_default()
+            ),
+        });
+        return None;
+    }
+    let categories = property_list(event, "CATEGORIES");
+    let tags = categories
+        .iter()
+        .flat_map(|p| p.value().split(','))
+        .map(str::trim);
+    let tags = fit_tags_with(tags, |message| {
+        let warning = Notice {
+            at: at.clone(),
+            message,
+        };
+        // Once per event, not once per occurrence.
+        if !parsed.warnings.contains(&warning) {
+            parsed.warnings.push(warning);
+        }
+    });
+    let label: String = without_refused(event.get_summary().unwrap_or_default())
+        .trim()
+        .chars()
+        .take(MAX_LABEL_CHARS)
+        .collect();
+    Some(ImportedEntry {
+        external_task_id: stable_id(uid, occurrence.named),
+        task_label: Some(label).filter(|l| !l.is_empty()),
+        tags,
+        project: None,
+        minutes: u32::try_from(minutes).unwrap_or(u32::MAX),
+        occurred_at: occurrence.start,
+    })
+}
+
+/// Whether `owner` is an attendee of `event` who declined it.
+fn declined(event: &Event, owner: &str) -> bool {
+    let attendees = event.multi_properties().get("ATTENDEE");
+    attendees.into_iter().flatten().any(|attendee| {
+        let address = attendee.value().trim();
+        let address = address
+            .get(..7)
+            .filter(|p| p.eq_ignore_ascii_case("mailto:"))
+            .map_or(address, |_| &address[7..]);
+        address.eq_ignore_ascii_case(owner)
+            && attendee
+                .params()
+                .get("PARTSTAT")
+                .is_some_and(|p| p.value().eq_ignore_ascii_case("DECLINED"))
+    })
+}
+
+/// The event's start, the zone of its local times, its length in seconds, and whether it is
+/// all-day.
+fn timing(event: &Event, floating: &Zone) -> Result<(When, Zone, i64), String> {
+    let start = when::value(event.properties().get("DTSTART").ok_or("no DTSTART")?)?;
+    let zone = start.zone(floating)?;
+    let begins = start.instant(floating)?;
+    let seconds = if let Some(end) = event.properties().get("DTEND") {
+        let end = when::value(end)?;
+        let seconds = match (&start, &end) {
+            // Days are counted on the calendar: a day is a day, whatever the clocks do.
+            (When::Day(a), When::Day(b)) => (*b - *a).whole_seconds(),
+            _ => (end.instant(&zone)? - begins).whole_seconds(),
+        };
+        if seconds < 0 {
+            return Err("DTEND is before DTSTART".to_owned());
+        }
+        seconds
+    } else if let Some(duration) = event.properties().get("DURATION") {
+        when::duration(duration.value())?
+    } else if matches!(start, When::Day(_)) {
+        86_400
+    } else {
+        0
+    };
+    Ok((start, zone, seconds))
+}
+
+/// Every occurrence of `event` near the range, its overrides (`moved`) applied.
+fn occurrences<'a>(
+    event: &'a Event,
+    moved: &[&'a Event],
+    options: &IcsOptions,
+) -> Result<Vec<Occurrence<'a>>, String> {
+    let (start, zone, seconds) = timing(event, &options.zone)?;
+    let all_day = matches!(start, When::Day(_));
+    // Local times within two days of the range hold every local time of an instant in it.
+    let margin = Duration::days(2);
+    let as_local = |at: OffsetDateTime| PrimitiveDateTime::new(at.date(), at.time());
+    let window = (
+        as_local(options.from - margin),
+        as_local(options.to + margin),
+    );
+    let mut starts: Vec<OffsetDateTime> = match event.properties().get("RRULE") {
+        Some(rule) => expand::starts(start.local(), rule.value(), &zone, window)?
+            .into_iter()
+            .map(|local| zone.to_utc(local))
+            .collect::<Result<_, _>>()?,
+        None => vec![start.instant(&options.zone)?],
+    };
+    for rdate in property_list(event, "RDATE") {
+        for value in when::values(rdate)? {
+            starts.push(value.instant(&zone)?);
+        }
+    }
+    let mut excluded = Vec::new();
+    for exdate in property_list(event, "EXDATE") {
+        for value in when::values(exdate)? {
+            excluded.push(value.instant(&zone)?);
+        }
+    }
+    starts.retain(|s| !excluded.contains(s));
+    starts.sort();
+    starts.dedup();
+    let mut replaced: HashMap<OffsetDateTime, &Event> = HashMap::new();
+    for o in moved {
+        let named = o
+            .properties()
+            .get("RECURRENCE-ID")
+            .ok_or_else(|| "an override without RECURRENCE-ID".to_owned())
+            .and_then(|p| when::value(p).map_err(|e| format!("RECURRENCE-ID: {e}")))?
+            .instant(&zone)?;
+        replaced.insert(named, o);
+    }
+    let mut all: Vec<Occurrence<'a>> = Vec::with_capacity(starts.len());
+    for named in starts {
+        if let Some(o) = replaced.remove(&named) {
+            all.push(overridden(o, named, seconds, options)?);
+        } else {
+            all.push(Occurrence {
+                named,
+                start: named,
+                seconds,
+                all_day,
+                event,
+            });
+        }
+    }
+    // An override of an occurrence the rule does not give (moved from outside the range, or
+    // from a start the rule was later changed to skip) still took place where it says.
+    let mut rest: Vec<(OffsetDateTime, &Event)> = replaced
+        .into_iter()
+        .filter(|(named, _)| !excluded.contains(named))
+        .collect();
+    rest.sort_by_key(|(named, _)| *named);
+    for (named, o) in rest {
+        all.push(overridden(o, named, seconds, options)?);
+    }
+    Ok(all)
+}
+
+/// An override's occurrence: its own start and length (the master's length when it has no
+/// end of its own).
+fn overridden<'a>(
+    event: &'a Event,
+    named: OffsetDateTime,
+    master_seconds: i64,
+    options: &IcsOptions,
+) -> Result<Occurrence<'a>, String> {
+    let (start, _, seconds) = match timing(event, &options.zone) {
+        Ok(timing) => timing,
+        // An override may change only the summary or status: then it keeps its slot.
+        Err(_) if !event.properties().contains_key("DTSTART") => {
+            return Ok(Occurrence {
+                named,
+                start: named,
+                seconds: master_seconds,
+                all_day: false,
+                event,
+            });
+        }
+        Err(e) => return Err(format!("the override of {named}: {e}")),
+    };
+    let has_length = ["DTEND", "DURATION"]
+        .iter()
+        .any(|k| event.properties().contains_key(*k));
+    Ok(Occurrence {
+        named,
+        start: start.instant(&options.zone)?,
+        seconds: if has_length { seconds } else { master_seconds },
+        all_day: matches!(start, When::Day(_)),
+        event,
+    })
+}
+
+/// Every `key` property of `event`, single or repeated.
+fn property_list<'e>(event: &'e Event, key: &str) -> Vec<&'e icalendar::Property> {
+    event
+        .properties()
+        .get(key)
+        .into_iter()
+        .chain(event.multi_properties().get(key).into_iter().flatten())
+        .collect()
+}
