@@ -8,6 +8,8 @@
 #   bash tests/llm-real/run.sh           # builds the service (debug) first, then walks
 #   bash tests/llm-real/run.sh record    # only the model server: record.py writes recorded/*.txt
 #   bash tests/llm-real/run.sh setup     # only the Python environment
+#   bash tests/llm-real/run.sh eval [ARGS]  # only the model server: discovery-eval over the
+#                                          # fixtures (ARGS go to it, e.g. --only NAME)
 #
 # The Python environment (llama-cpp-python builds llama.cpp from source, a few minutes on two
 # cores) is kept in ~/.cache/discovery-llm-real/venv and rebuilt when requirements.txt changes
@@ -15,8 +17,10 @@
 # registry) the suite prints one line and exits 0, unless REQUIRE_REAL_LLM=1, which fails instead.
 #
 # Environment: DISCOVERY_API=<path> skips the build; CARGO_TARGET_DIR is honoured;
-# LLM_REAL_ENFORCE=1 enforces the done targets (walk.py); LLM_REAL_CACHE moves the cache;
-# LLM_REAL_THREADS (default 2) and LLM_REAL_CTX (default 3072) size the model server.
+# LLM_REAL_ENFORCE=1 enforces the done targets (walk.py; for eval, discovery-eval's
+# --enforce-targets); LLM_REAL_CACHE moves the cache; LLM_REAL_THREADS (default 2) and
+# LLM_REAL_CTX (default 3072; 8192 for eval, whose longest fixtures need it) size the model server.
+# DISCOVERY_EVAL=<path> skips the eval's build.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -24,12 +28,15 @@ root="$(cd "$here/../.." && pwd)"
 cd "$root"
 target="${CARGO_TARGET_DIR:-$root/target}"
 mode="${1:-walk}"
-case "$mode" in walk|record|setup) ;; *) echo "usage: $0 [walk|record|setup]" >&2; exit 2 ;; esac
+case "$mode" in walk|record|setup|eval) ;; *) echo "usage: $0 [walk|record|setup|eval [ARGS]]" >&2; exit 2 ;; esac
+shift || true
 
 cache="${LLM_REAL_CACHE:-$HOME/.cache/discovery-llm-real}"
 venv="$cache/venv"
 threads="${LLM_REAL_THREADS:-2}"
-ctx="${LLM_REAL_CTX:-3072}"
+default_ctx=3072
+[ "$mode" = eval ] && default_ctx=8192
+ctx="${LLM_REAL_CTX:-$default_ctx}"
 llm_timeout="${LLM_TIMEOUT_SECONDS:-120}"
 
 say() { printf '[%s] llm-real: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
@@ -107,6 +114,20 @@ say "model server up on $llama in $((SECONDS - started))s (n_ctx $ctx, $threads 
 if [ "$mode" = record ]; then
   "$py" "$here/record.py" "$llama/v1"
   exit $?
+fi
+
+if [ "$mode" = eval ]; then
+  if [ -z "${DISCOVERY_EVAL:-}" ]; then
+    # A debug build: the model's time dwarfs the eval's own.
+    cargo build --locked -p eval --bin discovery-eval
+    DISCOVERY_EVAL="$target/debug/discovery-eval"
+  fi
+  enforce=()
+  [ "${LLM_REAL_ENFORCE:-}" = 1 ] && enforce=(--enforce-targets)
+  status=0
+  env -u LLM_API_KEY LLM_PROVIDER=openai LLM_BASE_URL="$llama/v1" LLM_MODEL=smollm2 \
+    LLM_TIMEOUT_SECONDS="$llm_timeout" "$DISCOVERY_EVAL" --verbose "${enforce[@]}" "$@" || status=$?
+  exit "$status"
 fi
 
 # --- the service --------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 use async_trait::async_trait;
 use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
+use domain::profile::EnneagramType;
 use domain::reflection::CoachReplyDraft;
 use serde::Serialize;
 use serde_json::Value;
@@ -89,6 +90,13 @@ impl Extractor for LanguageModel {
         match self {
             Self::Offline(engine) => engine.mirror(input),
             Self::OpenAi(client) => client.mirror(input),
+        }
+    }
+
+    fn read_type(&self, drives: &str) -> Option<EnneagramType> {
+        match self {
+            Self::Offline(engine) => engine.read_type(drives),
+            Self::OpenAi(client) => client.read_type(drives),
         }
     }
 }

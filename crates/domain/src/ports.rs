@@ -28,7 +28,7 @@ use crate::notifications::{
     WebhookUrl, WebhookUrlError,
 };
 use crate::pagination::{Cursor, Page, PageLimit};
-use crate::profile::{NewRevision, Profile, Revision};
+use crate::profile::{EnneagramType, NewRevision, Profile, Revision};
 use crate::reflection::{CoachReplyDraft, ReflectionMessage, ReflectionTurn};
 
 pub use crate::clock::Clock;
@@ -410,6 +410,11 @@ pub trait Extractor: Send + Sync {
     /// for a goal they stated that the reply did not keep (API.md, "Provenance"). Asked for only
     /// when needed; `None` when there is none, and an ungrounded reply is then refused.
     fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft>;
+
+    /// The offline engine's reading of `drives` (sentences of a drives answer) as a type, when
+    /// it is clear; `None` when it cannot tell. The type rule (`discovery::type_rule`) checks an
+    /// extractor's type against it.
+    fn read_type(&self, drives: &str) -> Option<EnneagramType>;
 }
 
 /// What the coach sees for one turn.

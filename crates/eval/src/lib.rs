@@ -9,6 +9,7 @@
 //! - [`run`]: one extraction as the service runs it, observed;
 //! - [`score`]: the verdicts and the summary (pure);
 //! - [`report`]: the table or the JSON document;
+//! - [`targets`]: issue 30's done targets, judged on the summary;
 //! - [`corrections`]: the offline coach over the correction corpus (`discovery-eval corrections`).
 
 pub mod corrections;
@@ -18,6 +19,7 @@ pub mod phrase;
 pub mod report;
 pub mod run;
 pub mod score;
+pub mod targets;
 
 use domain::ports::Extractor;
 

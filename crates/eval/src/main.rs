@@ -1,5 +1,6 @@
 //! `discovery-eval`: reads the fixtures and the LLM settings, runs the evaluation and prints the
-//! report; exits 1 when a fixture failed or a goal was invented, 2 on unusable input.
+//! report; exits 1 when a fixture failed or a goal was invented (or, with `--enforce-targets`,
+//! when a done target is missed), 2 on unusable input.
 //! `discovery-eval corrections` runs the offline coach over the correction corpus instead and
 //! exits 1 when a set misses its bars.
 
@@ -7,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use eval::{corrections, engine, evaluate_with_progress, fixture, report};
+use eval::{corrections, engine, evaluate_with_progress, fixture, report, targets};
 
 /// Scores the extractor chosen by LLM_PROVIDER / LLM_* on a fixture set of answer sets.
 #[derive(Debug, Parser)]
@@ -25,6 +26,10 @@ struct Cli {
     /// Also write the JSON document to this file (the table still goes to stdout).
     #[arg(long, value_name = "FILE")]
     json_file: Option<PathBuf>,
+    /// Exit 1 when an enforced done target is missed (0 ungrounded stored, verified sources
+    /// >= 95%, stated goals kept >= 60%, triad agreement >= 70%); each is reported either way.
+    #[arg(long)]
+    enforce_targets: bool,
     /// Add a line per fixture to the table.
     #[arg(long, short, global = true)]
     verbose: bool,
@@ -137,7 +142,11 @@ fn main() -> ExitCode {
             )
         );
     }
-    if summary.is_failure() {
+    let targets = targets::judge(&summary);
+    if !cli.json {
+        println!("{}", report::targets_text(&targets, cli.enforce_targets));
+    }
+    if summary.is_failure() || (cli.enforce_targets && !targets::enforced_met(&targets)) {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

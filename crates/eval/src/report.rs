@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::fixture::Fixture;
 use crate::run::{Observation, Outcome};
 use crate::score::{Summary, Verdict, percent};
+use crate::targets::Target;
 
 /// One fixture's run.
 #[derive(Debug)]
@@ -55,7 +56,16 @@ pub fn rows(s: &Summary) -> Vec<(&'static str, String)> {
             "verified sources",
             share(s.quotes_verified, s.quotes_offered),
         ),
+        ("sources named twice", s.quotes_repeated.to_string()),
         ("triad agreement", share(s.triad_matched, s.triad_expected)),
+        (
+            "triad agreement, extractor's own type",
+            share(s.triad_matched_proposed, s.triad_expected),
+        ),
+        (
+            "types decided by the offline engine",
+            s.types_decided_offline.to_string(),
+        ),
         (
             "ungrounded sentences offered",
             s.ungrounded_offered.to_string(),
@@ -159,11 +169,16 @@ fn per_fixture(results: &[FixtureResult<'_>]) -> String {
         let line = match &o.outcome {
             Outcome::Stored(s) => format!(
                 "{:<4}  {:<16}  {:<4}  {:<4}  {:<8}",
-                s.enneagram_type,
+                // "2<9": the type rule stored 2 where the extractor proposed 9.
+                if s.proposed_type == s.enneagram_type {
+                    s.enneagram_type.to_string()
+                } else {
+                    format!("{}<{}", s.enneagram_type, s.proposed_type)
+                },
                 format!("{} ({expected})", s.triad.key()),
                 goal(s.near_term_goal()),
                 goal(s.long_term_goal()),
-                format!("{}/{}", s.quotes_verified, s.quotes_offered),
+                format!("{}/{}", s.sources.found, s.sources.offered),
             ),
             Outcome::Unavailable(_) | Outcome::Unusable(_) => format!(
                 "{:<4}  {:<16}  {:<4}  {:<4}  {:<8}",
@@ -184,6 +199,29 @@ fn per_fixture(results: &[FixtureResult<'_>]) -> String {
     out
 }
 
+/// The done targets as a table: each bar, what the run measured, and whether it is met.
+#[must_use]
+pub fn targets_text(targets: &[Target], enforced: bool) -> String {
+    let rows: Vec<(&str, String)> = targets
+        .iter()
+        .map(|t| {
+            let verdict = if t.met { "met" } else { "NOT met" };
+            let how = if !t.enforced {
+                " (reported only)"
+            } else if enforced {
+                " (enforced)"
+            } else {
+                ""
+            };
+            (
+                t.name,
+                format!("{verdict}: {} (bar {}){how}", t.measured, t.bar),
+            )
+        })
+        .collect();
+    table(("target", "result"), &rows)
+}
+
 /// The machine-readable report.
 #[must_use]
 pub fn json(engine: &str, source: &str, results: &[FixtureResult<'_>], s: &Summary) -> Value {
@@ -198,9 +236,13 @@ pub fn json(engine: &str, source: &str, results: &[FixtureResult<'_>], s: &Summa
                     Some(json!({
                         "enneagram_type": s.enneagram_type,
                         "triad": s.triad.key(),
+                        "proposed_type": s.proposed_type,
+                        "type_note": s.grounding.type_decision.and_then(|d| d.note()),
                         "fields": s.fields.iter().map(|(k, v)| ((*k).to_owned(), json!(v))).collect::<serde_json::Map<_, _>>(),
-                        "quotes_offered": s.quotes_offered,
-                        "quotes_verified": s.quotes_verified,
+                        "quotes_offered": s.sources.offered,
+                        "quotes_verified": s.sources.found,
+                        "quotes_repeated": s.sources.repeated,
+                        "quotes_not_found": s.sources.not_found,
                         "ungrounded_offered": s.grounding.ungrounded_offered,
                         "fields_replaced": s.grounding.replaced.iter().map(|f| f.name()).collect::<Vec<_>>(),
                         "ungrounded_stored": s.grounding.ungrounded_stored,
@@ -232,6 +274,7 @@ pub fn json(engine: &str, source: &str, results: &[FixtureResult<'_>], s: &Summa
         "engine": engine,
         "fixtures_dir": source,
         "summary": s,
+        "targets": crate::targets::judge(s),
         "fixtures": fixtures,
         "passed": s.passed,
         "failed": s.failed,
@@ -259,9 +302,9 @@ mod tests {
     fn every_metric_has_a_row_and_empty_ratios_say_so() {
         let s = Summary::default();
         let rows = rows(&s);
-        assert_eq!(rows.len(), 15);
+        assert_eq!(rows.len(), 18);
         assert_eq!(rows[4], ("stated goals kept", "n/a    (0/0)".to_owned()));
-        assert_eq!(rows[11], ("ungrounded sentences stored", "0".to_owned()));
-        assert_eq!(rows[13], ("latency p50", "n/a".to_owned()));
+        assert_eq!(rows[14], ("ungrounded sentences stored", "0".to_owned()));
+        assert_eq!(rows[16], ("latency p50", "n/a".to_owned()));
     }
 }

@@ -5,10 +5,10 @@
 use std::time::{Duration, Instant};
 
 use domain::discovery::{
-    Extraction, ExtractionDraft, ExtractionInput, ExtractionRejected, GroundingReport,
+    Extraction, ExtractionDraft, ExtractionInput, ExtractionRejected, GroundingReport, SourceAudit,
 };
 use domain::ports::Extractor;
-use domain::profile::{EditableField, Triad};
+use domain::profile::{EditableField, EnneagramType, Triad};
 
 /// What one extraction did.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,15 +48,17 @@ impl Outcome {
 pub struct Stored {
     pub enneagram_type: u8,
     pub triad: Triad,
+    /// The type the accepted draft gave, before the type rule (`enneagram_type` is after it).
+    pub proposed_type: u8,
+    pub proposed_triad: Triad,
     /// The seven editable fields by name, in contract order; a goal not stored is `None`.
     pub fields: Vec<(&'static str, Option<String>)>,
     /// The accepted draft had a (non-blank) near-term goal summary, before the guard.
     pub draft_near_goal: bool,
     pub draft_long_goal: bool,
-    /// Quotes the accepted draft offered, and those of them the guard verified and kept (the
-    /// mirror's own sources, stored for a replaced field, are not counted).
-    pub quotes_offered: usize,
-    pub quotes_verified: usize,
+    /// The accepted draft's own sources: distinct quotes offered per field, those found in the
+    /// answers, and repeats (the mirror's sources, stored for a replaced field, are not counted).
+    pub sources: SourceAudit,
     /// What the grounding guard found in the draft and replaced by the offline mirror.
     pub grounding: GroundingReport,
 }
@@ -68,13 +70,17 @@ impl Stored {
         extraction: &Extraction,
         draft_near_goal: bool,
         draft_long_goal: bool,
-        quotes_offered: usize,
-        quotes_verified: usize,
+        sources: SourceAudit,
         grounding: GroundingReport,
     ) -> Self {
+        let proposed = grounding
+            .type_decision
+            .map_or(extraction.enneagram_type, |d| d.proposed);
         Self {
             enneagram_type: extraction.enneagram_type.get(),
             triad: extraction.enneagram_type.triad(),
+            proposed_type: proposed.get(),
+            proposed_triad: proposed.triad(),
             fields: EditableField::ALL
                 .into_iter()
                 .map(|f| {
@@ -84,8 +90,7 @@ impl Stored {
                 .collect(),
             draft_near_goal,
             draft_long_goal,
-            quotes_offered,
-            quotes_verified,
+            sources,
             grounding,
         }
     }
@@ -111,7 +116,7 @@ impl Stored {
 }
 
 /// Parses and guards one reply as the service does (the grounding guard with the extractor's
-/// `mirror`), noting what the draft offered.
+/// `mirror`, the type rule with its `read`ing), noting what the draft offered.
 ///
 /// # Errors
 /// The rejection the service would send back as feedback.
@@ -119,21 +124,20 @@ pub fn read_reply(
     raw: &str,
     input: &ExtractionInput,
     mirror: impl FnOnce() -> Option<ExtractionDraft>,
+    read: impl FnOnce(&str) -> Option<EnneagramType>,
 ) -> Result<Stored, ExtractionRejected> {
     let draft = ExtractionDraft::parse(raw)?;
     let has_text = |s: &Option<String>| s.as_deref().is_some_and(|s| !s.trim().is_empty());
     let near = has_text(&draft.near_term_goal_summary);
     let long = has_text(&draft.long_term_goal_summary);
-    let offered = draft.quotes_offered();
-    // The model's own quotes that verify, before any field is replaced by the mirror.
-    let verified = draft.clone().guard(input)?.sources.count();
-    let grounded = draft.guard_grounded(input, mirror)?;
+    // The model's own quotes, before any field is replaced by the mirror.
+    let sources = draft.audit_sources(input);
+    let grounded = draft.guard_grounded(input, mirror, read)?;
     Ok(Stored::new(
         &grounded.extraction,
         near,
         long,
-        offered,
-        verified,
+        sources,
         grounded.report,
     ))
 }
@@ -152,7 +156,12 @@ pub async fn observe<X: Extractor + ?Sized>(extractor: &X, input: &ExtractionInp
                 Ok(raw) => raw,
                 Err(e) => break 'ask Outcome::Unavailable(e.to_string()),
             };
-            match read_reply(&raw, input, || extractor.mirror(input)) {
+            match read_reply(
+                &raw,
+                input,
+                || extractor.mirror(input),
+                |drives| extractor.read_type(drives),
+            ) {
                 Ok(stored) => {
                     first_try_valid = attempt == 0;
                     break 'ask Outcome::Stored(stored);
@@ -221,6 +230,10 @@ mod tests {
         fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft> {
             adapters_llm::OfflineEngine.extraction_draft(input).ok()
         }
+
+        fn read_type(&self, drives: &str) -> Option<EnneagramType> {
+            adapters_llm::OfflineEngine.read_type(drives)
+        }
     }
 
     fn input() -> ExtractionInput {
@@ -266,7 +279,14 @@ mod tests {
         };
         assert_eq!((s.enneagram_type, s.triad), (1, Triad::Gut));
         assert_eq!(s.near_term_goal(), Some("A repair café."));
-        assert_eq!((s.quotes_offered, s.quotes_verified), (4, 2));
+        assert_eq!((s.sources.offered, s.sources.found), (4, 2));
+        assert_eq!(
+            s.sources.not_found,
+            [
+                "long_term_goal_summary: a goal never stated",
+                "mission_summary: not what they wrote"
+            ]
+        );
         // "Bicycles tie it together.": "tie" and "together" are not the person's words.
         assert_eq!(
             (
@@ -321,5 +341,8 @@ mod tests {
         };
         assert!(s.draft_long_goal);
         assert_eq!(s.long_term_goal(), None);
+        // Type 2 with no drives sentence cited: the offline reading ("Doing things right.") decides.
+        assert_eq!((s.proposed_type, s.enneagram_type), (2, 1));
+        assert_eq!(s.proposed_triad, Triad::Heart);
     }
 }

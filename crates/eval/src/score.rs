@@ -30,6 +30,8 @@ pub struct Verdict {
     pub goals_dropped_unstated: usize,
     /// `Some(matched)` when the fixture expects a triad.
     pub triad_matched: Option<bool>,
+    /// The same for the type the extractor proposed, before the type rule.
+    pub proposed_triad_matched: Option<bool>,
 }
 
 impl Verdict {
@@ -50,6 +52,7 @@ pub fn judge(expect: &Expect, observation: &Observation) -> Verdict {
                 .failures
                 .push(format!("502: the model is unavailable ({reason})"));
             verdict.triad_matched = expect.triad.map(|_| false);
+            verdict.proposed_triad_matched = verdict.triad_matched;
             return verdict;
         }
         Outcome::Unusable(reason) => {
@@ -57,6 +60,7 @@ pub fn judge(expect: &Expect, observation: &Observation) -> Verdict {
                 .failures
                 .push(format!("502: two unusable replies (last: {reason})"));
             verdict.triad_matched = expect.triad.map(|_| false);
+            verdict.proposed_triad_matched = verdict.triad_matched;
             return verdict;
         }
     };
@@ -96,6 +100,7 @@ pub fn judge(expect: &Expect, observation: &Observation) -> Verdict {
     if let Some(expected) = expect.triad {
         let matched = stored.triad == expected;
         verdict.triad_matched = Some(matched);
+        verdict.proposed_triad_matched = Some(stored.proposed_triad == expected);
         if !matched {
             verdict.failures.push(format!(
                 "triad {} (type {}), expected {}",
@@ -179,9 +184,11 @@ pub struct Summary {
     pub invented_goals: usize,
     pub goals_dropped: usize,
     pub goals_dropped_unstated: usize,
-    /// Over the stored extractions: quotes the accepted drafts offered, and those kept.
+    /// Over the stored extractions: distinct quotes the accepted drafts offered per field, those
+    /// found in the answers, and quotes named again for the same field.
     pub quotes_offered: usize,
     pub quotes_verified: usize,
+    pub quotes_repeated: usize,
     /// Over the stored extractions: sentences of the accepted drafts that rest on nothing the
     /// person wrote, the fields replaced by the offline mirror for them, the ungrounded
     /// sentences left in what is stored (must be 0), and stated goals taken from the mirror.
@@ -191,6 +198,10 @@ pub struct Summary {
     pub goals_from_mirror: usize,
     pub triad_expected: usize,
     pub triad_matched: usize,
+    /// Triad agreement of the types the extractors proposed, before the type rule.
+    pub triad_matched_proposed: usize,
+    /// Stored extractions whose type the offline engine decided against the extractor's.
+    pub types_decided_offline: usize,
     pub latency_p50_ms: Option<u128>,
     pub latency_p95_ms: Option<u128>,
     pub passed: usize,
@@ -220,18 +231,18 @@ pub fn summarize(results: &[(&Observation, &Verdict)]) -> Summary {
         s.retried += usize::from(observation.retried);
         s.unavailable_502 += usize::from(observation.outcome.is_502());
         if let Outcome::Stored(Stored {
-            quotes_offered,
-            quotes_verified,
-            grounding,
-            ..
+            sources, grounding, ..
         }) = &observation.outcome
         {
-            s.quotes_offered += quotes_offered;
-            s.quotes_verified += quotes_verified;
+            s.quotes_offered += sources.offered;
+            s.quotes_verified += sources.found;
+            s.quotes_repeated += sources.repeated;
             s.ungrounded_offered += grounding.ungrounded_offered;
             s.fields_replaced += grounding.replaced.len();
             s.ungrounded_stored += grounding.ungrounded_stored;
             s.goals_from_mirror += grounding.goals_from_mirror.len();
+            s.types_decided_offline +=
+                usize::from(grounding.type_decision.is_some_and(|d| d.changed()));
         }
         s.stated_goals += verdict.stated_goals;
         s.stated_goals_kept += verdict.stated_goals_kept;
@@ -241,6 +252,7 @@ pub fn summarize(results: &[(&Observation, &Verdict)]) -> Summary {
         if let Some(matched) = verdict.triad_matched {
             s.triad_expected += 1;
             s.triad_matched += usize::from(matched);
+            s.triad_matched_proposed += usize::from(verdict.proposed_triad_matched == Some(true));
         }
         if verdict.passed() {
             s.passed += 1;
@@ -296,6 +308,8 @@ mod tests {
         Stored {
             enneagram_type: 9,
             triad: Triad::Gut,
+            proposed_type: 9,
+            proposed_triad: Triad::Gut,
             fields: vec![
                 ("love_summary", Some("You love fishing.".into())),
                 ("strength_summary", Some("Patience.".into())),
@@ -307,8 +321,12 @@ mod tests {
             ],
             draft_near_goal: near.is_some(),
             draft_long_goal: long.is_some(),
-            quotes_offered: 10,
-            quotes_verified: 8,
+            sources: domain::discovery::SourceAudit {
+                offered: 10,
+                found: 8,
+                repeated: 1,
+                not_found: vec!["love_summary: x".into(), "love_summary: y".into()],
+            },
             grounding: domain::discovery::GroundingReport::default(),
         }
     }
@@ -404,6 +422,28 @@ mod tests {
     }
 
     #[test]
+    fn the_proposed_triad_is_judged_apart_from_the_stored_one() {
+        let mut s = stored(None, None);
+        s.proposed_type = 4;
+        s.proposed_triad = Triad::Heart;
+        let o = observed(Outcome::Stored(s), 5);
+        let v = judge(&expect(Vague, Vague, Some(Triad::Gut)), &o);
+        assert_eq!(
+            (v.triad_matched, v.proposed_triad_matched),
+            (Some(true), Some(false))
+        );
+        let sum = summarize(&[(&o, &v)]);
+        assert_eq!(
+            (
+                sum.triad_matched,
+                sum.triad_matched_proposed,
+                sum.triad_expected
+            ),
+            (1, 0, 1)
+        );
+    }
+
+    #[test]
     fn a_wrong_triad_fails() {
         let v = judge(
             &expect(Vague, Vague, Some(Triad::Heart)),
@@ -447,7 +487,10 @@ mod tests {
         assert_eq!((s.first_try_valid, s.retried, s.unavailable_502), (2, 0, 1));
         assert_eq!((s.stated_goals, s.stated_goals_kept), (2, 2));
         assert_eq!(s.invented_goals, 1);
-        assert_eq!((s.quotes_offered, s.quotes_verified), (20, 16));
+        assert_eq!(
+            (s.quotes_offered, s.quotes_verified, s.quotes_repeated),
+            (20, 16, 2)
+        );
         assert_eq!((s.triad_expected, s.triad_matched), (3, 2));
         assert_eq!((s.latency_p50_ms, s.latency_p95_ms), (Some(20), Some(30)));
         assert_eq!((s.passed, s.failed), (1, 2));

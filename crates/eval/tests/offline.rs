@@ -57,4 +57,9 @@ async fn the_offline_engine_meets_every_hard_expectation_but_its_documented_limi
         "every sentence the engine writes rests on the person's words"
     );
     assert_eq!(summary.fields_replaced, 0);
+    assert_eq!(
+        (summary.quotes_verified, summary.quotes_repeated),
+        (summary.quotes_offered, 0),
+        "the engine quotes the answers verbatim, each once"
+    );
 }

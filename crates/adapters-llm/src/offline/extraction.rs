@@ -25,6 +25,7 @@ pub fn draft(
     let draft = ExtractionDraft {
         enneagram_type: i64::from(enneagram_type.get()),
         triad: Some(enneagram_type.triad().key().to_owned()),
+        type_sources: Vec::new(),
         love_summary: reflection(EditableField::LoveSummary, &input.love),
         strength_summary: reflection(EditableField::StrengthSummary, &input.strength),
         mission_summary: reflection(EditableField::MissionSummary, &input.mission),

@@ -297,6 +297,29 @@ pub fn decide(input: &ExtractionInput) -> TypeDecision {
     }
 }
 
+/// The type `text` reads as on its own, as a drives answer, when the reading is clear: some
+/// word of the lexicon matched and one type scores strictly more than every other. `None` when
+/// nothing matched or two types tie for the lead (the type rule then leaves the choice to the
+/// model, `domain::discovery::type_rule`).
+#[must_use]
+pub fn clear_reading(text: &str) -> Option<u8> {
+    let decision = decide(&ExtractionInput {
+        love: String::new(),
+        strength: String::new(),
+        mission: String::new(),
+        vocation: String::new(),
+        drives: text.to_owned(),
+        near_term_goal: None,
+        long_term_goal: None,
+    });
+    if decision.defaulted {
+        return None;
+    }
+    let mut totals: Vec<u32> = decision.scores.iter().map(TypeScore::total).collect();
+    totals.sort_unstable_by(|a, b| b.cmp(a));
+    (totals[0] > totals[1]).then_some(decision.chosen)
+}
+
 /// One lexicon entry, split once into its words and their alternatives.
 struct Compiled {
     entry: &'static str,
@@ -437,6 +460,25 @@ mod tests {
 
     fn score(decision: &TypeDecision, t: u8) -> &TypeScore {
         &decision.scores[usize::from(t - 1)]
+    }
+
+    #[test]
+    fn a_clear_reading_needs_a_match_and_a_single_leader() {
+        assert_eq!(
+            clear_reading("When I'm stressed I withdraw and need space alone."),
+            Some(5)
+        );
+        assert_eq!(
+            clear_reading("Under pressure I take care of everyone else first."),
+            Some(2)
+        );
+        assert_eq!(
+            clear_reading("It depends on the day."),
+            None,
+            "nothing matched"
+        );
+        // One keyword each for 8 ("control") and 6 ("trust"): a tie, so no reading.
+        assert_eq!(clear_reading("Control. Trust."), None);
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod text;
 use async_trait::async_trait;
 use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
+use domain::profile::EnneagramType;
 use domain::reflection::CoachReplyDraft;
 
 use self::lexicon::TypeDecision;
@@ -68,6 +69,11 @@ impl Extractor for OfflineEngine {
     /// Its own draft: the engine writes mirrors only, so it stands in for itself.
     fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft> {
         self.extraction_draft(input).ok()
+    }
+
+    /// The lexicon's reading of the sentences alone, as a drives answer, when one type leads.
+    fn read_type(&self, drives: &str) -> Option<EnneagramType> {
+        lexicon::clear_reading(drives).and_then(|t| EnneagramType::new(i64::from(t)).ok())
     }
 }
 

@@ -140,6 +140,7 @@ const KEY_ORDER: &[&str] = &[
     "items",
     "enum",
     "maxLength",
+    "minItems",
     "maxItems",
     "required",
     "additionalProperties",
@@ -161,6 +162,7 @@ const KEY_ORDER: &[&str] = &[
     "text",
     "opener",
     // The replies asked for.
+    "type_sources",
     "enneagram_type",
     "triad",
     "love_summary",

@@ -21,6 +21,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
+use domain::profile::EnneagramType;
 use domain::reflection::CoachReplyDraft;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{Response, StatusCode};
@@ -436,6 +437,11 @@ impl Extractor for OpenAiClient {
     /// words, their own sentences said back are stored instead (API.md, "Provenance").
     fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft> {
         crate::offline::OfflineEngine.mirror(input)
+    }
+
+    /// The offline engine's clear reading of the drives sentences the model cited.
+    fn read_type(&self, drives: &str) -> Option<EnneagramType> {
+        crate::offline::OfflineEngine.read_type(drives)
     }
 }
 

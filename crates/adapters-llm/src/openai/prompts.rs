@@ -2,9 +2,9 @@
 //! README there). The version is the file name and the prompt's first line.
 
 /// The extractor's instructions.
-pub const EXTRACTOR: &str = include_str!("../../prompts/extractor.v3.md");
+pub const EXTRACTOR: &str = include_str!("../../prompts/extractor.v4.md");
 /// Which extractor prompt is in use.
-pub const EXTRACTOR_VERSION: &str = "extractor.v3";
+pub const EXTRACTOR_VERSION: &str = "extractor.v4";
 
 /// The reflection coach's instructions.
 pub const COACH: &str = include_str!("../../prompts/coach.v2.md");
@@ -27,6 +27,7 @@ mod tests {
     #[test]
     fn the_prompts_name_every_key_the_domain_reads() {
         for key in [
+            "type_sources",
             "enneagram_type",
             "love_summary",
             "strength_summary",

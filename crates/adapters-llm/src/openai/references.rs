@@ -2,8 +2,11 @@
 //! step 1's second sentence), the model names its sources by those numbers (a JSON Schema `enum`
 //! where the endpoint enforces one, so it cannot name any other), and the client writes the
 //! verbatim quotes itself before the domain reads the reply. A small model that cannot copy a
-//! sentence exactly can still point at one. A source the model wrote as quoted text (an endpoint
-//! without the schema) is left as it is, for the domain to verify.
+//! sentence exactly can still point at one. A span within a sentence may be named by its words:
+//! `"1.2:3-7"` (or `{"sentence": "1.2", "words": [3, 7]}`) is words 3 to 7 of sentence 1.2, and
+//! the client writes those words as the person wrote them, with what lies between them. A source
+//! the model wrote as quoted text (an endpoint without the schema) is left as it is, for the
+//! domain to verify.
 
 use domain::discovery::{ExtractionInput, Step};
 use domain::model_output::parse_first_object;
@@ -87,41 +90,130 @@ fn quote(sentence: &str) -> String {
 }
 
 /// The reply with every source given by reference (`"1.2"`, `"[1.2]"`, `{"sentence": "1.2"}`)
-/// replaced by `{"step", "quote"}` with the sentence it names. A reply with no JSON object is
-/// returned as it is, for the domain to refuse with its reason.
+/// replaced by `{"step", "quote"}` with the sentence it names, each source once per field, in
+/// `sources` and in `type_sources`. A reply with no JSON object is returned as it is, for the
+/// domain to refuse with its reason.
 #[must_use]
 pub fn resolve(raw: &str, numbered: &[Numbered]) -> String {
     let Ok(mut reply) = parse_first_object::<Value>(raw) else {
         return raw.to_owned();
     };
+    if let Some(items) = reply.get_mut("type_sources") {
+        resolve_list(items, numbered);
+    }
     let Some(sources) = reply.get_mut("sources").and_then(Value::as_object_mut) else {
         return reply.to_string();
     };
     for items in sources.values_mut() {
-        let list = match items.take() {
-            Value::Array(list) => list,
-            single => vec![single],
-        };
-        *items = Value::Array(
-            list.into_iter()
-                .map(|i| resolve_item(i, numbered))
-                .collect(),
-        );
+        resolve_list(items, numbered);
     }
     reply.to_string()
 }
 
-fn resolve_item(item: Value, numbered: &[Numbered]) -> Value {
-    let reference = match &item {
-        Value::String(s) => Some(s.as_str()),
-        Value::Object(map) => map.get("sentence").and_then(Value::as_str),
-        _ => None,
+/// One list of references (or a single one) resolved in place, each source once.
+fn resolve_list(items: &mut Value, numbered: &[Numbered]) {
+    let list = match items.take() {
+        Value::Array(list) => list,
+        single => vec![single],
     };
-    let id = reference.map(|r| r.trim().trim_start_matches('[').trim_end_matches(']'));
-    match id.and_then(|id| numbered.iter().find(|n| n.id == id)) {
-        Some(n) => json!({ "step": n.step, "quote": quote(&n.text) }),
+    // A sentence named twice for one field is one source (a schema's `enum` cannot say "each at
+    // most once", and small models repeat themselves).
+    let mut resolved: Vec<Value> = Vec::with_capacity(list.len());
+    for item in list.into_iter().map(|i| resolve_item(i, numbered)) {
+        if !resolved.contains(&item) {
+            resolved.push(item);
+        }
+    }
+    *items = Value::Array(resolved);
+}
+
+/// A reference: a sentence's id and, for a span within it, its first and last word (from 1).
+fn reference(item: &Value) -> Option<(&str, Option<(usize, usize)>)> {
+    let (text, words) = match item {
+        Value::String(s) => (s.as_str(), None),
+        Value::Object(map) => {
+            let words = map.get("words").and_then(Value::as_array).map(|w| {
+                let n = |i: usize| {
+                    w.get(i)
+                        .and_then(Value::as_u64)
+                        .and_then(|n| usize::try_from(n).ok())
+                };
+                (n(0), n(1))
+            });
+            let words = match words {
+                None => None,
+                Some((Some(from), Some(to))) if w_len_ok(from, to) => Some((from, to)),
+                // A span that is not two word numbers names nothing the service can write.
+                Some(_) => return None,
+            };
+            (map.get("sentence")?.as_str()?, words)
+        }
+        _ => return None,
+    };
+    let text = text.trim().trim_start_matches('[').trim_end_matches(']');
+    // "1.2:3-7": words 3 to 7 of sentence 1.2.
+    match (text.split_once(':'), words) {
+        (Some((id, span)), None) => {
+            let (from, to) = span.split_once('-')?;
+            let (from, to) = (from.trim().parse().ok()?, to.trim().parse().ok()?);
+            w_len_ok(from, to).then_some((id.trim(), Some((from, to))))
+        }
+        (Some(_), Some(_)) => None,
+        (None, words) => Some((text, words)),
+    }
+}
+
+const fn w_len_ok(from: usize, to: usize) -> bool {
+    from >= 1 && from <= to
+}
+
+/// Words `from` to `to` (from 1) of `sentence`, verbatim with what lies between them; `None`
+/// when the sentence has fewer words.
+fn span(sentence: &str, from: usize, to: usize) -> Option<&str> {
+    let words = crate::offline::text::words(sentence);
+    let (start, _) = words.get(from - 1)?;
+    let (at, last) = words.get(to - 1)?;
+    Some(&sentence[*start..at + last.len()])
+}
+
+fn resolve_item(item: Value, numbered: &[Numbered]) -> Value {
+    let Some((id, words)) = reference(&item) else {
+        return item;
+    };
+    let Some(n) = numbered.iter().find(|n| n.id == id) else {
+        return item;
+    };
+    let text = match words {
+        None => Some(n.text.as_str()),
+        Some((from, to)) => span(&n.text, from, to),
+    };
+    match text {
+        Some(text) => json!({ "step": n.step, "quote": quote(text) }),
+        // Words past the sentence's end: left as written, so it verifies as nothing.
         None => item,
     }
+}
+
+/// The most sentences the type may name.
+pub const TYPE_SOURCES_MAX: usize = 2;
+
+/// The schema of `type_sources`: one or two of the drives answer's (step 5) sentence numbers.
+#[must_use]
+pub fn type_sources_schema(numbered: &[Numbered]) -> Value {
+    let ids: Vec<&str> = numbered
+        .iter()
+        .filter(|n| n.step == 5)
+        .map(|n| n.id.as_str())
+        .collect();
+    if ids.is_empty() {
+        return json!({ "type": "array", "items": { "type": "string" }, "maxItems": 0 });
+    }
+    json!({
+        "type": "array",
+        "items": { "type": "string", "enum": ids },
+        "minItems": 1,
+        "maxItems": TYPE_SOURCES_MAX,
+    })
 }
 
 /// The sources object of the extractor's schema: for each field, a list of the ids it may name.
@@ -186,10 +278,11 @@ mod tests {
     fn references_become_the_sentences_they_name_and_quotes_stay_quotes() {
         let n = number(&input());
         let raw = r#"Here: {"enneagram_type": 2, "sources": {
-            "love_summary": ["1.2", "[1.1]"],
+            "love_summary": ["1.2", "[1.1]", "1.2", "[1.2]"],
             "near_term_goal_summary": [{"sentence": "6.1"}],
             "mission_summary": [{"step": 3, "quote": "Nobody should"}],
-            "strength_summary": "9.9"}}"#;
+            "strength_summary": "9.9"},
+            "type_sources": ["5.2", "5.2"]}"#;
         let out: Value = serde_json::from_str(&resolve(raw, &n)).unwrap();
         assert_eq!(
             out["sources"]["love_summary"],
@@ -211,7 +304,38 @@ mod tests {
             json!(["9.9"]),
             "no such sentence"
         );
+        assert_eq!(
+            out["type_sources"],
+            json!([{"step": 5, "quote": "Under pressure I give more."}])
+        );
         assert_eq!(resolve("no json", &n), "no json");
+    }
+
+    #[test]
+    fn a_span_given_as_word_offsets_is_written_out_verbatim() {
+        let n = number(&input());
+        let raw = r#"{"sources": {
+            "love_summary": ["1.1:2-4", {"sentence": "1.2", "words": [3, 6]}],
+            "near_term_goal_summary": ["6.1: 1 - 5"],
+            "mission_summary": ["3.1:3-9", "3.1:2-1", "3.1:0-2", {"sentence": "3.1", "words": [2]}]}}"#;
+        let out: Value = serde_json::from_str(&resolve(raw, &n)).unwrap();
+        assert_eq!(
+            out["sources"]["love_summary"],
+            json!([
+                {"step": 1, "quote": "old bicycles in"},
+                {"step": 1, "quote": "me every broken frame"}
+            ])
+        );
+        // "home-visit" is two words; the hyphen between them is the person's.
+        assert_eq!(
+            out["sources"]["near_term_goal_summary"][0]["quote"],
+            "Set up a home-visit"
+        );
+        // Past the sentence's end, backwards, from 0, one number: each left as written.
+        assert_eq!(
+            out["sources"]["mission_summary"],
+            json!(["3.1:3-9", "3.1:2-1", "3.1:0-2", {"sentence": "3.1", "words": [2]}])
+        );
     }
 
     #[test]

@@ -22,7 +22,8 @@ pub struct ReplySchema {
     pub schema: Value,
 }
 
-/// The extractor's reply for `input`: `enneagram_type` 1-9, the five summaries, the two goal
+/// The extractor's reply for `input`: `type_sources`, one or two numbers of the drives answer's
+/// sentences, `enneagram_type` 1-9, the five summaries, the two goal
 /// summaries and `sources` for each of the seven fields, as the numbers of the sentences they
 /// rest on ([`super::references`]): each field can name only its own step's sentences (steps
 /// 1-5 for the overlap narrative), so a goal's sources are its own step's. A goal the person did
@@ -30,7 +31,12 @@ pub struct ReplySchema {
 #[must_use]
 pub fn extraction(input: &ExtractionInput) -> ReplySchema {
     let stated = |answer: &Option<String>| answer.as_deref().is_some_and(|a| !a.trim().is_empty());
+    let numbered = references::number(input);
     let mut properties = Map::new();
+    properties.insert(
+        "type_sources".to_owned(),
+        references::type_sources_schema(&numbered),
+    );
     properties.insert(
         "enneagram_type".to_owned(),
         json!({ "type": "integer", "enum": [1, 2, 3, 4, 5, 6, 7, 8, 9] }),
@@ -43,7 +49,6 @@ pub fn extraction(input: &ExtractionInput) -> ReplySchema {
         };
         properties.insert(field.name().to_owned(), prose);
     }
-    let numbered = references::number(input);
     properties.insert(
         "sources".to_owned(),
         object(references::sources_schema(&numbered, SOURCES_PER_FIELD)),
@@ -133,7 +138,7 @@ mod tests {
     use crate::openai::prompts;
 
     /// A validator for the keywords these schemas use (`type`, `enum`, `properties`,
-    /// `required`, `additionalProperties`, `items`, `maxLength`, `maxItems`), so the tests can say what a
+    /// `required`, `additionalProperties`, `items`, `maxLength`, `minItems`, `maxItems`), so the tests can say what a
     /// schema admits. It panics on any other keyword: a new one needs a check here first.
     fn admits(schema: &Value, value: &Value) -> bool {
         let schema = schema.as_object().unwrap();
@@ -147,6 +152,7 @@ mod tests {
                     "additionalProperties",
                     "items",
                     "maxLength",
+                    "minItems",
                     "maxItems"
                 ]
                 .contains(&key.as_str()),
@@ -175,6 +181,11 @@ mod tests {
         }
         if let (Some(max), Some(text)) = (schema.get("maxLength"), value.as_str())
             && text.chars().count() > usize::try_from(max.as_u64().unwrap()).unwrap()
+        {
+            return false;
+        }
+        if let (Some(min), Some(list)) = (schema.get("minItems"), value.as_array())
+            && list.len() < usize::try_from(min.as_u64().unwrap()).unwrap()
         {
             return false;
         }
@@ -241,6 +252,7 @@ mod tests {
             .map(|f| (f.name().to_owned(), json!([])))
             .collect();
         json!({
+            "type_sources": ["5.1"],
             "enneagram_type": 9,
             "love_summary": "You bake bread for your neighbours.",
             "strength_summary": "You stay calm.",
@@ -316,6 +328,18 @@ mod tests {
             (
                 "no such sentence",
                 Box::new(|r| r["sources"]["love_summary"] = json!(["1.2"])),
+            ),
+            (
+                "a type without a drives sentence",
+                Box::new(|r| r["type_sources"] = json!([])),
+            ),
+            (
+                "a type resting on another step",
+                Box::new(|r| r["type_sources"] = json!(["1.1"])),
+            ),
+            (
+                "a type resting on three sentences",
+                Box::new(|r| r["type_sources"] = json!(["5.1", "5.2", "5.1"])),
             ),
             (
                 "a sentence of another step",
@@ -543,6 +567,19 @@ mod tests {
         );
         assert!(extraction.prose.near_term_goal_summary.is_some());
         assert_eq!(extraction.prose.long_term_goal_summary, None);
+        // The example's type rests on a drives sentence that the offline engine reads the same.
+        let cited = draft_type_sources(&resolved, &example_input);
+        assert_eq!(cited.len(), 1);
+        assert_eq!(
+            crate::offline::lexicon::clear_reading(&cited[0].quote),
+            Some(9)
+        );
+    }
+
+    fn draft_type_sources(resolved: &str, input: &ExtractionInput) -> Vec<domain::profile::Source> {
+        domain::discovery::ExtractionDraft::parse(resolved)
+            .unwrap()
+            .verified_type_sources(input)
     }
 
     #[test]

@@ -9,6 +9,7 @@ use adapters_llm::LanguageModel;
 use async_trait::async_trait;
 use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
+use domain::profile::EnneagramType;
 use domain::reflection::CoachReplyDraft;
 
 use super::{LlmOperation, Metrics};
@@ -47,6 +48,11 @@ impl Extractor for MeteredModel {
     /// Not a model call: the offline engine's mirror, computed in the process.
     fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft> {
         self.inner.mirror(input)
+    }
+
+    /// Not a model call either: the offline engine's lexicon.
+    fn read_type(&self, drives: &str) -> Option<EnneagramType> {
+        self.inner.read_type(drives)
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::Step;
 use crate::model_output::{ModelOutputError, parse_first_object};
 use crate::profile::provenance::{
-    Quotable, SourceOrigin, Sources, push_unique, supports_goal, verify,
+    Quotable, Source, SourceOrigin, Sources, push_unique, supports_goal, verify,
 };
 use crate::profile::{EditableField, EnneagramType, ProseFields, Triad, states_no_goal};
 use crate::text::Prose;
@@ -62,6 +62,15 @@ pub struct ExtractionDraft {
     /// Not asked for (the triad follows from the type), but checked when an extractor sends it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub triad: Option<String>,
+    /// The sentences of the drives answer (step 5) the type rests on, as claimed (read as
+    /// leniently as `sources`); the type rule ([`super::type_rule`]) believes only those found
+    /// in step 5. Missing means none.
+    #[serde(
+        default,
+        deserialize_with = "claimed_list",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub type_sources: Vec<ClaimedSource>,
     pub love_summary: String,
     pub strength_summary: String,
     pub mission_summary: String,
@@ -117,6 +126,14 @@ impl ClaimedSource {
     }
 }
 
+fn claimed_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ClaimedSource>, D::Error> {
+    let raw: Option<Value> = Option::deserialize(d)?;
+    Ok(raw
+        .as_ref()
+        .map(ClaimedSource::read_list)
+        .unwrap_or_default())
+}
+
 fn claimed_sources<'de, D: Deserializer<'de>>(
     d: D,
 ) -> Result<BTreeMap<String, Vec<ClaimedSource>>, D::Error> {
@@ -167,6 +184,27 @@ impl ExtractionDraft {
     /// [`ExtractionRejected::Unreadable`] when the reply holds no object of the draft's shape.
     pub fn parse(raw: &str) -> Result<Self, ExtractionRejected> {
         Ok(parse_first_object(raw)?)
+    }
+
+    /// The claimed type sources found in the drives answer (step 5), each once.
+    #[must_use]
+    pub fn verified_type_sources(&self, input: &ExtractionInput) -> Vec<Source> {
+        let Ok(drives) = Step::new(5) else {
+            return Vec::new();
+        };
+        let own = SourceOrigin::Step(drives);
+        let texts: Vec<Quotable<'_>> = input
+            .quotable()
+            .into_iter()
+            .filter(|q| q.origin == own)
+            .collect();
+        let mut kept = Vec::new();
+        for item in &self.type_sources {
+            if let Some(source) = verify(&item.quote, Some(own), &texts) {
+                push_unique(&mut kept, source);
+            }
+        }
+        kept
     }
 
     /// How many quotes the extractor offered (verified or not).
@@ -301,6 +339,7 @@ mod tests {
         ExtractionDraft {
             enneagram_type: type_,
             triad: Some(triad.into()),
+            type_sources: Vec::new(),
             love_summary: "You love teaching.".into(),
             strength_summary: "Explaining".into(),
             mission_summary: "Literacy".into(),

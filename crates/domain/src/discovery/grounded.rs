@@ -4,9 +4,10 @@
 //! draft did not keep is taken from the mirror too. What was replaced is reported, for the
 //! revision note and for `discovery-eval`.
 
+use super::type_rule::TypeDecision;
 use super::{Extraction, ExtractionDraft, ExtractionInput, ExtractionRejected, Step};
 use crate::profile::grounding::Grounding;
-use crate::profile::{EditableField, ProfileEdit, states_no_goal};
+use crate::profile::{EditableField, EnneagramType, ProfileEdit, states_no_goal};
 
 /// What the grounding guard found and did in one extraction.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -19,6 +20,8 @@ pub struct GroundingReport {
     pub goals_from_mirror: Vec<EditableField>,
     /// Ungrounded sentences in what is stored (0 unless no mirror could stand in).
     pub ungrounded_stored: usize,
+    /// How the type was decided (the type rule); `None` only in a report built by hand.
+    pub type_decision: Option<TypeDecision>,
 }
 
 impl GroundingReport {
@@ -46,7 +49,26 @@ impl GroundingReport {
                 names(&self.goals_from_mirror)
             ));
         }
+        if let Some(line) = self.type_decision.and_then(|d| d.note()) {
+            parts.push(line);
+        }
         (!parts.is_empty()).then(|| format!("{}.", parts.join("; ")))
+    }
+}
+
+/// The offline mirror, asked for at most once and only when needed, guarded.
+struct Mirror<'i, F> {
+    ask: Option<F>,
+    input: &'i ExtractionInput,
+    guarded: Option<Extraction>,
+}
+
+impl<F: FnOnce() -> Option<ExtractionDraft>> Mirror<'_, F> {
+    fn get(&mut self) -> Option<&Extraction> {
+        if let Some(ask) = self.ask.take() {
+            self.guarded = ask().and_then(|m| m.guard(self.input).ok());
+        }
+        self.guarded.as_ref()
     }
 }
 
@@ -99,7 +121,8 @@ impl ExtractionDraft {
     /// takes the text and sources of `mirror`'s field (the offline engine's reading of the same
     /// answers, asked for only when needed), and so does a goal the person stated that the draft
     /// did not keep. Without a mirror an ungrounded draft is refused, so the one retry can tell
-    /// the model which sentence was not the person's.
+    /// the model which sentence was not the person's. The type is then decided by the type rule
+    /// ([`TypeDecision`]), with `read`, the offline engine's clear reading of drives sentences.
     ///
     /// # Errors
     /// [`ExtractionRejected`] from the guards, or `Ungrounded` without a mirror.
@@ -107,11 +130,25 @@ impl ExtractionDraft {
         self,
         input: &ExtractionInput,
         mirror: impl FnOnce() -> Option<Self>,
+        read: impl FnOnce(&str) -> Option<EnneagramType>,
     ) -> Result<Grounded, ExtractionRejected> {
+        let cited = self.verified_type_sources(input);
         let mut extraction = self.guard(input)?;
+        let mut mirror = Mirror {
+            ask: Some(mirror),
+            input,
+            guarded: None,
+        };
+        let decision = TypeDecision::decide(extraction.enneagram_type, &cited, read, || {
+            mirror.get().map(|m| m.enneagram_type)
+        });
+        extraction.enneagram_type = decision.decided;
         let all: Vec<&str> = input.quotable().iter().map(|q| q.text).collect();
         let rule = Grounding::for_material(&all);
-        let mut report = GroundingReport::default();
+        let mut report = GroundingReport {
+            type_decision: Some(decision),
+            ..GroundingReport::default()
+        };
         let mut first_ungrounded = None;
         for field in EditableField::ALL {
             let Some(text) = extraction.prose.get(field) else {
@@ -138,7 +175,7 @@ impl ExtractionDraft {
         if report.replaced.is_empty() && report.goals_from_mirror.is_empty() {
             return Ok(Grounded { extraction, report });
         }
-        let Some(mirror) = mirror().and_then(|m| m.guard(input).ok()) else {
+        let Some(mirror) = mirror.get() else {
             if let Some((field, sentence)) = first_ungrounded {
                 return Err(ExtractionRejected::Ungrounded { field, sentence });
             }
@@ -183,6 +220,7 @@ mod tests {
 
     use super::*;
     use crate::discovery::ClaimedSource;
+    use crate::discovery::type_rule::TypeBasis;
 
     /// A nurse who restores old bicycles in her shed, and wants a home-visit rota.
     fn nurse() -> ExtractionInput {
@@ -209,6 +247,7 @@ mod tests {
         ExtractionDraft {
             enneagram_type: 8,
             triad: None,
+            type_sources: Vec::new(),
             love_summary: "You love baking bread for your neighbours.".into(),
             strength_summary: "you are good at overcoming obstacles and taking risks.".into(),
             mission_summary: "You care about old people living alone.".into(),
@@ -229,6 +268,7 @@ mod tests {
         ExtractionDraft {
             enneagram_type: 2,
             triad: None,
+            type_sources: vec![claim(5, "I need to feel useful to others.")],
             love_summary: "You love restoring old bicycles in your shed.".into(),
             strength_summary: "You stay calm on the ward at three in the morning.".into(),
             mission_summary: "You care about old people living alone.".into(),
@@ -254,7 +294,7 @@ mod tests {
     #[test]
     fn invented_sentences_are_replaced_by_the_mirror_and_said_so() {
         let g = invented()
-            .guard_grounded(&nurse(), || Some(mirror()))
+            .guard_grounded(&nurse(), || Some(mirror()), |_| None)
             .unwrap();
         let prose = &g.extraction.prose;
         assert_eq!(
@@ -298,6 +338,43 @@ mod tests {
             note.contains("love_summary") && note.contains("mirror"),
             "{note}"
         );
+        // Her type was given with no drives sentence: the offline engine's reading decided.
+        assert_eq!(g.extraction.enneagram_type.get(), 2);
+        assert!(
+            note.contains("enneagram_type: decided by the offline engine (2)"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn a_clear_reading_of_the_cited_drives_sentence_decides_the_type() {
+        let mut draft = mirror();
+        draft.enneagram_type = 8;
+        let read = |text: &str| {
+            assert_eq!(text, "I need to feel useful to others.");
+            EnneagramType::new(2).ok()
+        };
+        let g = draft.guard_grounded(&nurse(), || None, read).unwrap();
+        assert_eq!(g.extraction.enneagram_type.get(), 2);
+        let d = g.report.type_decision.unwrap();
+        assert_eq!((d.proposed.get(), d.basis), (8, TypeBasis::Contradicted));
+        assert!(
+            g.report
+                .note()
+                .unwrap()
+                .contains("disagreed with the model's type (8)")
+        );
+        // A sentence that is not in her drives answer is no citation.
+        let mut draft = mirror();
+        draft.enneagram_type = 8;
+        draft.type_sources = vec![claim(5, "I love taking charge.")];
+        let g = draft
+            .guard_grounded(&nurse(), || Some(mirror()), |_| None)
+            .unwrap();
+        assert_eq!(
+            g.report.type_decision.map(|d| (d.basis, d.decided.get())),
+            Some((TypeBasis::Uncited, 2))
+        );
     }
 
     #[test]
@@ -305,7 +382,9 @@ mod tests {
         let mut draft = mirror();
         draft.near_term_goal_summary = None;
         draft.sources.remove("near_term_goal_summary");
-        let g = draft.guard_grounded(&nurse(), || Some(mirror())).unwrap();
+        let g = draft
+            .guard_grounded(&nurse(), || Some(mirror()), |_| None)
+            .unwrap();
         assert_eq!(
             g.extraction.prose.near_term_goal_summary.unwrap().as_str(),
             "Set up a volunteer home-visit rota with the parish by next autumn."
@@ -326,20 +405,31 @@ mod tests {
         draft.near_term_goal_summary = None;
         let mut called = false;
         let g = draft
-            .guard_grounded(&input, || {
-                called = true;
-                Some(mirror())
-            })
+            .guard_grounded(
+                &input,
+                || {
+                    called = true;
+                    Some(mirror())
+                },
+                |_| None,
+            )
             .unwrap();
         assert_eq!(g.extraction.prose.near_term_goal_summary, None);
         assert!(!called, "nothing to replace: the mirror is not asked for");
-        assert_eq!(g.report, GroundingReport::default());
+        assert!(g.report.replaced.is_empty() && g.report.goals_from_mirror.is_empty());
+        assert_eq!(
+            g.report.type_decision.map(|d| d.basis),
+            Some(TypeBasis::Cited),
+            "the type rests on a cited drives sentence"
+        );
         assert_eq!(g.report.note(), None);
     }
 
     #[test]
     fn without_a_mirror_an_ungrounded_draft_is_refused_naming_the_sentence() {
-        let err = invented().guard_grounded(&nurse(), || None).unwrap_err();
+        let err = invented()
+            .guard_grounded(&nurse(), || None, |_| None)
+            .unwrap_err();
         assert_eq!(
             err,
             ExtractionRejected::Ungrounded {

@@ -5,6 +5,8 @@ pub mod conversation;
 pub mod extraction;
 pub mod grounded;
 pub mod prompts;
+pub mod source_audit;
+pub mod type_rule;
 
 pub use conversation::{Answer, Conversation, ConversationError, ConversationStatus};
 pub use extraction::{
@@ -12,3 +14,5 @@ pub use extraction::{
 };
 pub use grounded::{Grounded, GroundingReport};
 pub use prompts::{PROMPTS, Prompt, PromptKey, Step};
+pub use source_audit::SourceAudit;
+pub use type_rule::{TypeBasis, TypeDecider, TypeDecision};

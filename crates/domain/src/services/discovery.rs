@@ -168,8 +168,11 @@ where
         let grounded = ask_with_one_retry(
             |feedback| self.extractor.extract(&input, feedback),
             |raw| {
-                ExtractionDraft::parse(raw)?
-                    .guard_grounded(&input, || self.extractor.mirror(&input))
+                ExtractionDraft::parse(raw)?.guard_grounded(
+                    &input,
+                    || self.extractor.mirror(&input),
+                    |drives| self.extractor.read_type(drives),
+                )
             },
         )
         .await
@@ -259,6 +262,11 @@ mod tests {
         serde_json::to_string(&ExtractionDraft {
             enneagram_type: type_,
             triad: Some(triad.into()),
+            // The type rests on the drives answer (step 5).
+            type_sources: vec![ClaimedSource {
+                step: Some(5),
+                quote: "Teaching children to read.".into(),
+            }],
             // Every sentence rests on the answers ("Teaching children to read."), so no field
             // is replaced by the mirror.
             love_summary: "You love teaching children.".into(),
@@ -279,6 +287,14 @@ mod tests {
             .into(),
         })
         .unwrap()
+    }
+
+    /// An extractor whose offline reading of any drives sentence is unclear: the model's
+    /// cited type stands.
+    fn extractor() -> MockExtractor {
+        let mut e = MockExtractor::new();
+        e.expect_read_type().returning(|_| None);
+        e
     }
 
     fn conversations_with(conversation: Conversation) -> MockConversationRepository {
@@ -352,7 +368,7 @@ mod tests {
     #[test]
     fn completing_before_steps_one_to_five_are_answered_is_refused() {
         let user = UserId::new();
-        let mut e = MockExtractor::new();
+        let mut e = extractor();
         e.expect_extract().never();
         let err = block_on(
             service(
@@ -373,7 +389,7 @@ mod tests {
         p.expect_get()
             .returning(move |_| Ok(Some(locked_profile(user))));
         p.expect_write().never();
-        let mut e = MockExtractor::new();
+        let mut e = extractor();
         e.expect_extract().never();
         let err = block_on(service(conversations_with(answered(user, 7)), p, e).complete(user))
             .unwrap_err();
@@ -406,7 +422,7 @@ mod tests {
             })
             .times(1)
             .returning(|_| Ok(None));
-        let mut e = MockExtractor::new();
+        let mut e = extractor();
         e.expect_extract()
             .with(mockall::predicate::always(), eq(None))
             .times(1)
@@ -423,7 +439,7 @@ mod tests {
         let mut p = MockProfileRepository::new();
         p.expect_get().returning(|_| Ok(None));
         p.expect_write().times(1).returning(|_| Ok(None));
-        let mut e = MockExtractor::new();
+        let mut e = extractor();
         let mut seq = Sequence::new();
         e.expect_extract()
             .with(mockall::predicate::always(), eq(None))
@@ -446,7 +462,7 @@ mod tests {
         let mut p = MockProfileRepository::new();
         p.expect_get().returning(|_| Ok(None));
         p.expect_write().never();
-        let mut e = MockExtractor::new();
+        let mut e = extractor();
         e.expect_extract()
             .times(2)
             .returning(|_, _| Ok("I think you are a type 5.".into()));
@@ -464,7 +480,7 @@ mod tests {
         let mut p = MockProfileRepository::new();
         p.expect_get().returning(|_| Ok(None));
         p.expect_write().never();
-        let mut e = MockExtractor::new();
+        let mut e = extractor();
         e.expect_extract()
             .times(1)
             .returning(|_, _| Err(ModelError::Timeout));
@@ -495,7 +511,7 @@ mod tests {
             })
             .times(1)
             .returning(|_| Ok(None));
-        let mut e = MockExtractor::new();
+        let mut e = extractor();
         e.expect_extract()
             .returning(|_, _| Ok(draft_json(6, "head")));
         let profile =
@@ -519,7 +535,7 @@ mod tests {
             })
             .times(1)
             .returning(|_| Ok(None));
-        let mut e = MockExtractor::new();
+        let mut e = extractor();
         e.expect_extract().times(1).returning(|_, _| {
             let mut draft: ExtractionDraft = serde_json::from_str(&draft_json(2, "heart")).unwrap();
             draft.love_summary = "You love baking bread for your neighbours.".into();
@@ -536,12 +552,43 @@ mod tests {
     }
 
     #[test]
+    fn a_type_without_a_cited_drives_sentence_is_the_offline_engine_s_and_the_note_says_so() {
+        let user = UserId::new();
+        let mut p = MockProfileRepository::new();
+        p.expect_get().returning(|_| Ok(None));
+        p.expect_write()
+            .withf(|w| {
+                let note = w.revision.as_ref().and_then(|r| r.note.as_ref());
+                w.profile.enneagram_type.get() == 5
+                    && note.is_some_and(|n| {
+                        n.as_str()
+                            .contains("enneagram_type: decided by the offline engine (5)")
+                    })
+            })
+            .times(1)
+            .returning(|_| Ok(None));
+        let mut e = MockExtractor::new();
+        e.expect_read_type().never();
+        e.expect_extract().times(1).returning(|_, _| {
+            let mut draft: ExtractionDraft = serde_json::from_str(&draft_json(2, "heart")).unwrap();
+            draft.type_sources.clear();
+            Ok(serde_json::to_string(&draft).unwrap())
+        });
+        e.expect_mirror()
+            .times(1)
+            .returning(|_| serde_json::from_str(&draft_json(5, "head")).ok());
+        let profile =
+            block_on(service(conversations_with(answered(user, 5)), p, e).complete(user)).unwrap();
+        assert_eq!(profile.enneagram_type.get(), 5);
+    }
+
+    #[test]
     fn a_concurrent_completion_surfaces_as_a_conflict() {
         let user = UserId::new();
         let mut p = MockProfileRepository::new();
         p.expect_get().returning(|_| Ok(None));
         p.expect_write().returning(|_| Err(RepoError::Conflict));
-        let mut e = MockExtractor::new();
+        let mut e = extractor();
         e.expect_extract()
             .returning(|_, _| Ok(draft_json(3, "heart")));
         let err = block_on(service(conversations_with(answered(user, 5)), p, e).complete(user))
