@@ -77,6 +77,18 @@ faults:
 scale-out seconds="60":
     TEST_DATABASE_URL={{pg_url}} DURATION={{seconds}} python3 tests/reliability/scale_out.py
 
+# Reliability: kill -9 of the service at random moments under mixed writes, SQLite and PostgreSQL (mode: short = 50 rounds per backend, long = 1,000).
+crash mode="long":
+    TEST_DATABASE_URL={{pg_url}} CRASH_MODE={{mode}} python3 tests/reliability/crash.py
+
+# Reliability: SQLite on a small tmpfs of its own (needs root), filled under load: 507 storage_full, reads go on, writes come back.
+disk-full:
+    python3 tests/reliability/disk_full.py
+
+# Reliability: back up under load (discovery-batch backup / pg_dump), restore into a fresh instance, check what came back.
+backup-drill:
+    TEST_DATABASE_URL={{pg_url}} python3 tests/reliability/backup_drill.py
+
 # wrk against the main routes beside raw-database baselines, peak RSS (release; report in the target dir).
 load seconds="10":
     TEST_DATABASE_URL={{pg_url}} LOAD_SECONDS={{seconds}} RELIABILITY_PROFILE=release python3 tests/reliability/load.py

@@ -5,11 +5,15 @@
 #   scale-out  two discovery-api instances on one fresh database of the shared server, then two
 #              `discovery-batch checkins` at once
 #   load       wrk against the main routes beside raw-database baselines, peak RSS, a report
+#   backup-drill  back up under load, restore into a fresh instance, check it (SQLite, PostgreSQL)
+#   disk-full  SQLite on a small tmpfs of its own, filled under load (needs root: it mounts one)
+#   crash      the kill -9 campaign, short mode: 50 rounds per backend (CRASH_MODE=long: 1,000)
 #
-#   DURATION=15 bash tests/reliability/run.sh     # what CI runs (about 2-3 minutes, warm build)
+#   DURATION=15 bash tests/reliability/run.sh     # what CI runs (about 6-7 minutes, warm build)
 #
 # Environment: DURATION (scale-out load, default 60; also sets LOAD_SECONDS = DURATION/5 within
-# 3..10 unless given), SUITES ("faults scale-out load"), RELIABILITY_PROFILE (debug|release,
+# 3..10 unless given), SUITES ("faults scale-out load backup-drill disk-full crash"),
+# CRASH_MODE (short), RELIABILITY_PROFILE (debug|release,
 # default debug), DISCOVERY_API / DISCOVERY_BATCH (skip the build), TEST_DATABASE_URL (the shared
 # server, default postgres://postgres@127.0.0.1:5432/postgres), CARGO_TARGET_DIR. Every suite
 # cleans up what it started; the exit status is non-zero when any check failed.
@@ -28,7 +32,8 @@ if [ -z "${LOAD_SECONDS:-}" ]; then
 fi
 export LOAD_SECONDS
 profile="${RELIABILITY_PROFILE:-debug}"
-suites="${SUITES:-faults scale-out load}"
+suites="${SUITES:-faults scale-out load backup-drill disk-full crash}"
+export CRASH_MODE="${CRASH_MODE:-short}"
 
 # Prerequisites: python3 >= 3.11, psql and pgbench (postgresql-client), wrk (load.py installs it).
 python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "python3 >= 3.11 is needed")'

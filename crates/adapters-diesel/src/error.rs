@@ -27,6 +27,9 @@ pub(crate) enum StoreError {
     /// The bounded wait for a connection permit or SQLite's writer ran out.
     #[error("the database had no room for this request in time")]
     Busy,
+    /// The disk under the database is full (a group commit's other writes carry its text).
+    #[error(transparent)]
+    Full(anyhow::Error),
 }
 
 /// The result of one blocking database step.
@@ -47,8 +50,10 @@ impl StoreError {
                 Kind::Conflict => RepoError::Conflict,
                 Kind::NotFound => RepoError::NotFound,
                 Kind::Unavailable => RepoError::Unavailable(anyhow::Error::new(e).context(context)),
+                Kind::Full => RepoError::StorageFull(anyhow::Error::new(e).context(context)),
                 Kind::Unexpected => RepoError::Unexpected(anyhow::Error::new(e).context(context)),
             },
+            Self::Full(e) => RepoError::StorageFull(e.context(context)),
         }
     }
 
@@ -58,7 +63,8 @@ impl StoreError {
         match self {
             Self::Pool(_) | Self::Unavailable(_) | Self::Busy => true,
             Self::Query(e) => matches!(classify(e), Kind::Unavailable) && !is_deadlock(e),
-            Self::Conflict | Self::NotFound | Self::Data(_) => false,
+            // A full disk is not the connection's fault; the next write may fit.
+            Self::Conflict | Self::NotFound | Self::Data(_) | Self::Full(_) => false,
         }
     }
 
@@ -72,10 +78,12 @@ impl StoreError {
             Self::Pool(e) => Self::Unavailable(anyhow::anyhow!("{e}")),
             Self::Unavailable(e) => Self::Unavailable(anyhow::anyhow!("{e:#}")),
             Self::Data(e) => Self::Data(anyhow::anyhow!("{e:#}")),
+            Self::Full(e) => Self::Full(anyhow::anyhow!("{e:#}")),
             Self::Query(e) => match classify(e) {
                 Kind::Conflict => Self::Conflict,
                 Kind::NotFound => Self::NotFound,
                 Kind::Unavailable => Self::Unavailable(anyhow::anyhow!("{e}")),
+                Kind::Full => Self::Full(anyhow::anyhow!("{e}")),
                 Kind::Unexpected => Self::Data(anyhow::anyhow!("{e}")),
             },
         }
@@ -86,6 +94,7 @@ enum Kind {
     Conflict,
     NotFound,
     Unavailable,
+    Full,
     Unexpected,
 }
 
@@ -102,6 +111,8 @@ fn classify(error: &DieselError) -> Kind {
             }
             // SQLite reports a writer that outlasted busy_timeout only through its message.
             _ if is_busy(info.message()) => Kind::Unavailable,
+            // Neither SQLite's SQLITE_FULL nor PostgreSQL's disk_full (53100) has a kind.
+            _ if is_full(info.message()) => Kind::Full,
             // PostgreSQL chose this transaction to break a lock cycle: nothing was written and
             // the same request may simply be sent again (diesel has no kind for 40P01).
             _ if is_deadlock_message(info.message()) => Kind::Unavailable,
@@ -119,6 +130,12 @@ fn is_deadlock(error: &DieselError) -> bool {
 
 fn is_deadlock_message(message: &str) -> bool {
     message.contains("deadlock detected")
+}
+
+/// SQLITE_FULL ("database or disk is full"), and PostgreSQL's disk_full, whose message quotes
+/// the operating system's ENOSPC ("could not extend file ...: No space left on device").
+fn is_full(message: &str) -> bool {
+    message.contains("database or disk is full") || message.contains("No space left on device")
 }
 
 fn is_busy(message: &str) -> bool {
@@ -148,6 +165,18 @@ pub enum DbError {
     Task(#[source] tokio::task::JoinError),
     #[error("could not start the SQLite checkpoint thread: {0}")]
     Checkpointer(#[source] std::io::Error),
+    #[error("backups of PostgreSQL are taken with pg_dump (see docs/operations.md, Backups)")]
+    NotSqlite,
+    #[error("{0} already exists; a backup never overwrites a file, choose a new name")]
+    BackupExists(String),
+    #[error("no such file: {0}")]
+    NoSuchFile(String),
+    #[error("file {path}")]
+    File {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 #[cfg(test)]
@@ -184,6 +213,32 @@ mod tests {
 
     fn query(kind: DatabaseErrorKind, message: &'static str) -> StoreError {
         StoreError::Query(DieselError::DatabaseError(kind, Box::new(Info(message))))
+    }
+
+    #[test]
+    fn a_full_disk_is_storage_full_on_both_backends_and_not_a_lost_connection() {
+        for full in [
+            query(DatabaseErrorKind::Unknown, "database or disk is full"),
+            query(
+                DatabaseErrorKind::Unknown,
+                "could not extend file \"base/16384/16385\": No space left on device",
+            ),
+        ] {
+            assert!(!full.is_connection_failure(), "{full}");
+            let sibling = full.for_each_of_a_group();
+            assert!(matches!(
+                full.into_repo("storing"),
+                RepoError::StorageFull(_)
+            ));
+            assert!(matches!(
+                sibling.into_repo("storing"),
+                RepoError::StorageFull(_)
+            ));
+        }
+        assert!(matches!(
+            query(DatabaseErrorKind::Unknown, "disk I/O error").into_repo("storing"),
+            RepoError::Unexpected(_)
+        ));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! # let _ = profiles; Ok(()) }
 //! ```
 
+pub mod backup;
 mod checkpointer;
 pub mod connection;
 mod convert;

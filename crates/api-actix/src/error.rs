@@ -64,6 +64,11 @@ pub enum ApiError {
     /// The database had no room for this request within the bound; nothing was changed.
     #[error("The service is busy right now; nothing was changed. Try again in a moment.")]
     Busy,
+    /// The database's disk is full; the write was rolled back whole.
+    #[error(
+        "The service's storage is full; nothing was changed. Reading still works; try again once space is freed."
+    )]
+    StorageFull(#[source] anyhow::Error),
     #[error("Something went wrong on our side.")]
     Internal(#[source] anyhow::Error),
 }
@@ -79,7 +84,9 @@ impl ApiError {
     #[must_use]
     pub fn for_log(&self) -> String {
         match self {
-            Self::Internal(cause) | Self::Unavailable(cause) => format!("{cause:#}"),
+            Self::Internal(cause) | Self::Unavailable(cause) | Self::StorageFull(cause) => {
+                format!("{cause:#}")
+            }
             other => other.code().to_owned(),
         }
     }
@@ -102,6 +109,7 @@ impl ApiError {
             Self::CoachUnavailable => "coach_unavailable",
             Self::Unavailable(_) => "unavailable",
             Self::Busy => "busy",
+            Self::StorageFull(_) => "storage_full",
             Self::Internal(_) => "internal",
         }
     }
@@ -126,6 +134,7 @@ impl From<RepoError> for ApiError {
             },
             RepoError::Unavailable(cause) => Self::Unavailable(cause),
             RepoError::Busy => Self::Busy,
+            RepoError::StorageFull(cause) => Self::StorageFull(cause),
             RepoError::Unexpected(cause) => Self::Internal(cause),
         }
     }
@@ -170,6 +179,7 @@ impl ResponseError for ApiError {
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::CoachUnavailable => StatusCode::BAD_GATEWAY,
             Self::Unavailable(_) | Self::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            Self::StorageFull(_) => StatusCode::INSUFFICIENT_STORAGE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -180,6 +190,8 @@ impl ResponseError for ApiError {
             Self::Unavailable(_) => {
                 tracing::warn!(error = %self.for_log(), "dependency unavailable")
             }
+            // The operator must act (free space); each refused write says so once.
+            Self::StorageFull(_) => tracing::error!(error = %self.for_log(), "storage full"),
             // Logged with its cause where the model call failed.
             Self::CoachUnavailable => {}
             // The caller's mistake, not the server's: the activity log has it. Only the code,
@@ -243,6 +255,20 @@ mod tests {
         assert_eq!(internal.for_log(), "opening a session: connection refused");
         let refused = ApiError::InvalidJson("invalid type: string \"my words\"".into());
         assert_eq!(refused.for_log(), "invalid_json");
+    }
+
+    #[actix_web::test]
+    async fn a_full_disk_is_507_storage_full_without_its_cause() {
+        let cause = anyhow::anyhow!("database or disk is full").context("storing a task mapping");
+        let (status, json) = body(ApiError::from(RepoError::StorageFull(cause))).await;
+        assert_eq!(status, 507);
+        assert_eq!(json["error"]["code"], "storage_full");
+        let message = json["error"]["message"].as_str().unwrap();
+        assert!(message.contains("nothing was changed"), "{message}");
+        assert!(
+            !message.contains("disk is full"),
+            "the cause stays in the log: {message}"
+        );
     }
 
     #[actix_web::test]

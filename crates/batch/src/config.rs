@@ -38,6 +38,14 @@ pub async fn database_applying() -> anyhow::Result<(Database, Vec<String>)> {
         .context("opening the database")
 }
 
+/// `DATABASE_URL` as the service reads it, without opening the database.
+///
+/// # Errors
+/// A bad database setting.
+pub fn database_url() -> anyhow::Result<String> {
+    Ok(settings::database::database(&vars())?.url)
+}
+
 /// `ACTIVITY_RETENTION_DAYS`, default 90.
 ///
 /// # Errors

@@ -1,6 +1,8 @@
 //! `discovery-batch`: one scheduled job per run (`checkins`, `deliver`, `prune-activity`,
-//! `migrate`), one JSON summary line on stdout, a non-zero exit code on failure.
+//! `migrate`) or operator task (`backup`, `verify`), one JSON summary line on stdout, a
+//! non-zero exit code on failure.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -31,6 +33,18 @@ enum Job {
     },
     /// Applies pending database migrations.
     Migrate,
+    /// Copies the live SQLite database into a new file while the service writes (PostgreSQL:
+    /// use pg_dump); prints rows per table and the time taken.
+    Backup {
+        /// The new backup file (never overwritten).
+        #[arg(long)]
+        to: PathBuf,
+    },
+    /// Checks a SQLite backup file: integrity, migration version, rows per table.
+    Verify {
+        /// The backup file.
+        file: PathBuf,
+    },
 }
 
 #[tokio::main]
@@ -41,6 +55,8 @@ async fn main() -> ExitCode {
         Job::Deliver => ("deliver", jobs::deliver::run().await),
         Job::PruneActivity { days } => ("prune-activity", jobs::prune_activity::run(days).await),
         Job::Migrate => ("migrate", jobs::migrate::run().await),
+        Job::Backup { to } => ("backup", jobs::backup::run(to).await),
+        Job::Verify { file } => ("verify", jobs::verify::run(file).await),
     };
     match outcome {
         Ok(report) => {

@@ -14,6 +14,10 @@ pub enum RepoError {
     /// SQLite's single writer): nothing was done, and trying again shortly may succeed.
     #[error("storage busy")]
     Busy,
+    /// The database's disk is full: the write was rolled back whole, nothing was changed, and
+    /// reads go on working. Trying again helps once space is freed.
+    #[error("storage full")]
+    StorageFull(#[source] anyhow::Error),
     /// The database could not be reached or did not answer in time.
     #[error("storage unavailable")]
     Unavailable(#[source] anyhow::Error),

@@ -191,13 +191,17 @@ async fn write_retrying<R: ActivityRepository>(
     loop {
         match repo.record(part).await {
             Ok(stored) => return Ok(stored),
-            Err(RepoError::Unavailable(e)) if attempt < ATTEMPTS => {
+            // A full disk, like an unreachable database, is no fault of these entries: splitting
+            // the batch would only send more writes that cannot fit.
+            Err(RepoError::Unavailable(e) | RepoError::StorageFull(e)) if attempt < ATTEMPTS => {
                 tracing::warn!(error = %format!("{e:#}"), attempt, entries = part.len(), "activity batch not written; retrying");
                 tokio::time::sleep(delay).await;
                 delay *= 4;
                 attempt += 1;
             }
-            Err(RepoError::Unavailable(e)) => return Err(Failure::Unavailable(e)),
+            Err(RepoError::Unavailable(e) | RepoError::StorageFull(e)) => {
+                return Err(Failure::Unavailable(e));
+            }
             Err(e) => return Err(Failure::Refused(e.into())),
         }
     }
@@ -390,14 +394,15 @@ mod tests {
         assert!(calls.load(Ordering::SeqCst) <= 30, "{calls:?}");
     }
 
-    #[tokio::test]
-    async fn a_batch_is_given_up_whole_while_the_database_stays_unavailable() {
+    /// Ten entries against a repository that always fails with `error`: how many writes it
+    /// was sent, after the writer's counters show all ten lost and none written.
+    async fn writes_while_always(error: fn() -> RepoError) -> usize {
         let calls = Arc::new(AtomicUsize::new(0));
         let c = Arc::clone(&calls);
         let mut repo = MockActivityRepository::new();
         repo.expect_record().returning(move |_| {
             c.fetch_add(1, Ordering::SeqCst);
-            Err(RepoError::Unavailable(anyhow::anyhow!("database down")))
+            Err(error())
         });
         let counters = counters();
         let (queue, writer) = ActivityWriter::spawn(repo, counters.clone());
@@ -406,7 +411,24 @@ mod tests {
         }
         assert_eq!(writer.shutdown().await, 0);
         assert_eq!((counters.written.get(), counters.lost.get()), (0, 10));
+        calls.load(Ordering::SeqCst)
+    }
+
+    #[tokio::test]
+    async fn a_batch_is_given_up_whole_while_the_database_stays_unavailable() {
+        let calls =
+            writes_while_always(|| RepoError::Unavailable(anyhow::anyhow!("database down"))).await;
         // Retried, not split: splitting cannot help a database that does not answer.
-        assert_eq!(calls.load(Ordering::SeqCst), ATTEMPTS as usize);
+        assert_eq!(calls, ATTEMPTS as usize);
+    }
+
+    #[tokio::test]
+    async fn a_full_disk_is_retried_with_back_off_and_never_splits_the_batch() {
+        let calls = writes_while_always(|| {
+            RepoError::StorageFull(anyhow::anyhow!("database or disk is full"))
+        })
+        .await;
+        // Split into single entries it would have made 19 writes that cannot fit either.
+        assert_eq!(calls, ATTEMPTS as usize);
     }
 }

@@ -2,7 +2,8 @@
 //! route's annotation lists only its own: 401 and the 403s where a credential is needed (the CSRF
 //! defence for writes, a personal key outside its scopes, a route that needs the session cookie); 400, 413, 415 and 422 where a JSON body is read; 400 and 422 where a query string is
 //! (except on the sign-in redirects, which read theirs leniently);
-//! 503 wherever the database is asked. An operation's own entry for a status wins.
+//! 503 wherever the database is asked, and 507 where it is written. An operation's own entry for
+//! a status wins.
 
 use actix_web::http::Method;
 use utoipa::Modify;
@@ -31,6 +32,9 @@ const INVALID: &str =
 const UNAVAILABLE: &str = "`unavailable`: the database cannot be reached; or `busy`: it had no \
      room for this request within the bound (`Retry-After` set). Nothing was changed.";
 
+const STORAGE_FULL: &str = "`storage_full`: the database's disk is full. Nothing was changed \
+     (the write is rolled back whole); reads go on working; try again once space is freed.";
+
 impl Modify for CommonErrors {
     fn modify(&self, openapi: &mut OpenApi) {
         for (path, item) in &mut openapi.paths.paths {
@@ -53,7 +57,7 @@ impl Modify for CommonErrors {
             {
                 if let Some(operation) = operation {
                     let refusals = refusals(&method, path, writes);
-                    add_common(operation, &refusals, path != "/healthz");
+                    add_common(operation, &refusals, path != "/healthz", writes);
                 }
             }
         }
@@ -75,7 +79,7 @@ fn refusals(method: &Method, path: &str, writes: bool) -> String {
     why.join(" ")
 }
 
-fn add_common(operation: &mut Operation, refusals: &str, asks_database: bool) {
+fn add_common(operation: &mut Operation, refusals: &str, asks_database: bool, writes: bool) {
     let signed_in = operation.security.as_ref().is_some_and(|s| !s.is_empty());
     let reads_body = operation.request_body.is_some();
     // A redirecting route (sign-in) reads its query leniently and answers only with redirects.
@@ -110,6 +114,9 @@ fn add_common(operation: &mut Operation, refusals: &str, asks_database: bool) {
     }
     if asks_database {
         add("503", UNAVAILABLE);
+        if writes {
+            add("507", STORAGE_FULL);
+        }
     }
 }
 

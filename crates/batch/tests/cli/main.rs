@@ -11,6 +11,7 @@
 #[macro_use]
 mod harness;
 
+mod backup;
 mod checkins;
 mod deliver;
 mod failure;
