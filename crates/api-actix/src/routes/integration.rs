@@ -108,7 +108,7 @@ pub(crate) async fn batch(
     req.extensions_mut().insert(Action("task_mapping.batch"));
     let inputs = body.into_inner().into_inputs()?;
     match state.integration.upsert_batch(caller.user_id, inputs).await {
-        Ok((created, updated)) => Ok(HttpResponse::Ok().json(BatchReport::new(created, updated))),
+        Ok(outcome) => Ok(HttpResponse::Ok().json(BatchReport::from(outcome))),
         Err(BatchError::TooLarge(n)) => Err(ApiError::invalid(
             "items",
             format!("at most {MAX_BATCH} items per batch (got {n})"),

@@ -7,25 +7,25 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::keys;
+use super::enum_schemas;
 use super::page::next_cursor;
 
 /// The coaching preferences (`/coaching/preferences`).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Preferences)]
 pub struct PreferencesView {
-    #[schema(value_type = keys::Frequency)]
+    #[schema(value_type = enum_schemas::Frequency)]
     coaching_frequency: &'static str,
-    #[schema(value_type = keys::Style)]
+    #[schema(value_type = enum_schemas::Style)]
     coaching_style: &'static str,
     #[schema(minimum = 0.0, maximum = 1.0)]
     misalignment_threshold: f64,
-    #[schema(value_type = keys::Friction)]
+    #[schema(value_type = enum_schemas::Friction)]
     friction_tolerance: &'static str,
     prefer_questions_over_directives: bool,
-    #[schema(value_type = keys::TimeOfDay)]
+    #[schema(value_type = enum_schemas::TimeOfDay)]
     time_of_day_preference: &'static str,
-    #[schema(value_type = keys::PreferencesSource)]
+    #[schema(value_type = enum_schemas::PreferencesSource)]
     source: &'static str,
     #[serde(with = "time::serde::rfc3339")]
     updated_at: OffsetDateTime,
@@ -58,7 +58,7 @@ pub struct CheckInView<'a> {
     quoted_goals: &'a [String],
     /// Where logged time went in the last 14 days; null when none was logged.
     observation: Option<&'a str>,
-    #[schema(value_type = keys::CheckInOrigin)]
+    #[schema(value_type = enum_schemas::CheckInOrigin)]
     origin: &'static str,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
