@@ -122,3 +122,37 @@ impl From<&RunReport> for RunReportView {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use domain::coaching::CheckInOrigin;
+    use domain::ids::UserId;
+    use domain::notifications::CheckInData;
+    use serde_json::Value;
+
+    use super::*;
+
+    /// The `checkin.created` webhook sends a new check-in as this view shows it: each field of
+    /// the payload's data is the view's field of the same name, with the same value.
+    #[test]
+    fn the_checkin_event_data_is_the_view_of_a_new_checkin() {
+        let checkin = CheckIn {
+            id: CheckInId::new(),
+            user_id: UserId::new(),
+            message: "Does this still hold?".to_owned(),
+            quoted_goals: vec!["Ride to work daily".to_owned()],
+            observation: Some("Most logged time went to Vocation.".to_owned()),
+            origin: CheckInOrigin::Batch,
+            created_at: time::macros::datetime!(2026-11-26 10:00:00.123456 UTC),
+            response: None,
+        };
+        let view = serde_json::to_value(CheckInView::from(&checkin)).unwrap();
+        let Value::Object(data) = serde_json::to_value(CheckInData::from(&checkin)).unwrap() else {
+            panic!("the data is an object");
+        };
+        assert_eq!(data.len(), 6);
+        for (field, value) in data {
+            assert_eq!(view[&field], value, "{field}");
+        }
+    }
+}
