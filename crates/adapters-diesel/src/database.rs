@@ -35,6 +35,31 @@ const GROUP_LEADERS: usize = 2;
 const READ_LEADERS: usize = 2;
 
 /// The database: a pool of connections to one SQLite file or PostgreSQL database. Cheap to clone.
+///
+/// # Which way in
+///
+/// A repository reaches a connection in one of four ways. The choice is a matter of
+/// correctness, not only speed, and this is the one place that says how to make it:
+///
+/// - [`Database::run`]: reads, one statement or several that need not agree with each other.
+///   No transaction and, on SQLite, no turn at the writer: a write here would fight this
+///   process's writer through SQLite's sleep-and-retry, and two writes would not be atomic.
+/// - [`Database::write`]: every change of several statements that must stand or fall together,
+///   and every read whose answer decides what is written. One transaction; on SQLite this
+///   process's writers take turns on a mutex, so no other writer runs between its reads and
+///   its commit (on PostgreSQL the step locks what it must, as `person_turn` and the repositories'
+///   `FOR UPDATE` reads do).
+/// - [`Database::write_one`]: one write (an upsert, a delete) whose caller waits for its answer.
+///   Writes that arrive together share a commit (group commit), and a write whose group failed
+///   runs again alone, so the step is `Fn` and must be right when run twice. Alone it is
+///   autocommitted statement by statement: a step whose statements must be atomic belongs in
+///   `write`.
+/// - [`Database::read_grouped`]: a hot read of one row by its key. Reads that arrive together
+///   share one statement (`IN (…)`), through a queue made once by [`Database::read_group`];
+///   only for a lookup whose answer does not depend on who asks.
+///
+/// Every way in waits as a parked task, at most for the configured bound, and sorts a failure
+/// into [`RepoError`] (`Busy` when nothing was done for lack of room).
 #[derive(Clone)]
 pub struct Database {
     pool: Pool<DbConnectionManager>,

@@ -10,7 +10,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::metrics::Metrics;
-use crate::services::Deliveries;
+use crate::service_types::Deliveries;
 
 /// Deliveries claimed per pass, attempted at once.
 pub const PASS: u32 = 50;

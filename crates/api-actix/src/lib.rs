@@ -14,7 +14,7 @@ pub mod pages;
 pub mod reclassify_worker;
 pub mod requests;
 pub mod routes;
-pub mod services;
+pub mod service_types;
 pub mod startup;
 pub mod state;
 pub mod telemetry;

@@ -71,22 +71,7 @@ impl Pages {
     /// template that does not render: a syntax error, a block the layout requires that the page
     /// does not fill, or a page that does not extend the layout. The message names the file.
     pub fn assemble(dir: &Path) -> anyhow::Result<Self> {
-        let mut env = Environment::new();
-        // The templates hold only the service's own markup; there are no values to escape.
-        env.set_auto_escape_callback(|_| AutoEscape::None);
-        // A misspelt variable is an error, not an empty string.
-        env.set_undefined_behavior(UndefinedBehavior::Strict);
-        // The layout's default for a block every page must fill (`{{ required() }}`).
-        env.add_function("required", |state: &State| -> Result<String, Error> {
-            Err(Error::new(
-                ErrorKind::InvalidOperation,
-                format!(
-                    "the page fills no `{}` block, which {LAYOUT} requires",
-                    state.current_block().unwrap_or("?")
-                ),
-            ))
-        });
-
+        let mut env = environment();
         let layout = dir.join(LAYOUT);
         let layout_source = std::fs::read_to_string(&layout)
             .with_context(|| format!("reading the page layout {}", layout.display()))?;
@@ -95,57 +80,10 @@ impl Pages {
             .with_context(|| format!("in {}", layout.display()))?;
 
         let pages_dir = dir.join(PAGES_DIR);
-        let entries = std::fs::read_dir(&pages_dir)
-            .with_context(|| format!("reading the pages in {}", pages_dir.display()))?;
-        let mut sources = Vec::new();
-        for entry in entries {
-            let path = entry
-                .with_context(|| format!("reading the pages in {}", pages_dir.display()))?
-                .path();
-            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-                continue;
-            };
-            if !name.ends_with(".html") {
-                continue;
-            }
-            let source = std::fs::read_to_string(&path)
-                .with_context(|| format!("reading the page {}", path.display()))?;
-            let key = format!("{PAGES_DIR}/{name}");
-            env.add_template_owned(key.clone(), source)
-                .with_context(|| format!("in {}", path.display()))?;
-            let last_modified = modified(&path).max(layout_modified).map(HttpDate::from);
-            sources.push((name.to_owned(), key, last_modified));
-        }
-
+        let sources = add_pages(&mut env, &pages_dir, layout_modified)?;
         let mut pages = HashMap::new();
         for (name, key, last_modified) in sources {
-            let file = pages_dir.join(&name);
-            // The navigation link this page marks as the current one.
-            let current = if name == INDEX {
-                "/".to_owned()
-            } else {
-                format!("/{name}")
-            };
-            let html = env
-                .get_template(&key)
-                .and_then(|t| t.render(context! { current }))
-                .with_context(|| format!("rendering {}", file.display()))?;
-            // Forgetting `{% extends %}` renders the page's blocks alone: no head, no navigation.
-            anyhow::ensure!(
-                html.trim_start()
-                    .get(..14)
-                    .is_some_and(|start| start.eq_ignore_ascii_case("<!doctype html")),
-                "{} does not extend {LAYOUT}: it must begin with {{% extends \"{LAYOUT}\" %}}",
-                file.display()
-            );
-            let digest = Sha256::digest(html.as_bytes());
-            let etag = EntityTag::new_strong(hex::encode(&digest[..16]));
-            let page = Page {
-                name: name.clone(),
-                html: Bytes::from(html),
-                etag,
-                last_modified,
-            };
+            let page = render(&env, &pages_dir, name.clone(), &key, last_modified)?;
             pages.insert(name, page);
         }
         for needed in [INDEX, LOGIN] {
@@ -178,6 +116,94 @@ impl Pages {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.0.keys().map(String::as_str)
     }
+}
+
+/// The template engine the pages are assembled with.
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    // The templates hold only the service's own markup; there are no values to escape.
+    env.set_auto_escape_callback(|_| AutoEscape::None);
+    // A misspelt variable is an error, not an empty string.
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    // The layout's default for a block every page must fill (`{{ required() }}`).
+    env.add_function("required", |state: &State| -> Result<String, Error> {
+        Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "the page fills no `{}` block, which {LAYOUT} requires",
+                state.current_block().unwrap_or("?")
+            ),
+        ))
+    });
+    env
+}
+
+/// Adds every `.html` template of `pages_dir` to `env`; returns each page's file name, template
+/// key and last change (its own or the layout's, whichever is later).
+fn add_pages(
+    env: &mut Environment<'static>,
+    pages_dir: &Path,
+    layout_modified: Option<SystemTime>,
+) -> anyhow::Result<Vec<(String, String, Option<HttpDate>)>> {
+    let entries = std::fs::read_dir(pages_dir)
+        .with_context(|| format!("reading the pages in {}", pages_dir.display()))?;
+    let mut sources = Vec::new();
+    for entry in entries {
+        let path = entry
+            .with_context(|| format!("reading the pages in {}", pages_dir.display()))?
+            .path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if !name.ends_with(".html") {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading the page {}", path.display()))?;
+        let key = format!("{PAGES_DIR}/{name}");
+        env.add_template_owned(key.clone(), source)
+            .with_context(|| format!("in {}", path.display()))?;
+        let last_modified = modified(&path).max(layout_modified).map(HttpDate::from);
+        sources.push((name.to_owned(), key, last_modified));
+    }
+    Ok(sources)
+}
+
+/// Renders the page `name` (template `key`) with its navigation link marked current.
+fn render(
+    env: &Environment<'static>,
+    pages_dir: &Path,
+    name: String,
+    key: &str,
+    last_modified: Option<HttpDate>,
+) -> anyhow::Result<Page> {
+    let file = pages_dir.join(&name);
+    // The navigation link this page marks as the current one.
+    let current = if name == INDEX {
+        "/".to_owned()
+    } else {
+        format!("/{name}")
+    };
+    let html = env
+        .get_template(key)
+        .and_then(|t| t.render(context! { current }))
+        .with_context(|| format!("rendering {}", file.display()))?;
+    // Forgetting `{% extends %}` renders the page's blocks alone: no head, no navigation.
+    anyhow::ensure!(
+        html.trim_start()
+            .get(..14)
+            .is_some_and(|start| start.eq_ignore_ascii_case("<!doctype html")),
+        "{} does not extend {LAYOUT}: it must begin with {{% extends \"{LAYOUT}\" %}}",
+        file.display()
+    );
+    let digest = Sha256::digest(html.as_bytes());
+    let etag = EntityTag::new_strong(hex::encode(&digest[..16]));
+    Ok(Page {
+        name,
+        html: Bytes::from(html),
+        etag,
+        last_modified,
+    })
 }
 
 /// When the file last changed, in whole seconds as `Last-Modified` and `If-Modified-Since` say.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 
-use crate::services::Integration;
+use crate::service_types::Integration;
 
 /// People whose jobs take a step in one round.
 pub const PEOPLE_PER_ROUND: u32 = 100;

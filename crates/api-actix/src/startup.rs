@@ -44,7 +44,7 @@ use crate::middleware::rate_limit::{self, RateLimits};
 use crate::middleware::request_id;
 use crate::pages::Pages;
 use crate::reclassify_worker::ReclassifyWorker;
-use crate::routes::documented_paths::DocumentedPaths;
+use crate::routes::method_table::MethodTable;
 use crate::state::AppState;
 use crate::{auth, extract, metrics, openapi, routes, telemetry};
 
@@ -230,7 +230,7 @@ impl Application {
         // Every page, assembled from web/ once: a broken template stops start-up here.
         let pages = web::Data::new(Pages::assemble(&routes::web::web_dir())?);
         // The 404/405 fallback's list of documented paths and methods, read once.
-        let documented_paths = web::Data::new(DocumentedPaths::of(openapi::document()));
+        let method_table = web::Data::new(MethodTable::of(openapi::document()));
         let hsts = state.settings.public_base_url.starts_with("https://");
         let server = HttpServer::new(move || {
             App::new()
@@ -240,7 +240,7 @@ impl Application {
                 .app_data(activity_queue.clone())
                 .app_data(metrics.clone())
                 .app_data(forwarded_for)
-                .app_data(documented_paths.clone())
+                .app_data(method_table.clone())
                 // The fallback answers a browser's 404 with the site's own page.
                 .app_data(pages.clone())
                 .app_data(extract::payload_config())

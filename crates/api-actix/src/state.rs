@@ -12,7 +12,7 @@ use crate::auth::authenticator::Authenticator;
 use crate::auth::cookies::CookieJar;
 use crate::config::Settings;
 use crate::metrics::Metrics;
-use crate::services::{
+use crate::service_types::{
     Accounts, Coaching, Deliveries, Discovery, Integration, Notifications, Profiles,
 };
 

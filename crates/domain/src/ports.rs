@@ -19,9 +19,9 @@ use crate::ids::{
     UserId, WebhookId,
 };
 use crate::integration::{
-    DailyMinutes, NewRule, Reclassification, ReclassifyStep, Rule, RuleChangeError, Sweep,
-    TaskMapping, TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome,
-    Weeks, Window,
+    BatchOutcome, DailyMinutes, NewRule, Reclassification, ReclassifyStep, Rule, RuleChangeError,
+    Sweep, TaskMapping, TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery,
+    UpsertOutcome, Weeks, Window,
 };
 use crate::notifications::{
     Delivery, DeliveryOutcome, NotificationSettings, OutboxEvent, Webhook, WebhookSecret,
@@ -265,14 +265,14 @@ pub trait TaskMappingRepository: Send + Sync {
         input: &TaskMappingInput,
         now: OffsetDateTime,
     ) -> Result<(TaskMapping, UpsertOutcome), RepoError>;
-    /// Upserts every item in one transaction; returns `(created, updated)`. Takes the items
+    /// Upserts every item in one transaction; returns how many it created and updated. Takes the items
     /// whole: the storage works on them on its own thread.
     async fn upsert_batch(
         &self,
         user: UserId,
         inputs: Vec<TaskMappingInput>,
         now: OffsetDateTime,
-    ) -> Result<(usize, usize), RepoError>;
+    ) -> Result<BatchOutcome, RepoError>;
     /// Newest `occurred_at` first.
     async fn list(
         &self,

@@ -13,7 +13,7 @@ use domain::account::{OffsetSpan, TimeZone};
 use domain::foundation::Foundation;
 use domain::ids::UserId;
 use domain::integration::{
-    DailyMinutes, FoundationFilter, FoundationMinutes, RuleSet, Sweep, TaskMapping,
+    BatchOutcome, DailyMinutes, FoundationFilter, FoundationMinutes, RuleSet, Sweep, TaskMapping,
     TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, Weeks, Window,
 };
 use domain::pagination::{Cursor, Page};
@@ -61,10 +61,10 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
         user: UserId,
         inputs: Vec<TaskMappingInput>,
         now: OffsetDateTime,
-    ) -> Result<(usize, usize), RepoError> {
+    ) -> Result<BatchOutcome, RepoError> {
         if inputs.is_empty() {
             // Nothing to write (and an INSERT without rows is not SQL).
-            return Ok((0, 0));
+            return Ok(BatchOutcome::default());
         }
         let user = user.to_string();
         self.db
@@ -81,7 +81,10 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
                 }
                 // A repeated external id updates what its first occurrence created, as two
                 // calls would: every item that did not create a row updated one.
-                Ok((created, inputs.len() - created))
+                Ok(BatchOutcome {
+                    created,
+                    updated: inputs.len() - created,
+                })
             })
             .await
     }

@@ -9,8 +9,8 @@ use domain::account::TimeZone;
 use domain::foundation::Foundation;
 use domain::ids::UserId;
 use domain::integration::{
-    ExternalTaskId, FoundationFilter, Minutes, Tags, TaskLabel, TaskMapping, TaskMappingInput,
-    TaskMappingQuery, UpsertOutcome, Weeks, Window,
+    BatchOutcome, ExternalTaskId, FoundationFilter, Minutes, Tags, TaskLabel, TaskMapping,
+    TaskMappingInput, TaskMappingQuery, UpsertOutcome, Weeks, Window,
 };
 use domain::pagination::PageLimit;
 use domain::ports::TaskMappingRepository;
@@ -115,7 +115,10 @@ dual_test!(
         ];
         assert_eq!(
             repo.upsert_batch(ada.id, batch.to_vec(), T0).await.unwrap(),
-            (2, 2)
+            BatchOutcome {
+                created: 2,
+                updated: 2
+            }
         );
         let rows = repo
             .list(ada.id, &TaskMappingQuery::default())
@@ -129,7 +132,7 @@ dual_test!(
         assert_eq!(minutes, BTreeMap::from([("a", 11), ("b", 21), ("c", 30)]));
         assert_eq!(
             repo.upsert_batch(ada.id, Vec::new(), T0).await.unwrap(),
-            (0, 0)
+            BatchOutcome::default()
         );
     }
 );
@@ -154,7 +157,10 @@ dual_test!(
         // Known and new mixed: the insert leaves "known" alone, the update then replaces it.
         assert_eq!(
             repo.upsert_batch(ada.id, batch, later).await.unwrap(),
-            (1, 2)
+            BatchOutcome {
+                created: 1,
+                updated: 2
+            }
         );
         let rows: BTreeMap<String, TaskMapping> =
             list_all(&repo, ada.id, TaskMappingQuery::default())

@@ -9,7 +9,7 @@ use super::cache::CredentialCache;
 use super::csrf::TrustedOrigins;
 use super::jwt::JwtKeys;
 use super::secrets::SecretDigest;
-use crate::services::Accounts;
+use crate::service_types::Accounts;
 
 /// The operator key (only its SHA-256 is kept, computed once) and the synthetic admin user it
 /// acts as.

@@ -16,10 +16,9 @@ use domain::ids::{SessionId, UserId};
 use super::authenticator::Authenticator;
 use super::cache::{KeyOwner, VerifiedToken};
 use super::cookies;
-use super::policy;
+use super::policy::RoutePolicies;
 use super::secrets;
 use crate::error::ApiError;
-use crate::middleware::route_pattern;
 
 /// Who is calling, and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,20 +33,26 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// Least privilege (`policy.rs`): a personal key only within its scopes, and credential or
-    /// account management only with the session cookie.
+    /// Least privilege: a personal key only within the scopes the route's policy names, and
+    /// credential or account management only with the session cookie. The policy comes with the
+    /// route's declaration (`routes::declaration`); a route mounted without one lets no caller
+    /// in, so a route cannot be opened by forgetting to say who may call it.
     ///
     /// # Errors
-    /// 403 `session_required` or `insufficient_scope`.
+    /// 403 `session_required` or `insufficient_scope`; 403 `forbidden` on a route without a
+    /// policy.
     fn may_call(&self, req: &HttpRequest) -> Result<(), ApiError> {
-        let Some(pattern) = route_pattern::of(req) else {
-            return Ok(());
+        let Some(policy) = req
+            .app_data::<RoutePolicies>()
+            .and_then(|policies| policies.of(req.method()))
+        else {
+            return Err(ApiError::Forbidden("This route declares no access policy."));
         };
-        if policy::needs_session(req.method(), &pattern) && self.source != Source::Web {
+        if policy.needs_session() && self.source != Source::Web {
             return Err(ApiError::SessionRequired);
         }
         if let Some(scopes) = self.key_scopes
-            && !policy::scope_for(req.method(), &pattern).is_some_and(|s| scopes.allows(s))
+            && !policy.key_scope().is_some_and(|s| scopes.allows(s))
         {
             return Err(ApiError::InsufficientScope);
         }
@@ -276,4 +281,93 @@ fn verify_access(state: &Authenticator, token: &str) -> Result<VerifiedToken, Ap
     };
     state.credentials.remember_verified_token(token, verified);
     Ok(verified)
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::dev::Service;
+    use actix_web::{App, HttpResponse, test};
+    use domain::account::KeyScope;
+
+    use super::*;
+    use crate::auth::policy::Policy;
+    use crate::routes::declaration::{Route, resources};
+
+    #[utoipa::path(get, path = "/probe", responses((status = 204, description = "Let in.")))]
+    async fn probe(_caller: Caller) -> HttpResponse {
+        HttpResponse::NoContent().finish()
+    }
+
+    fn person(source: Source, key_scopes: Option<KeyScopes>) -> Caller {
+        Caller {
+            user_id: UserId::new(),
+            is_admin: false,
+            source,
+            session_id: None,
+            key_scopes,
+        }
+    }
+
+    /// The status `caller` gets from `probe` mounted by `mount`.
+    async fn status_of(
+        caller: Caller,
+        mount: impl FnOnce(&mut web::ServiceConfig) + 'static,
+    ) -> u16 {
+        let app = test::init_service(App::new().configure(mount).wrap_fn(move |req, srv| {
+            req.extensions_mut().insert(caller);
+            srv.call(req)
+        }))
+        .await;
+        let response =
+            test::call_service(&app, test::TestRequest::get().uri("/probe").to_request()).await;
+        response.status().as_u16()
+    }
+
+    fn declared(policy: Policy) -> impl FnOnce(&mut web::ServiceConfig) {
+        move |cfg| {
+            for resource in resources(vec![Route::new(policy, probe, __path_probe)], "", false) {
+                cfg.service(resource);
+            }
+        }
+    }
+
+    #[actix_web::test]
+    async fn a_route_mounted_without_its_declaration_lets_no_caller_in() {
+        let session = person(Source::Web, None);
+        let undeclared = |cfg: &mut web::ServiceConfig| {
+            cfg.route("/probe", web::get().to(probe));
+        };
+        assert_eq!(status_of(session, undeclared).await, 403);
+        assert_eq!(status_of(session, declared(Policy::SignedIn)).await, 204);
+    }
+
+    #[actix_web::test]
+    async fn a_declared_policy_decides_who_is_let_in() {
+        let key = |scope| person(Source::Api, Some(KeyScopes::new([scope]).unwrap()));
+        let bearer = person(Source::Api, None);
+        let session = person(Source::Web, None);
+        assert_eq!(
+            status_of(
+                key(KeyScope::Coaching),
+                declared(Policy::Key(KeyScope::Coaching))
+            )
+            .await,
+            204
+        );
+        assert_eq!(
+            status_of(
+                key(KeyScope::Integration),
+                declared(Policy::Key(KeyScope::Coaching))
+            )
+            .await,
+            403
+        );
+        assert_eq!(
+            status_of(key(KeyScope::Coaching), declared(Policy::SignedIn)).await,
+            403
+        );
+        assert_eq!(status_of(bearer, declared(Policy::SignedIn)).await, 204);
+        assert_eq!(status_of(bearer, declared(Policy::Session)).await, 403);
+        assert_eq!(status_of(session, declared(Policy::Session)).await, 204);
+    }
 }

@@ -1,85 +1,60 @@
-//! Least privilege (API.md): which routes a personal API key may call, by its scopes, and which
-//! need the person's own browser session. One table, read by the `Caller` extractor for every
-//! route that takes a caller, so a new route is closed to keys until it is named here.
+//! Least privilege (API.md): who may call a route, stated in the route's own declaration
+//! (`routes::declaration::Route`), which mounts it with its policy. The `Caller` extractor reads
+//! the policy of the route the request matched; a route mounted without one lets no caller in.
 
 use actix_web::http::Method;
 use domain::account::KeyScope;
 
-/// The scope a personal key needs for a route (`method`, matched `pattern`); `None` when no
-/// personal key may call it.
-#[must_use]
-pub fn scope_for(method: &Method, pattern: &str) -> Option<KeyScope> {
-    if pattern.starts_with("/integration/") {
-        return Some(KeyScope::Integration);
-    }
-    let get = method == Method::GET;
-    let post = method == Method::POST;
-    match pattern {
-        "/api/me" if get => Some(KeyScope::Integration),
-        "/discovery/profile/me"
-        | "/discovery/profile/me/reflection"
-        | "/discovery/profile/me/revisions"
-            if get =>
-        {
-            Some(KeyScope::ProfileRead)
+/// Who may call one route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// Anyone: the route takes no caller (health, sign-in, the one-click unsubscribe).
+    Public,
+    /// Any signed-in caller except a personal API key (the admin routes check the admin role
+    /// besides).
+    SignedIn,
+    /// Any signed-in caller, a personal API key too when it holds this scope.
+    Key(KeyScope),
+    /// Only the person's own browser session: a route that manages credentials or the account,
+    /// which a key or a Bearer token (either may have been copied) must not mint, revoke or
+    /// export.
+    Session,
+}
+
+impl Policy {
+    /// The scope a personal key needs; `None` when no personal key may call the route.
+    #[must_use]
+    pub const fn key_scope(self) -> Option<KeyScope> {
+        match self {
+            Self::Key(scope) => Some(scope),
+            Self::Public | Self::SignedIn | Self::Session => None,
         }
-        "/coaching/preferences" if get => Some(KeyScope::Coaching),
-        "/coaching/checkins" if get || post => Some(KeyScope::Coaching),
-        "/coaching/checkins/{id}/response" if post => Some(KeyScope::Coaching),
-        _ => None,
+    }
+
+    /// Whether only the session cookie may call the route.
+    #[must_use]
+    pub const fn needs_session(self) -> bool {
+        matches!(self, Self::Session)
     }
 }
 
-/// Whether a route manages credentials or the account, and so needs a session cookie: a key or
-/// a Bearer token (which may have been copied) must not mint, revoke or export.
-#[must_use]
-pub fn needs_session(method: &Method, pattern: &str) -> bool {
-    matches!(
-        (method.as_str(), pattern),
-        ("POST", "/api/me/api-keys")
-            | ("DELETE", "/api/me/api-keys/{id}")
-            | ("DELETE", "/api/me/sessions/{id}")
-            | ("DELETE", "/api/me")
-            | ("GET", "/api/me/export")
-    ) || pattern.starts_with("/api/me/webhooks")
-}
+/// The policies of the routes of one resource, by method: the resource's data, which the
+/// `Caller` extractor reads for the request's method.
+#[derive(Debug, Clone)]
+pub struct RoutePolicies(Vec<(Method, Policy)>);
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+impl RoutePolicies {
+    #[must_use]
+    pub const fn new(policies: Vec<(Method, Policy)>) -> Self {
+        Self(policies)
+    }
 
-    #[test]
-    fn each_scope_opens_exactly_its_routes() {
-        let get = Method::GET;
-        let post = Method::POST;
-        assert_eq!(
-            scope_for(&get, "/integration/work-patterns"),
-            Some(KeyScope::Integration)
-        );
-        assert_eq!(scope_for(&get, "/api/me"), Some(KeyScope::Integration));
-        assert_eq!(scope_for(&Method::DELETE, "/api/me"), None);
-        assert_eq!(
-            scope_for(&get, "/discovery/profile/me/revisions"),
-            Some(KeyScope::ProfileRead)
-        );
-        assert_eq!(scope_for(&Method::PATCH, "/discovery/profile/me"), None);
-        assert_eq!(scope_for(&post, "/discovery/profile/me/reflect"), None);
-        // Unlocking and restoring change the profile: no key scope reaches them.
-        assert_eq!(scope_for(&post, "/discovery/profile/me/reopen"), None);
-        assert_eq!(
-            scope_for(&post, "/discovery/profile/me/revisions/{number}/restore"),
-            None
-        );
-        assert_eq!(
-            scope_for(&post, "/coaching/checkins"),
-            Some(KeyScope::Coaching)
-        );
-        assert_eq!(scope_for(&Method::PUT, "/coaching/preferences"), None);
-        assert_eq!(scope_for(&post, "/coaching/run"), None);
-        assert_eq!(scope_for(&get, "/api/me/export"), None);
-        assert!(needs_session(&get, "/api/me/export"));
-        assert!(needs_session(&Method::DELETE, "/api/me"));
-        assert!(!needs_session(&get, "/api/me"));
-        assert!(!needs_session(&get, "/api/me/api-keys"));
+    /// The policy of the route that answers `method`; `None` on a route mounted without one.
+    #[must_use]
+    pub fn of(&self, method: &Method) -> Option<Policy> {
+        self.0
+            .iter()
+            .find(|(declared, _)| declared == method)
+            .map(|(_, policy)| *policy)
     }
 }

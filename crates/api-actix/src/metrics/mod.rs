@@ -94,6 +94,81 @@ pub struct Metrics {
     outbox_oldest_age: IntGauge,
 }
 
+impl ActivityCounters {
+    fn register(r: &Register) -> Result<Self, prometheus::Error> {
+        Ok(Self {
+            written: r.plain_counter(
+                "activity_entries_written_total",
+                "Activity-log entries stored.",
+            )?,
+            lost: r.plain_counter(
+                "activity_entries_lost_total",
+                "Activity-log entries given up after every retry (or queued after shutdown).",
+            )?,
+        })
+    }
+}
+
+/// Creates instruments and registers each with the registry it holds.
+struct Register(Registry);
+
+impl Register {
+    fn counter(
+        &self,
+        name: &str,
+        help: &str,
+        labels: &[&str],
+    ) -> Result<IntCounterVec, prometheus::Error> {
+        let c = IntCounterVec::new(Opts::new(name, help), labels)?;
+        self.0.register(Box::new(c.clone()))?;
+        Ok(c)
+    }
+
+    fn plain_counter(&self, name: &str, help: &str) -> Result<IntCounter, prometheus::Error> {
+        let c = IntCounter::new(name, help)?;
+        self.0.register(Box::new(c.clone()))?;
+        Ok(c)
+    }
+
+    fn gauge(&self, name: &str, help: &str) -> Result<IntGauge, prometheus::Error> {
+        let g = IntGauge::new(name, help)?;
+        self.0.register(Box::new(g.clone()))?;
+        Ok(g)
+    }
+
+    /// A gauge set once to a value fixed for the life of the process.
+    fn fixed(&self, name: &str, help: &str, value: i64) -> Result<(), prometheus::Error> {
+        self.gauge(name, help)?.set(value);
+        Ok(())
+    }
+
+    fn gauge_vec(
+        &self,
+        name: &str,
+        help: &str,
+        labels: &[&str],
+    ) -> Result<IntGaugeVec, prometheus::Error> {
+        let g = IntGaugeVec::new(Opts::new(name, help), labels)?;
+        self.0.register(Box::new(g.clone()))?;
+        Ok(g)
+    }
+
+    fn histogram(
+        &self,
+        name: &str,
+        help: &str,
+        labels: &[&str],
+        buckets: &[f64],
+    ) -> Result<HistogramVec, prometheus::Error> {
+        let h = HistogramVec::new(
+            HistogramOpts::new(name, help).buckets(buckets.to_vec()),
+            labels,
+        )?;
+        self.0.register(Box::new(h.clone()))?;
+        Ok(h)
+    }
+}
+
 impl std::fmt::Debug for Metrics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Metrics").finish_non_exhaustive()
@@ -107,148 +182,100 @@ impl Metrics {
     /// # Errors
     /// Only for an invalid metric definition (a programming error caught by the tests).
     pub fn new(pool_max: u32, queue_capacity: usize) -> Result<Self, prometheus::Error> {
-        let registry = Registry::new_custom(Some("discovery".to_owned()), None)?;
-        let counter = |name: &str, help: &str, labels: &[&str]| {
-            let c = IntCounterVec::new(Opts::new(name, help), labels)?;
-            registry.register(Box::new(c.clone()))?;
-            Ok::<_, prometheus::Error>(c)
-        };
-        let gauge = |name: &str, help: &str| {
-            let g = IntGauge::new(name, help)?;
-            registry.register(Box::new(g.clone()))?;
-            Ok::<_, prometheus::Error>(g)
-        };
-        let histogram = |name: &str, help: &str, labels: &[&str], buckets: &[f64]| {
-            let h = HistogramVec::new(
-                HistogramOpts::new(name, help).buckets(buckets.to_vec()),
-                labels,
-            )?;
-            registry.register(Box::new(h.clone()))?;
-            Ok::<_, prometheus::Error>(h)
-        };
-        let plain_counter = |name: &str, help: &str| {
-            let c = IntCounter::new(name, help)?;
-            registry.register(Box::new(c.clone()))?;
-            Ok::<_, prometheus::Error>(c)
-        };
-
-        let http_requests = counter(
-            "http_requests_total",
-            "HTTP requests answered, by method, route pattern and status.",
-            &["method", "route", "status"],
-        )?;
-        let http_duration = histogram(
-            "http_request_duration_seconds",
-            "Time to answer an HTTP request (until the response head), by method and route pattern.",
-            &["method", "route"],
-            &HTTP_BUCKETS,
-        )?;
-        let activity_depth = gauge(
-            "activity_queue_depth",
-            "Activity-log entries waiting to be written.",
-        )?;
-        gauge(
+        let r = Register(Registry::new_custom(Some("discovery".to_owned()), None)?);
+        r.fixed(
             "activity_queue_capacity",
             "How many activity-log entries may wait before requests are held back.",
-        )?
-        .set(i64::try_from(queue_capacity).unwrap_or(i64::MAX));
-        let activity = ActivityCounters {
-            written: plain_counter(
-                "activity_entries_written_total",
-                "Activity-log entries stored.",
-            )?,
-            lost: plain_counter(
-                "activity_entries_lost_total",
-                "Activity-log entries given up after every retry (or queued after shutdown).",
-            )?,
-        };
-        let pool_connections = IntGaugeVec::new(
-            Opts::new(
-                "db_pool_connections",
-                "Database connections of this process's pool, by state (in_use, idle).",
-            ),
-            &["state"],
+            i64::try_from(queue_capacity).unwrap_or(i64::MAX),
         )?;
-        registry.register(Box::new(pool_connections.clone()))?;
-        gauge(
+        r.fixed(
             "db_pool_max_connections",
             "The pool's size (DATABASE_MAX_CONNECTIONS).",
-        )?
-        .set(i64::from(pool_max));
-        let checkins_created = counter(
-            "checkins_created_total",
-            "Check-ins written by this service, by origin (manual, batch).",
-            &["origin"],
-        )?;
-        let llm_calls = counter(
-            "llm_calls_total",
-            "Requests to the language model (the one retry is a second call), by operation and outcome.",
-            &["operation", "outcome"],
-        )?;
-        let llm_duration = histogram(
-            "llm_call_duration_seconds",
-            "Time one request to the language model took, by operation.",
-            &["operation"],
-            &LLM_BUCKETS,
-        )?;
-        let llm_failures = counter(
-            "llm_failures_total",
-            "Extractions and reflection turns that gave up (502 coach_unavailable), by operation and reason.",
-            &["operation", "reason"],
-        )?;
-        let deliveries = counter(
-            "deliveries_total",
-            "Delivery attempts of this process's worker, by channel (webhook, email) and outcome (delivered, failed).",
-            &["channel", "outcome"],
-        )?;
-        let outbox_pending = gauge(
-            "outbox_pending_deliveries",
-            "Deliveries waiting to be attempted or retried (all workers; read at each scrape).",
-        )?;
-        let outbox_oldest_age = gauge(
-            "outbox_oldest_pending_age_seconds",
-            "How long ago the event of the oldest pending delivery happened (0 when none waits).",
+            i64::from(pool_max),
         )?;
         let metrics = Self {
-            registry,
-            http_requests,
-            http_duration,
-            activity_depth,
-            activity,
-            pool_connections,
-            checkins_created,
-            llm_calls,
-            llm_duration,
-            llm_failures,
-            deliveries,
-            outbox_pending,
-            outbox_oldest_age,
+            http_requests: r.counter(
+                "http_requests_total",
+                "HTTP requests answered, by method, route pattern and status.",
+                &["method", "route", "status"],
+            )?,
+            http_duration: r.histogram(
+                "http_request_duration_seconds",
+                "Time to answer an HTTP request (until the response head), by method and route pattern.",
+                &["method", "route"],
+                &HTTP_BUCKETS,
+            )?,
+            activity_depth: r.gauge(
+                "activity_queue_depth",
+                "Activity-log entries waiting to be written.",
+            )?,
+            activity: ActivityCounters::register(&r)?,
+            pool_connections: r.gauge_vec(
+                "db_pool_connections",
+                "Database connections of this process's pool, by state (in_use, idle).",
+                &["state"],
+            )?,
+            checkins_created: r.counter(
+                "checkins_created_total",
+                "Check-ins written by this service, by origin (manual, batch).",
+                &["origin"],
+            )?,
+            llm_calls: r.counter(
+                "llm_calls_total",
+                "Requests to the language model (the one retry is a second call), by operation and outcome.",
+                &["operation", "outcome"],
+            )?,
+            llm_duration: r.histogram(
+                "llm_call_duration_seconds",
+                "Time one request to the language model took, by operation.",
+                &["operation"],
+                &LLM_BUCKETS,
+            )?,
+            llm_failures: r.counter(
+                "llm_failures_total",
+                "Extractions and reflection turns that gave up (502 coach_unavailable), by operation and reason.",
+                &["operation", "reason"],
+            )?,
+            deliveries: r.counter(
+                "deliveries_total",
+                "Delivery attempts of this process's worker, by channel (webhook, email) and outcome (delivered, failed).",
+                &["channel", "outcome"],
+            )?,
+            outbox_pending: r.gauge(
+                "outbox_pending_deliveries",
+                "Deliveries waiting to be attempted or retried (all workers; read at each scrape).",
+            )?,
+            outbox_oldest_age: r.gauge(
+                "outbox_oldest_pending_age_seconds",
+                "How long ago the event of the oldest pending delivery happened (0 when none waits).",
+            )?,
+            registry: r.0,
         };
+        metrics.start_every_known_series();
+        Ok(metrics)
+    }
+
+    /// Every known series from the start, at zero: `increase()` and `rate()` need a sample
+    /// before the first event, and an alert on "nothing created" needs the series to exist.
+    fn start_every_known_series(&self) {
         for channel in ["webhook", "email"] {
             for outcome in ["delivered", "failed"] {
-                metrics.deliveries.with_label_values(&[channel, outcome]);
+                self.deliveries.with_label_values(&[channel, outcome]);
             }
         }
-        // Every known series from the start, at zero: `increase()` and `rate()` need a sample
-        // before the first event, and an alert on "nothing created" needs the series to exist.
         for origin in [CheckInOrigin::Manual, CheckInOrigin::Batch] {
-            metrics
-                .checkins_created
-                .with_label_values(&[origin.label()]);
+            self.checkins_created.with_label_values(&[origin.label()]);
         }
         for operation in LlmOperation::ALL {
             for outcome in ["ok", "timeout", "rate_limited", "unavailable"] {
-                metrics
-                    .llm_calls
+                self.llm_calls
                     .with_label_values(&[operation.label(), outcome]);
             }
             for reason in ["no_reply", "unusable"] {
-                metrics
-                    .llm_failures
+                self.llm_failures
                     .with_label_values(&[operation.label(), reason]);
             }
         }
-        Ok(metrics)
     }
 
     /// The counters the activity queue and writer update.

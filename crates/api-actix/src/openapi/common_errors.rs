@@ -1,6 +1,6 @@
 //! The contract's cross-cutting error answers, added to every operation they apply to so each
 //! route's annotation lists only its own: 401 and the 403s where a credential is needed (the CSRF
-//! defence for writes, a personal key outside its scopes, a route that needs the session cookie); 400, 413, 415 and 422 where a JSON body is read; 400 and 422 where a query string is
+//! defence for writes, a personal key outside its scopes, a route whose policy needs the session cookie); 400, 413, 415 and 422 where a JSON body is read; 400 and 422 where a query string is
 //! (except on the sign-in redirects, which read theirs leniently);
 //! 503 wherever the database is asked, and 507 where it is written. An operation's own entry for
 //! a status wins.
@@ -8,13 +8,36 @@
 use actix_web::http::Method;
 use utoipa::Modify;
 
-use crate::auth::policy;
+use crate::routes::declaration::Route;
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::{Content, OpenApi, Ref, RefOr, Response, ResponseBuilder};
 
 /// Adds the common answers; see the module's documentation.
 #[derive(Debug)]
-pub struct CommonErrors;
+pub struct CommonErrors {
+    /// The operations only the session cookie may call (`Policy::Session`).
+    session_only: Vec<(Method, String)>,
+}
+
+impl CommonErrors {
+    /// The answers of `routes`, whose policies say which need the session cookie.
+    #[must_use]
+    pub fn of(routes: &[Route]) -> Self {
+        Self {
+            session_only: routes
+                .iter()
+                .filter(|route| route.policy().needs_session())
+                .map(|route| (route.method().clone(), route.path().to_owned()))
+                .collect(),
+        }
+    }
+
+    fn needs_session(&self, method: &Method, path: &str) -> bool {
+        self.session_only
+            .iter()
+            .any(|(m, p)| m == method && p == path)
+    }
+}
 
 const UNAUTHENTICATED: &str = "No credential, or an invalid or expired one.";
 const CSRF: &str =
@@ -56,7 +79,7 @@ impl Modify for CommonErrors {
             .zip(operations)
             {
                 if let Some(operation) = operation {
-                    let refusals = refusals(&method, path, writes);
+                    let refusals = self.refusals(&method, path, writes);
                     add_common(operation, &refusals, path != "/healthz", writes);
                 }
             }
@@ -64,19 +87,21 @@ impl Modify for CommonErrors {
     }
 }
 
-/// Why a signed-in caller may be refused this operation with 403 (`policy.rs`).
-fn refusals(method: &Method, path: &str, writes: bool) -> String {
-    let mut why = Vec::new();
-    if writes {
-        why.push(CSRF);
+impl CommonErrors {
+    /// Why a signed-in caller may be refused this operation with 403 (its route's policy).
+    fn refusals(&self, method: &Method, path: &str, writes: bool) -> String {
+        let mut why = Vec::new();
+        if writes {
+            why.push(CSRF);
+        }
+        if self.needs_session(method, path) {
+            why.push(SESSION_REQUIRED);
+        } else {
+            // Some key is refused here: one without the route's scope, or any, when none opens it.
+            why.push(INSUFFICIENT_SCOPE);
+        }
+        why.join(" ")
     }
-    if policy::needs_session(method, path) {
-        why.push(SESSION_REQUIRED);
-    } else {
-        // Some key is refused here: one without the route's scope, or any, when none opens it.
-        why.push(INSUFFICIENT_SCOPE);
-    }
-    why.join(" ")
 }
 
 fn add_common(operation: &mut Operation, refusals: &str, asks_database: bool, writes: bool) {

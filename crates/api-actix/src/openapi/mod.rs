@@ -1,5 +1,7 @@
-//! The OpenAPI 3.1 document, built from the annotations on the route handlers, served at
-//! `/openapi.json` and rendered at `/docs` (Swagger UI embedded in the binary: no CDN).
+//! The OpenAPI 3.1 document, built from the route declarations (`routes::api`: each handler's
+//! annotation and its policy), served at `/openapi.json` and rendered at `/docs` (Swagger UI
+//! embedded in the binary: no CDN). This file holds what is not a route's: the title, the
+//! tags, the security schemes and the common error answers.
 
 mod common_errors;
 pub mod viewer;
@@ -11,6 +13,7 @@ use utoipa::openapi::{OpenApi as Document, Server};
 use utoipa::{Modify, OpenApi};
 
 use crate::routes;
+use crate::routes::declaration::Route;
 use common_errors::CommonErrors;
 
 #[derive(OpenApi)]
@@ -22,77 +25,6 @@ use common_errors::CommonErrors;
                        every response carries `X-Request-Id`.",
         license(name = "AGPL-3.0-or-later", identifier = "AGPL-3.0-or-later"),
     ),
-    paths(
-        routes::health::healthz,
-        routes::health::readyz,
-        routes::metrics::metrics,
-        routes::auth::config,
-        routes::auth::login,
-        routes::auth::callback,
-        routes::auth::refresh,
-        routes::auth::logout,
-        routes::auth::dev_login,
-        routes::discovery::prompts,
-        routes::discovery::start,
-        routes::discovery::get,
-        routes::discovery::answer,
-        routes::discovery::complete,
-        routes::profile::get,
-        routes::profile::edit,
-        routes::profile::affirm,
-        routes::profile::reopen,
-        routes::profile::restore,
-        routes::profile::reflect,
-        routes::profile::reflection,
-        routes::profile::revisions,
-        routes::reflect_preview::preview_get,
-        routes::reflect_preview::preview_post,
-        routes::coaching::preferences,
-        routes::coaching::set_preferences,
-        routes::coaching::regenerate,
-        routes::coaching::checkins,
-        routes::coaching::create_checkin,
-        routes::coaching::respond,
-        routes::coaching::run,
-        routes::integration::foundations,
-        routes::integration::upsert,
-        routes::integration::list,
-        routes::integration::batch,
-        routes::integration::delete,
-        routes::integration::delete_named_batch,
-        routes::integration::work_patterns,
-        routes::sweep::sweep,
-        routes::weekly::weekly,
-        routes::mapping_rules::list,
-        routes::mapping_rules::create,
-        routes::mapping_rules::replace,
-        routes::mapping_rules::delete,
-        routes::mapping_rules::reclassification,
-        routes::mapping_rules::unmapped,
-        routes::me::get,
-        routes::me::delete,
-        routes::me::export,
-        routes::me::stats,
-        routes::settings::get,
-        routes::settings::put,
-        routes::sessions::list,
-        routes::sessions::revoke,
-        routes::api_keys::create,
-        routes::api_keys::list,
-        routes::api_keys::revoke,
-        routes::notifications::settings,
-        routes::notifications::put_settings,
-        routes::notifications::create,
-        routes::notifications::list,
-        routes::notifications::delete,
-        routes::notifications::test,
-        routes::notifications::deliveries,
-        routes::notifications::unsubscribe,
-        routes::activity::list,
-        routes::activity::summary,
-        routes::activity::admin_list,
-    ),
-    modifiers(&SecuritySchemes, &CommonErrors),
     tags(
         (name = "operations", description = "Health, readiness and metrics."),
         (name = "auth", description = "Sign-in (OpenID Connect), session refresh and sign-out."),
@@ -147,5 +79,21 @@ impl Modify for SecuritySchemes {
 /// The document, built once.
 pub fn document() -> &'static Document {
     static DOCUMENT: OnceLock<Document> = OnceLock::new();
-    DOCUMENT.get_or_init(ApiDoc::openapi)
+    DOCUMENT.get_or_init(build)
+}
+
+/// What `#[derive(OpenApi)]` would build with every route in its `paths(...)`: the routes'
+/// operations and schemas first, then the modifiers, which read them.
+fn build() -> Document {
+    let mut document = ApiDoc::openapi();
+    let routes: Vec<Route> = routes::api()
+        .into_iter()
+        .flat_map(|(_, routes)| routes)
+        .collect();
+    for route in &routes {
+        route.describe(&mut document);
+    }
+    SecuritySchemes.modify(&mut document);
+    CommonErrors::of(&routes).modify(&mut document);
+    document
 }

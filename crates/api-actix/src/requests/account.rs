@@ -13,7 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::rules;
 use crate::error::ApiError;
-use crate::views::keys;
+use crate::views::enum_schemas;
 
 /// A new personal API key.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -22,7 +22,7 @@ pub struct ApiKeyRequest {
     #[schema(schema_with = key_name)]
     pub name: String,
     /// What the key may be used for (default `["integration"]`); at least one.
-    #[schema(value_type = Option<Vec<keys::KeyScope>>, min_items = 1)]
+    #[schema(value_type = Option<Vec<enum_schemas::KeyScope>>, min_items = 1)]
     #[serde(default)]
     pub scopes: Option<Vec<KeyScope>>,
     /// Days until the key stops working (`null` or absent: until revoked).

@@ -9,22 +9,22 @@ use utoipa::ToSchema;
 use utoipa::openapi::Object;
 
 use super::rules;
-use crate::views::keys;
+use crate::views::enum_schemas;
 
 /// All six settings; stored with `source: "override"`.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PreferencesRequest {
-    #[schema(value_type = keys::Frequency)]
+    #[schema(value_type = enum_schemas::Frequency)]
     pub coaching_frequency: CoachingFrequency,
-    #[schema(value_type = keys::Style)]
+    #[schema(value_type = enum_schemas::Style)]
     pub coaching_style: CoachingStyle,
     #[schema(schema_with = threshold)]
     pub misalignment_threshold: Threshold,
-    #[schema(value_type = keys::Friction)]
+    #[schema(value_type = enum_schemas::Friction)]
     pub friction_tolerance: FrictionTolerance,
     pub prefer_questions_over_directives: bool,
-    #[schema(value_type = keys::TimeOfDay)]
+    #[schema(value_type = enum_schemas::TimeOfDay)]
     pub time_of_day_preference: TimeOfDay,
 }
 

@@ -20,7 +20,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::page::page;
 use super::rules;
 use crate::error::ApiError;
-use crate::views::keys;
+use crate::views::enum_schemas;
 
 /// One time entry. Idempotent per `(caller, external_task_id)`: a repeat replaces the row.
 /// Without a foundation (absent or `null`), the caller's first matching rule decides it, or it
@@ -34,7 +34,7 @@ pub struct TaskMappingRequest {
     #[schema(schema_with = task_label)]
     pub task_label: Option<TaskLabel>,
     #[serde(default)]
-    #[schema(value_type = Option<keys::FoundationKey>)]
+    #[schema(value_type = Option<enum_schemas::FoundationKey>)]
     pub foundation: Option<Foundation>,
     /// The tracker's tags, project or labels (default none); a tag given twice is kept once.
     #[serde(default)]

@@ -17,7 +17,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::rules;
 use crate::error::ApiError;
-use crate::views::keys;
+use crate::views::enum_schemas;
 
 /// A rule: its condition (exactly one key), the foundation it gives, and where it goes (1 is
 /// first; absent appends a new rule and keeps a replaced one in place; past the end is the end).
@@ -27,7 +27,7 @@ pub struct RuleRequest {
     #[serde(rename = "match")]
     #[schema(schema_with = rule_match)]
     pub matcher: MatchRequest,
-    #[schema(value_type = keys::FoundationKey)]
+    #[schema(value_type = enum_schemas::FoundationKey)]
     pub foundation: Foundation,
     #[serde(default)]
     #[schema(schema_with = position)]

@@ -10,7 +10,7 @@ use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::error::ApiError;
-use crate::views::keys;
+use crate::views::enum_schemas;
 
 /// Whether each new check-in comes by e-mail.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -29,7 +29,7 @@ pub struct WebhookRequest {
     #[schema(schema_with = url)]
     pub url: String,
     /// The events it receives; at least one. A `ping` (the test) always reaches it.
-    #[schema(value_type = Vec<keys::EventType>, min_items = 1)]
+    #[schema(value_type = Vec<enum_schemas::EventType>, min_items = 1)]
     pub events: Vec<EventType>,
 }
 

@@ -1,6 +1,8 @@
 //! `/api/activity`: the caller's activity (paginated) and its summary; `/api/admin/activity`:
 //! everyone's, for admins.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::{HttpResponse, web};
 use domain::account::ActivityQuery;
 use domain::clock::{Clock, SystemClock};
@@ -15,10 +17,13 @@ use crate::requests::{self, page::PageQuery};
 use crate::state::AppState;
 use crate::views::activity::{ActivityPage, ActivitySummaryView};
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/api/activity", web::get().to(list))
-        .route("/api/activity/summary", web::get().to(summary))
-        .route("/api/admin/activity", web::get().to(admin_list));
+/// The routes of this file, mounted at the root in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(Policy::SignedIn, list, __path_list),
+        Route::new(Policy::SignedIn, summary, __path_summary),
+        Route::new(Policy::SignedIn, admin_list, __path_admin_list),
+    ]
 }
 
 /// `?limit=&before=` as the contract pages every growing list.

@@ -1,5 +1,7 @@
 //! `/api/me/api-keys`: personal API keys — created (the key shown once), listed, revoked.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use domain::ids::ApiKeyId;
 
@@ -11,11 +13,13 @@ use crate::requests::account::ApiKeyRequest;
 use crate::state::AppState;
 use crate::views::account::{ApiKeyCreated, ApiKeyView};
 
-/// Mounted under `/api/me` (see `routes::configure`).
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/api-keys", web::post().to(create))
-        .route("/api-keys", web::get().to(list))
-        .route("/api-keys/{id}", web::delete().to(revoke));
+/// The routes of this file, mounted under `/api/me` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(Policy::Session, create, __path_create),
+        Route::new(Policy::SignedIn, list, __path_list),
+        Route::new(Policy::Session, revoke, __path_revoke),
+    ]
 }
 
 #[utoipa::path(

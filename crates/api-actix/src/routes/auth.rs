@@ -2,6 +2,8 @@
 //! rotation, sign-out and, in dev mode, dev login. Sign-in failures redirect to
 //! `/login?error=<code>`: never JSON, never a 500.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::cookie::Cookie;
 use actix_web::http::header;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
@@ -23,17 +25,16 @@ use crate::views::account::{AuthConfig, UserView};
 
 pub use crate::auth::authenticator::DEV_LOGIN_ISSUER;
 
-/// Mounts the sign-in routes; dev login only when it is enabled (otherwise its path is a 404).
-/// Mounted under `/api/auth` (see `routes::configure`).
-pub fn configure(cfg: &mut web::ServiceConfig, dev_login_enabled: bool) {
-    cfg.route("/config", web::get().to(config))
-        .route("/login", web::get().to(login))
-        .route("/callback", web::get().to(callback))
-        .route("/refresh", web::post().to(refresh))
-        .route("/logout", web::post().to(logout));
-    if dev_login_enabled {
-        cfg.route("/dev-login", web::post().to(dev_login));
-    }
+/// The routes of this file, mounted under `/api/auth` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(Policy::Public, config, __path_config),
+        Route::new(Policy::Public, login, __path_login),
+        Route::new(Policy::Public, callback, __path_callback),
+        Route::new(Policy::Public, refresh, __path_refresh),
+        Route::new(Policy::Public, logout, __path_logout),
+        Route::new(Policy::Public, dev_login, __path_dev_login).dev_only(),
+    ]
 }
 
 /// Where sign-in failures go, with a code the sign-in page explains.

@@ -1,7 +1,10 @@
 //! `/coaching/*`: the caller's preferences (derived, overridden, regenerated), check-ins (list,
 //! create now, respond once) and the admin's run of the due check-ins.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use domain::account::KeyScope;
 use domain::ids::CheckInId;
 use domain::services::coaching::{CreateCheckInError, PreferencesError, RespondError};
 
@@ -15,15 +18,25 @@ use crate::requests::page::PageQuery;
 use crate::state::AppState;
 use crate::views::coaching::{CheckInPage, CheckInView, PreferencesView, RunReportView};
 
-/// Mounted under `/coaching` (see `routes::configure`).
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/preferences", web::get().to(preferences))
-        .route("/preferences", web::put().to(set_preferences))
-        .route("/preferences/regenerate", web::post().to(regenerate))
-        .route("/checkins", web::get().to(checkins))
-        .route("/checkins", web::post().to(create_checkin))
-        .route("/checkins/{id}/response", web::post().to(respond))
-        .route("/run", web::post().to(run));
+/// The routes of this file, mounted under `/coaching` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(
+            Policy::Key(KeyScope::Coaching),
+            preferences,
+            __path_preferences,
+        ),
+        Route::new(Policy::SignedIn, set_preferences, __path_set_preferences),
+        Route::new(Policy::SignedIn, regenerate, __path_regenerate),
+        Route::new(Policy::Key(KeyScope::Coaching), checkins, __path_checkins),
+        Route::new(
+            Policy::Key(KeyScope::Coaching),
+            create_checkin,
+            __path_create_checkin,
+        ),
+        Route::new(Policy::Key(KeyScope::Coaching), respond, __path_respond),
+        Route::new(Policy::SignedIn, run, __path_run),
+    ]
 }
 
 impl From<PreferencesError> for ApiError {

@@ -1,6 +1,8 @@
 //! `/discovery/*`: the seven prompts and the caller's conversation — start, read, answer,
 //! complete (extraction into the profile).
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use domain::discovery::PROMPTS;
 use domain::services::discovery::{AnswerError, CompleteError, GetConversationError};
@@ -15,13 +17,15 @@ use crate::state::AppState;
 use crate::views::discovery::{ConversationView, PromptView};
 use crate::views::profile::ProfileView;
 
-/// Mounted under `/discovery` (see `routes::configure`).
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/prompts", web::get().to(prompts))
-        .route("/conversation", web::post().to(start))
-        .route("/conversation/me", web::get().to(get))
-        .route("/conversation/me/answers/{step}", web::put().to(answer))
-        .route("/conversation/me/complete", web::post().to(complete));
+/// The routes of this file, mounted under `/discovery` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(Policy::Public, prompts, __path_prompts),
+        Route::new(Policy::SignedIn, start, __path_start),
+        Route::new(Policy::SignedIn, get, __path_get),
+        Route::new(Policy::SignedIn, answer, __path_answer),
+        Route::new(Policy::SignedIn, complete, __path_complete),
+    ]
 }
 
 #[utoipa::path(

@@ -5,7 +5,7 @@
 use actix_web::http::{Method, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use super::documented_paths::DocumentedPaths;
+use super::method_table::MethodTable;
 use crate::error::ApiError;
 use crate::pages::Pages;
 
@@ -17,7 +17,7 @@ pub const NOT_FOUND_PAGE: &str = "not-found.html";
 /// need not import the document, which is built from them.
 pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
     let refusal = req
-        .app_data::<web::Data<DocumentedPaths>>()
+        .app_data::<web::Data<MethodTable>>()
         .map_or(ApiError::NotFound, |paths| {
             paths.refusal(req.method(), req.path())
         });

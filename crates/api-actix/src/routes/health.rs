@@ -1,10 +1,20 @@
 //! Liveness and readiness: `/healthz` while the process runs, `/readyz` while the database answers.
 
-use actix_web::{HttpResponse, get, web};
+use super::declaration::Route;
+use crate::auth::policy::Policy;
+use actix_web::{HttpResponse, web};
 
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::views::operations::Health;
+
+/// The routes of this file, mounted at the root in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(Policy::Public, healthz, __path_healthz),
+        Route::new(Policy::Public, readyz, __path_readyz),
+    ]
+}
 
 #[utoipa::path(
     get,
@@ -15,7 +25,6 @@ use crate::views::operations::Health;
         (status = 200, description = "Always, while the process runs.", body = Health),
     ),
 )]
-#[get("/healthz")]
 pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(Health::OK)
 }
@@ -29,7 +38,6 @@ pub async fn healthz() -> HttpResponse {
         (status = 200, description = "The database answers.", body = Health),
     ),
 )]
-#[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     match state.db.ping().await {
         Ok(()) => Ok(HttpResponse::Ok().json(Health::OK)),

@@ -1,7 +1,10 @@
 //! `/integration/*`: what time trackers use — the six foundations, task mappings (create or
 //! update, all-or-nothing batches, filtered listing, deletion) and the work-pattern read-back.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use domain::account::KeyScope;
 use domain::foundation::Foundation;
 use domain::integration::{MAX_BATCH, UpsertOutcome, Window};
 use domain::services::integration::{BatchError, DeleteMappingError, WorkPatternError};
@@ -19,25 +22,40 @@ use crate::views::integration::{
     BatchReport, FoundationView, TaskMappingPage, TaskMappingView, WorkPatternView,
 };
 
-/// Mounted under `/integration` (see `routes::configure`).
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/foundations", web::get().to(foundations))
-        .route("/task-mappings", web::post().to(upsert))
-        .route("/task-mappings", web::get().to(list))
-        .service(
-            web::resource("/task-mappings/batch")
-                .app_data(extract::payload_config_of(MAX_BATCH_BODY_BYTES))
-                .route(web::post().to(batch))
-                // This path shadows a mapping whose external id is "batch"; keep it deletable.
-                .route(web::delete().to(delete_named_batch))
-                // Any other method: the contract's JSON 405 (actix's own would have no body).
-                .default_service(web::to(fallback::not_found)),
+/// The routes of this file, mounted under `/integration` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(
+            Policy::Key(KeyScope::Integration),
+            foundations,
+            __path_foundations,
+        ),
+        Route::new(Policy::Key(KeyScope::Integration), upsert, __path_upsert),
+        Route::new(Policy::Key(KeyScope::Integration), list, __path_list),
+        Route::new(Policy::Key(KeyScope::Integration), batch, __path_batch).shared(batch_resource),
+        Route::new(
+            Policy::Key(KeyScope::Integration),
+            delete_named_batch,
+            __path_delete_named_batch,
         )
-        .route(
-            "/task-mappings/{external_task_id}",
-            web::delete().to(delete),
-        )
-        .route("/work-patterns", web::get().to(work_patterns));
+        .shared(batch_resource),
+        Route::new(Policy::Key(KeyScope::Integration), delete, __path_delete),
+        Route::new(
+            Policy::Key(KeyScope::Integration),
+            work_patterns,
+            __path_work_patterns,
+        ),
+    ]
+}
+
+/// `/integration/task-mappings/batch`, one resource for both of its methods: a larger body
+/// limit, and any other method answered with the contract's JSON 405 (actix's own would have
+/// no body). This path shadows a mapping whose external id is "batch"; its `DELETE` keeps that
+/// mapping deletable.
+fn batch_resource(resource: actix_web::Resource) -> actix_web::Resource {
+    resource
+        .app_data(extract::payload_config_of(MAX_BATCH_BODY_BYTES))
+        .default_service(web::to(fallback::not_found))
 }
 
 /// A batch's body limit. The contract's 64 KiB would not hold its 1,000 items (a typical
@@ -108,7 +126,7 @@ pub(crate) async fn batch(
     req.extensions_mut().insert(Action("task_mapping.batch"));
     let inputs = body.into_inner().into_inputs()?;
     match state.integration.upsert_batch(caller.user_id, inputs).await {
-        Ok((created, updated)) => Ok(HttpResponse::Ok().json(BatchReport::new(created, updated))),
+        Ok(outcome) => Ok(HttpResponse::Ok().json(BatchReport::from(outcome))),
         Err(BatchError::TooLarge(n)) => Err(ApiError::invalid(
             "items",
             format!("at most {MAX_BATCH} items per batch (got {n})"),

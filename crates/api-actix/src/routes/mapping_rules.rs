@@ -3,7 +3,10 @@
 //! entries it can affect, which a background worker runs), its progress, and the unmapped time
 //! still to classify.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use domain::account::KeyScope;
 use domain::ids::RuleId;
 use domain::integration::{MAX_RULES_PER_USER, RuleChangeError, Window};
 use domain::pagination::PageLimit;
@@ -17,14 +20,24 @@ use crate::requests::mapping_rules::{RuleRequest, UnmappedQuery};
 use crate::state::AppState;
 use crate::views::mapping_rules::{ReclassificationView, RuleView, UnmappedGroupView};
 
-/// Mounted under `/integration` (see `routes::configure`).
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/rules", web::get().to(list))
-        .route("/rules", web::post().to(create))
-        .route("/rules/{id}", web::put().to(replace))
-        .route("/rules/{id}", web::delete().to(delete))
-        .route("/reclassification", web::get().to(reclassification))
-        .route("/unmapped", web::get().to(unmapped));
+/// The routes of this file, mounted under `/integration` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(Policy::Key(KeyScope::Integration), list, __path_list),
+        Route::new(Policy::Key(KeyScope::Integration), create, __path_create),
+        Route::new(Policy::Key(KeyScope::Integration), replace, __path_replace),
+        Route::new(Policy::Key(KeyScope::Integration), delete, __path_delete),
+        Route::new(
+            Policy::Key(KeyScope::Integration),
+            reclassification,
+            __path_reclassification,
+        ),
+        Route::new(
+            Policy::Key(KeyScope::Integration),
+            unmapped,
+            __path_unmapped,
+        ),
+    ]
 }
 
 impl From<RuleChangeError> for ApiError {

@@ -1,6 +1,9 @@
 //! `/api/me`: the caller's account — read, delete (with all data), export, stats.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use domain::account::KeyScope;
 use domain::services::account::RevokeError;
 
 use crate::activity::Action;
@@ -10,12 +13,14 @@ use crate::state::AppState;
 use crate::views::account::{StatsView, UserView};
 use crate::views::export::ExportView;
 
-/// Mounted under `/api/me` (see `routes::configure`).
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("", web::get().to(get))
-        .route("", web::delete().to(delete))
-        .route("/export", web::get().to(export))
-        .route("/stats", web::get().to(stats));
+/// The routes of this file, mounted under `/api/me` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(Policy::Key(KeyScope::Integration), get, __path_get),
+        Route::new(Policy::Session, delete, __path_delete),
+        Route::new(Policy::Session, export, __path_export),
+        Route::new(Policy::SignedIn, stats, __path_stats),
+    ]
 }
 
 #[utoipa::path(

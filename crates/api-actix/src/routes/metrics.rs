@@ -2,14 +2,21 @@
 //! Metrics). Open by default, as Prometheus expects; with `METRICS_TOKEN` set, only a scrape
 //! presenting it as a Bearer token gets an answer.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse, get, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::activity::ActivityQueue;
 use crate::auth::secrets::same_secret;
 use crate::error::ApiError;
 use crate::metrics::CONTENT_TYPE;
 use crate::state::AppState;
+
+/// The routes of this file, mounted at the root in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![Route::new(Policy::Public, metrics, __path_metrics)]
+}
 
 // The 401 of `METRICS_TOKEN` is told in the description, not listed as a response: in this
 // document a listed 401 means a person's credentials (the three security schemes), which this
@@ -28,7 +35,6 @@ use crate::state::AppState;
         (status = 200, description = "The metrics (text format 0.0.4).", body = String, content_type = "text/plain"),
     ),
 )]
-#[get("/metrics")]
 pub async fn metrics(
     state: web::Data<AppState>,
     queue: web::Data<ActivityQueue>,

@@ -2,6 +2,8 @@
 //! registered (the secret shown once), listed, deleted, tested, with their delivery log — and
 //! the e-mails' one-click unsubscribe.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use domain::ids::WebhookId;
 use domain::notifications::WebhookSecret;
@@ -20,15 +22,17 @@ use crate::views::notifications::{
     DeliveryPage, NotificationSettingsView, UnsubscribedView, WebhookCreatedView, WebhookView,
 };
 
-/// Mounted under `/api/me` (see `routes::configure`).
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/notifications", web::get().to(settings))
-        .route("/notifications", web::put().to(put_settings))
-        .route("/webhooks", web::post().to(create))
-        .route("/webhooks", web::get().to(list))
-        .route("/webhooks/{id}", web::delete().to(delete))
-        .route("/webhooks/{id}/test", web::post().to(test))
-        .route("/webhooks/{id}/deliveries", web::get().to(deliveries));
+/// The routes of this file, mounted under `/api/me` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(Policy::SignedIn, settings, __path_settings),
+        Route::new(Policy::SignedIn, put_settings, __path_put_settings),
+        Route::new(Policy::Session, create, __path_create),
+        Route::new(Policy::Session, list, __path_list),
+        Route::new(Policy::Session, delete, __path_delete),
+        Route::new(Policy::Session, test, __path_test),
+        Route::new(Policy::Session, deliveries, __path_deliveries),
+    ]
 }
 
 impl From<SetEmailError> for ApiError {
@@ -254,13 +258,10 @@ pub(crate) async fn deliveries(
     Ok(HttpResponse::Ok().json(DeliveryPage::from(&page)))
 }
 
-/// Mounted at the top level (see `routes::configure`): the one-click unsubscribe of e-mails
-/// needs no sign-in, only the link's signed token.
-pub fn configure_public(cfg: &mut web::ServiceConfig) {
-    cfg.route(
-        "/api/notifications/unsubscribe",
-        web::post().to(unsubscribe),
-    );
+/// The one-click unsubscribe, mounted at the root (see `routes::api`): the e-mail's link
+/// carries its own signature, no credential.
+pub fn public_routes() -> Vec<Route> {
+    vec![Route::new(Policy::Public, unsubscribe, __path_unsubscribe)]
 }
 
 #[utoipa::path(

@@ -2,8 +2,11 @@
 //! affirm (lock), reopen (unlock), restore a revision, reflect with the coach, and the
 //! reflection dialogue and revision history.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use domain::account::KeyScope;
 use domain::profile::Profile;
 use domain::services::profile::{ChangeProfileError, ReadProfileError, ReflectError};
 
@@ -18,19 +21,26 @@ use crate::requests::profile::{
 use crate::state::AppState;
 use crate::views::profile::{ProfileView, ReflectReplyView, ReflectionMessageView, RevisionView};
 
-/// Mounted under `/discovery` (see `routes::configure`).
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/profile/me", web::get().to(get))
-        .route("/profile/me", web::patch().to(edit))
-        .route("/profile/me/affirm", web::post().to(affirm))
-        .route("/profile/me/reopen", web::post().to(reopen))
-        .route(
-            "/profile/me/revisions/{number}/restore",
-            web::post().to(restore),
-        )
-        .route("/profile/me/reflect", web::post().to(reflect))
-        .route("/profile/me/reflection", web::get().to(reflection))
-        .route("/profile/me/revisions", web::get().to(revisions));
+/// The routes of this file, mounted under `/discovery` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(Policy::Key(KeyScope::ProfileRead), get, __path_get),
+        Route::new(Policy::SignedIn, edit, __path_edit),
+        Route::new(Policy::SignedIn, affirm, __path_affirm),
+        Route::new(Policy::SignedIn, reopen, __path_reopen),
+        Route::new(Policy::SignedIn, restore, __path_restore),
+        Route::new(Policy::SignedIn, reflect, __path_reflect),
+        Route::new(
+            Policy::Key(KeyScope::ProfileRead),
+            reflection,
+            __path_reflection,
+        ),
+        Route::new(
+            Policy::Key(KeyScope::ProfileRead),
+            revisions,
+            __path_revisions,
+        ),
+    ]
 }
 
 const LOCKED: ApiError = ApiError::Conflict {

@@ -7,6 +7,8 @@
 //! `{"provider": "offline", "endpoint": null, "request": null, ...}`, because no request is made
 //! at all.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::http::header;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 
@@ -18,10 +20,12 @@ use crate::requests::profile::ReflectRequest;
 use crate::state::AppState;
 use crate::views::profile::ReflectPreviewView;
 
-/// Mounted under `/discovery` (see `routes::configure`).
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/profile/me/reflect/preview", web::get().to(preview_get))
-        .route("/profile/me/reflect/preview", web::post().to(preview_post));
+/// The routes of this file, mounted under `/discovery` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(Policy::SignedIn, preview_get, __path_preview_get),
+        Route::new(Policy::SignedIn, preview_post, __path_preview_post),
+    ]
 }
 
 #[utoipa::path(

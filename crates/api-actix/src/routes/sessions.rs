@@ -1,5 +1,7 @@
 //! `/api/me/sessions`: the caller's open sessions, and revoking one.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::{HttpResponse, web};
 use domain::ids::SessionId;
 
@@ -9,10 +11,12 @@ use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
 use crate::views::account::SessionView;
 
-/// Mounted under `/api/me` (see `routes::configure`).
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/sessions", web::get().to(list))
-        .route("/sessions/{id}", web::delete().to(revoke));
+/// The routes of this file, mounted under `/api/me` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(Policy::SignedIn, list, __path_list),
+        Route::new(Policy::Session, revoke, __path_revoke),
+    ]
 }
 
 #[utoipa::path(

@@ -1,6 +1,8 @@
 //! `/api/me/settings`: the person's account settings — their time zone, whose calendar days
 //! and weeks the work patterns are dated in.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use domain::services::account::SetTimeZoneError;
 
@@ -12,10 +14,12 @@ use crate::requests::settings::SettingsRequest;
 use crate::state::AppState;
 use crate::views::settings::SettingsView;
 
-/// Mounted under `/api/me` (see `routes::configure`).
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/settings", web::get().to(get))
-        .route("/settings", web::put().to(put));
+/// The routes of this file, mounted under `/api/me` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route::new(Policy::SignedIn, get, __path_get),
+        Route::new(Policy::SignedIn, put, __path_put),
+    ]
 }
 
 impl From<SetTimeZoneError> for ApiError {

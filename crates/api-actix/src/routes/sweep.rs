@@ -1,7 +1,10 @@
 //! `POST /integration/task-mappings/sweep`: an importer that re-read a whole export drops what
 //! the tracker no longer has (API.md, "Integration").
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use domain::account::KeyScope;
 use domain::services::integration::SweepError;
 
 use crate::activity::Action;
@@ -12,10 +15,13 @@ use crate::requests::sweep::SweepRequest;
 use crate::state::AppState;
 use crate::views::sweep::SweepReport;
 
-/// Mounted under `/integration` (see `routes::configure`). A route of its own method only, so a
-/// `DELETE` of the entry whose external id is `sweep` still reaches the deletion.
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/task-mappings/sweep", web::post().to(sweep));
+/// The routes of this file, mounted under `/integration` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![Route::new(
+        Policy::Key(KeyScope::Integration),
+        sweep,
+        __path_sweep,
+    )]
 }
 
 #[utoipa::path(

@@ -1,7 +1,10 @@
 //! `/integration/work-patterns/weekly`: minutes per foundation in each of the person's last
 //! local weeks (Monday to Sunday in their time zone), for the dashboard's trend.
 
+use super::declaration::Route;
+use crate::auth::policy::Policy;
 use actix_web::{HttpResponse, web};
+use domain::account::KeyScope;
 use domain::integration::Weeks;
 use domain::services::integration::WeeklyError;
 
@@ -11,9 +14,13 @@ use crate::requests::integration::WeeklyQuery;
 use crate::state::AppState;
 use crate::views::integration::WeeklyView;
 
-/// Mounted under `/integration` (see `routes::configure`).
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/work-patterns/weekly", web::get().to(weekly));
+/// The routes of this file, mounted under `/integration` in this order (see `routes::api`).
+pub fn routes() -> Vec<Route> {
+    vec![Route::new(
+        Policy::Key(KeyScope::Integration),
+        weekly,
+        __path_weekly,
+    )]
 }
 
 #[utoipa::path(

@@ -8,7 +8,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::count::count;
-use super::keys;
+use super::enum_schemas;
 
 /// A person, as `GET /api/me` and sign-in answer with it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -84,7 +84,7 @@ pub struct ApiKeyView<'a> {
     name: &'a str,
     prefix: &'a str,
     /// What the key may be used for.
-    #[schema(value_type = Vec<keys::KeyScope>)]
+    #[schema(value_type = Vec<enum_schemas::KeyScope>)]
     scopes: Vec<&'static str>,
     /// When it stops working (`null`: when revoked).
     #[serde(with = "time::serde::rfc3339::option")]
@@ -121,7 +121,7 @@ pub struct ApiKeyCreated<'a> {
     name: &'a str,
     key: &'a str,
     prefix: &'a str,
-    #[schema(value_type = Vec<keys::KeyScope>)]
+    #[schema(value_type = Vec<enum_schemas::KeyScope>)]
     scopes: Vec<&'static str>,
     #[serde(with = "time::serde::rfc3339::option")]
     expires_at: Option<OffsetDateTime>,

@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::count::count;
-use super::keys;
+use super::enum_schemas;
 use super::page::next_cursor;
 
 /// One logged request.
@@ -27,7 +27,7 @@ pub struct ActivityEntryView<'a> {
     method: &'a str,
     path: &'a str,
     status: u16,
-    #[schema(value_type = Option<keys::ActivitySource>)]
+    #[schema(value_type = Option<enum_schemas::ActivitySource>)]
     source: Option<&'static str>,
     duration_ms: u64,
     request_id: &'a str,

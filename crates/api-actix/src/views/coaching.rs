@@ -7,25 +7,25 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::keys;
+use super::enum_schemas;
 use super::page::next_cursor;
 
 /// The coaching preferences (`/coaching/preferences`).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Preferences)]
 pub struct PreferencesView {
-    #[schema(value_type = keys::Frequency)]
+    #[schema(value_type = enum_schemas::Frequency)]
     coaching_frequency: &'static str,
-    #[schema(value_type = keys::Style)]
+    #[schema(value_type = enum_schemas::Style)]
     coaching_style: &'static str,
     #[schema(minimum = 0.0, maximum = 1.0)]
     misalignment_threshold: f64,
-    #[schema(value_type = keys::Friction)]
+    #[schema(value_type = enum_schemas::Friction)]
     friction_tolerance: &'static str,
     prefer_questions_over_directives: bool,
-    #[schema(value_type = keys::TimeOfDay)]
+    #[schema(value_type = enum_schemas::TimeOfDay)]
     time_of_day_preference: &'static str,
-    #[schema(value_type = keys::PreferencesSource)]
+    #[schema(value_type = enum_schemas::PreferencesSource)]
     source: &'static str,
     #[serde(with = "time::serde::rfc3339")]
     updated_at: OffsetDateTime,
@@ -58,7 +58,7 @@ pub struct CheckInView<'a> {
     quoted_goals: &'a [String],
     /// Where logged time went in the last 14 days; null when none was logged.
     observation: Option<&'a str>,
-    #[schema(value_type = keys::CheckInOrigin)]
+    #[schema(value_type = enum_schemas::CheckInOrigin)]
     origin: &'static str,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
@@ -119,6 +119,40 @@ impl From<&RunReport> for RunReportView {
         Self {
             considered: r.considered,
             created: r.created,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use domain::coaching::CheckInOrigin;
+    use domain::ids::UserId;
+    use domain::notifications::CheckInData;
+    use serde_json::Value;
+
+    use super::*;
+
+    /// The `checkin.created` webhook sends a new check-in as this view shows it: each field of
+    /// the payload's data is the view's field of the same name, with the same value.
+    #[test]
+    fn the_checkin_event_data_is_the_view_of_a_new_checkin() {
+        let checkin = CheckIn {
+            id: CheckInId::new(),
+            user_id: UserId::new(),
+            message: "Does this still hold?".to_owned(),
+            quoted_goals: vec!["Ride to work daily".to_owned()],
+            observation: Some("Most logged time went to Vocation.".to_owned()),
+            origin: CheckInOrigin::Batch,
+            created_at: time::macros::datetime!(2026-11-26 10:00:00.123456 UTC),
+            response: None,
+        };
+        let view = serde_json::to_value(CheckInView::from(&checkin)).unwrap();
+        let Value::Object(data) = serde_json::to_value(CheckInData::from(&checkin)).unwrap() else {
+            panic!("the data is an object");
+        };
+        assert_eq!(data.len(), 6);
+        for (field, value) in data {
+            assert_eq!(view[&field], value, "{field}");
         }
     }
 }

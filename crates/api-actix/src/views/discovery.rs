@@ -6,7 +6,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::keys;
+use super::enum_schemas;
 
 /// One written prompt (`GET /discovery/prompts`).
 #[derive(Debug, Serialize, ToSchema)]
@@ -14,7 +14,7 @@ use super::keys;
 pub struct PromptView {
     #[schema(minimum = 1, maximum = 7)]
     step: u8,
-    #[schema(value_type = keys::PromptKey)]
+    #[schema(value_type = enum_schemas::PromptKey)]
     key: &'static str,
     title: &'static str,
     text: &'static str,
@@ -39,7 +39,7 @@ impl From<&'static Prompt> for PromptView {
 pub struct AnswerView<'a> {
     #[schema(minimum = 1, maximum = 7)]
     step: u8,
-    #[schema(value_type = keys::PromptKey)]
+    #[schema(value_type = enum_schemas::PromptKey)]
     key: &'static str,
     text: &'a str,
     #[serde(with = "time::serde::rfc3339")]
@@ -63,7 +63,7 @@ impl<'a> From<&'a Answer> for AnswerView<'a> {
 pub struct ConversationView<'a> {
     #[schema(value_type = uuid::Uuid)]
     id: ConversationId,
-    #[schema(value_type = keys::ConversationStatus)]
+    #[schema(value_type = enum_schemas::ConversationStatus)]
     status: &'static str,
     answers: Vec<AnswerView<'a>>,
     #[schema(minimum = 1, maximum = 7)]

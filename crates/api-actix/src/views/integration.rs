@@ -3,21 +3,23 @@
 
 use domain::foundation::Foundation;
 use domain::ids::{TaskMappingId, UserId};
-use domain::integration::{FoundationMinutes, TaskMapping, WeeklyPattern, WorkPattern};
+use domain::integration::{
+    BatchOutcome, FoundationMinutes, TaskMapping, WeeklyPattern, WorkPattern,
+};
 use domain::pagination::Page;
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::count::count;
-use super::keys;
+use super::enum_schemas;
 use super::page::next_cursor;
 
 /// One of the six foundations (`GET /integration/foundations`).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Foundation)]
 pub struct FoundationView {
-    #[schema(value_type = keys::FoundationKey)]
+    #[schema(value_type = enum_schemas::FoundationKey)]
     key: &'static str,
     title: &'static str,
     description: &'static str,
@@ -44,11 +46,11 @@ pub struct TaskMappingView<'a> {
     external_task_id: &'a str,
     task_label: Option<&'a str>,
     /// `null` while no rule matches (unmapped).
-    #[schema(value_type = Option<keys::FoundationKey>)]
+    #[schema(value_type = Option<enum_schemas::FoundationKey>)]
     foundation: Option<&'static str>,
     tags: &'a [String],
     /// Where the foundation came from; `null` exactly when it is unmapped.
-    #[schema(value_type = Option<keys::MappedBy>)]
+    #[schema(value_type = Option<enum_schemas::MappedBy>)]
     mapped_by: Option<&'static str>,
     #[schema(minimum = 0, maximum = 1440)]
     minutes: u16,
@@ -101,19 +103,18 @@ pub struct BatchReport {
     updated: u64,
 }
 
-impl BatchReport {
-    #[must_use]
-    pub fn new(created: usize, updated: usize) -> Self {
+impl From<BatchOutcome> for BatchReport {
+    fn from(outcome: BatchOutcome) -> Self {
         Self {
-            created: u64::try_from(created).unwrap_or(u64::MAX),
-            updated: u64::try_from(updated).unwrap_or(u64::MAX),
+            created: u64::try_from(outcome.created).unwrap_or(u64::MAX),
+            updated: u64::try_from(outcome.updated).unwrap_or(u64::MAX),
         }
     }
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct FoundationShare {
-    #[schema(value_type = keys::FoundationKey)]
+    #[schema(value_type = enum_schemas::FoundationKey)]
     foundation: &'static str,
     minutes: u64,
     #[schema(minimum = 0.0, maximum = 1.0)]
@@ -152,7 +153,7 @@ pub struct WorkPatternView<'a> {
     coverage: f64,
     /// All six, in order.
     foundations: Vec<FoundationShare>,
-    #[schema(value_type = Vec<keys::FoundationKey>)]
+    #[schema(value_type = Vec<enum_schemas::FoundationKey>)]
     neglected: Vec<&'static str>,
     summary: &'a str,
     /// One entry per local date (of `time_zone`) the window touches, oldest first (mapped

@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::count::count;
-use super::keys;
+use super::enum_schemas;
 
 /// A person's rule (`/integration/rules`).
 #[derive(Debug, Serialize, ToSchema)]
@@ -25,7 +25,7 @@ pub struct RuleView<'a> {
     #[serde(rename = "match")]
     #[schema(schema_with = crate::requests::mapping_rules::rule_match)]
     matcher: BTreeMap<&'static str, &'a str>,
-    #[schema(value_type = keys::FoundationKey)]
+    #[schema(value_type = enum_schemas::FoundationKey)]
     foundation: &'static str,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,

@@ -8,7 +8,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::keys;
+use super::enum_schemas;
 use super::page::next_cursor;
 
 /// The e-mail setting (`GET`/`PUT /api/me/notifications`).
@@ -45,7 +45,7 @@ pub struct WebhookView<'a> {
     #[schema(value_type = uuid::Uuid)]
     id: WebhookId,
     url: &'a str,
-    #[schema(value_type = Vec<keys::EventType>)]
+    #[schema(value_type = Vec<enum_schemas::EventType>)]
     events: Vec<&'static str>,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
@@ -73,7 +73,7 @@ pub struct WebhookCreatedView<'a> {
     #[schema(value_type = uuid::Uuid)]
     id: WebhookId,
     url: &'a str,
-    #[schema(value_type = Vec<keys::EventType>)]
+    #[schema(value_type = Vec<enum_schemas::EventType>)]
     events: Vec<&'static str>,
     /// Verifies the `webhook-signature` of every delivery (Standard Webhooks).
     secret: &'a str,
@@ -105,11 +105,11 @@ pub struct DeliveryView<'a> {
     /// The `webhook-id` of every attempt.
     #[schema(value_type = uuid::Uuid)]
     event_id: EventId,
-    #[schema(value_type = keys::EventType)]
+    #[schema(value_type = enum_schemas::EventType)]
     event_type: &'static str,
     /// Attempts made so far.
     attempt: u32,
-    #[schema(value_type = keys::DeliveryStatus)]
+    #[schema(value_type = enum_schemas::DeliveryStatus)]
     status: &'static str,
     /// The HTTP status of the last attempt's answer.
     response_status: Option<u16>,

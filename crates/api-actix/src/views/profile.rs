@@ -11,7 +11,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::keys;
+use super::enum_schemas;
 use super::sources::SourcesView;
 
 /// The profile (`/discovery/profile/me`).
@@ -22,7 +22,7 @@ pub struct ProfileView<'a> {
     id: ProfileId,
     #[schema(minimum = 1, maximum = 9)]
     enneagram_type: u8,
-    #[schema(value_type = keys::Triad)]
+    #[schema(value_type = enum_schemas::Triad)]
     triad: &'static str,
     love_summary: &'a str,
     strength_summary: &'a str,
@@ -78,7 +78,7 @@ fn goal(summary: &Option<Prose>) -> Option<&str> {
 pub struct SnapshotView<'a> {
     #[schema(minimum = 1, maximum = 9)]
     enneagram_type: u8,
-    #[schema(value_type = keys::Triad)]
+    #[schema(value_type = enum_schemas::Triad)]
     triad: &'static str,
     love_summary: &'a str,
     strength_summary: &'a str,
@@ -125,7 +125,7 @@ pub struct RevisionView<'a> {
     id: RevisionId,
     #[schema(minimum = 1)]
     number: i64,
-    #[schema(value_type = keys::RevisionOrigin)]
+    #[schema(value_type = enum_schemas::RevisionOrigin)]
     origin: &'static str,
     /// Every prose field, the type and the triad as they were after this revision.
     snapshot: SnapshotView<'a>,
@@ -152,7 +152,7 @@ impl<'a> From<&'a Revision> for RevisionView<'a> {
 pub struct ReflectionMessageView<'a> {
     #[schema(value_type = uuid::Uuid)]
     id: ReflectionMessageId,
-    #[schema(value_type = keys::Author)]
+    #[schema(value_type = enum_schemas::Author)]
     author: &'static str,
     text: &'a str,
     #[serde(with = "time::serde::rfc3339")]
@@ -174,7 +174,7 @@ impl<'a> From<&'a ReflectionMessage> for ReflectionMessageView<'a> {
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = ProposedRevision)]
 pub struct ProposedRevisionView<'a> {
-    #[schema(value_type = keys::EditableField)]
+    #[schema(value_type = enum_schemas::EditableField)]
     field: &'static str,
     value: Option<&'a str>,
 }

@@ -128,7 +128,7 @@ mod tests {
         for scope in KeyScope::ALL {
             assert_eq!(
                 serde_json::to_value(scope).unwrap(),
-                serde_json::json!(scope.key())
+                serde_json::Value::from(scope.key())
             );
             assert_eq!(scope.key().parse::<KeyScope>(), Ok(scope));
         }

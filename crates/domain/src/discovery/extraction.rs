@@ -550,14 +550,17 @@ mod tests {
         let d = ExtractionDraft::parse(&value.to_string()).unwrap();
         assert_eq!(d.quotes_offered(), 0);
         // A bare quote, a single object, null, and extractor.v1's bare step numbers.
-        value["sources"] = serde_json::json!({
-            "love_summary": "children to read",
-            "strength_summary": {"quote": "hard things simply"},
-            "mission_summary": null,
-            "vocation_summary": [4, {"step": 4}, {"step": "four", "quote": "Teacher"}],
-            "triad": [{"step": 5, "quote": "Getting it right"}],
-            "overlap_narrative": [{"step": 2, "quote": "To do it is love!"}],
-        });
+        value["sources"] = serde_json::from_str(
+            r#"{
+                "love_summary": "children to read",
+                "strength_summary": {"quote": "hard things simply"},
+                "mission_summary": null,
+                "vocation_summary": [4, {"step": 4}, {"step": "four", "quote": "Teacher"}],
+                "triad": [{"step": 5, "quote": "Getting it right"}],
+                "overlap_narrative": [{"step": 2, "quote": "To do it is love!"}]
+            }"#,
+        )
+        .unwrap();
         let d = ExtractionDraft::parse(&value.to_string()).unwrap();
         assert_eq!(d.quotes_offered(), 5);
         let e = d.guard(&input(None, None)).unwrap();

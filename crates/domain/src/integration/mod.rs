@@ -19,8 +19,8 @@ pub use rules::{
 };
 pub use sweep::{InvalidSweep, MAX_SWEEP_DAYS, Sweep, SweepPrefix};
 pub use task_mapping::{
-    ExternalTaskId, FoundationFilter, MAX_BATCH, Minutes, TaskLabel, TaskMapping, TaskMappingInput,
-    TaskMappingQuery, UpsertOutcome,
+    BatchOutcome, ExternalTaskId, FoundationFilter, MAX_BATCH, Minutes, TaskLabel, TaskMapping,
+    TaskMappingInput, TaskMappingQuery, UpsertOutcome,
 };
 pub use unmapped::{UnmappedGroup, UnmappedQuery};
 pub use weekly::{InvalidWeeks, WeeklyPattern, Weeks, monday_of, weekly};

@@ -21,6 +21,14 @@ pub type TaskLabel = Text<500>;
 /// The most items one batch may carry.
 pub const MAX_BATCH: usize = 1_000;
 
+/// What one batch did: how many of its items created an entry and how many updated one (an
+/// external id repeated in the batch updates what its first occurrence created).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BatchOutcome {
+    pub created: usize,
+    pub updated: usize,
+}
+
 /// Minutes of one entry, 0 to 1,440 (one day).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]

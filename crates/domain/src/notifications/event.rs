@@ -2,10 +2,9 @@
 //! (`{"id", "type", "created_at", "data"}`), fixed when the event is written.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 
+use super::payload::{CheckInData, EventPayload, PingData, ProfileData, rfc3339};
 use crate::coaching::CheckIn;
 use crate::ids::{EventId, UserId};
 use crate::profile::{NewRevision, Profile};
@@ -59,44 +58,36 @@ pub struct OutboxEvent {
 }
 
 impl OutboxEvent {
-    fn new(
+    fn new<D: Serialize>(
         user_id: UserId,
         event_type: EventType,
         created_at: OffsetDateTime,
-        data: Value,
+        data: D,
     ) -> Self {
         let id = EventId::new();
-        let payload = json!({
-            "id": id,
-            "type": event_type.key(),
-            "created_at": rfc3339(created_at),
-            "data": data,
-        });
+        let payload = EventPayload {
+            id,
+            event_type,
+            created_at: rfc3339(created_at),
+            data,
+        };
         Self {
             id,
             user_id,
             event_type,
             created_at,
-            payload: payload.to_string(),
+            payload: payload.to_body(),
         }
     }
 
     /// A new check-in: the check-in as `GET /coaching/checkins` shows it.
     #[must_use]
     pub fn checkin_created(checkin: &CheckIn) -> Self {
-        let data = json!({
-            "id": checkin.id,
-            "message": checkin.message,
-            "quoted_goals": checkin.quoted_goals,
-            "observation": checkin.observation,
-            "origin": checkin.origin.key(),
-            "created_at": rfc3339(checkin.created_at),
-        });
         Self::new(
             checkin.user_id,
             EventType::CheckinCreated,
             checkin.created_at,
-            data,
+            CheckInData::from(checkin),
         )
     }
 
@@ -107,7 +98,7 @@ impl OutboxEvent {
             profile.user_id,
             EventType::ProfileAffirmed,
             at,
-            profile_data(profile, None),
+            ProfileData::new(profile, None),
         )
     }
 
@@ -118,14 +109,14 @@ impl OutboxEvent {
             profile.user_id,
             EventType::ProfileRevised,
             at,
-            profile_data(profile, Some(origin)),
+            ProfileData::new(profile, Some(origin)),
         )
     }
 
     /// The test event of `POST /api/me/webhooks/{id}/test`.
     #[must_use]
     pub fn ping(user_id: UserId, at: OffsetDateTime) -> Self {
-        Self::new(user_id, EventType::Ping, at, json!({}))
+        Self::new(user_id, EventType::Ping, at, PingData {})
     }
 }
 
@@ -150,29 +141,6 @@ pub fn profile_events(
         events.push(OutboxEvent::profile_affirmed(profile, at));
     }
     events
-}
-
-/// The profile as it stands after the change: its fields, sources, lock and version.
-fn profile_data(profile: &Profile, origin: Option<&str>) -> Value {
-    let snapshot = profile.snapshot();
-    let mut data = serde_json::to_value(&snapshot).unwrap_or(Value::Null);
-    if let Value::Object(map) = &mut data {
-        map.insert("profile_id".to_owned(), json!(profile.id));
-        map.insert("version".to_owned(), json!(profile.version));
-        map.insert("locked".to_owned(), json!(profile.locked));
-        map.insert(
-            "affirmed_at".to_owned(),
-            json!(profile.affirmed_at.map(rfc3339)),
-        );
-        if let Some(origin) = origin {
-            map.insert("origin".to_owned(), json!(origin));
-        }
-    }
-    data
-}
-
-fn rfc3339(at: OffsetDateTime) -> String {
-    at.format(&Rfc3339).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -225,6 +193,6 @@ mod tests {
         let event = OutboxEvent::ping(UserId::new(), at);
         let payload: Value = serde_json::from_str(&event.payload).unwrap();
         assert_eq!(payload["type"], "ping");
-        assert_eq!(payload["data"], serde_json::json!({}));
+        assert_eq!(payload["data"], Value::Object(serde_json::Map::new()));
     }
 }

@@ -5,11 +5,13 @@
 pub mod address;
 pub mod delivery;
 pub mod event;
+pub mod payload;
 pub mod settings;
 pub mod webhook;
 
 pub use delivery::{Channel, Delivery, DeliveryOutcome, DeliveryStatus, RETRY_SCHEDULE};
 pub use event::{EventType, OutboxEvent, profile_events};
+pub use payload::{CheckInData, EventPayload, ProfileData};
 pub use settings::NotificationSettings;
 pub use webhook::{
     DISABLE_AFTER_FAILURES, MAX_WEBHOOKS_PER_USER, Webhook, WebhookSecret, WebhookUrl,

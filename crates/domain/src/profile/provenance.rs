@@ -343,13 +343,17 @@ mod tests {
         assert_eq!(json.as_object().unwrap().len(), 7);
         assert_eq!(
             json["love_summary"][0],
-            serde_json::json!({"step": 1, "quote": "Woodwork"})
+            serde_json::from_str::<serde_json::Value>(r#"{"step": 1, "quote": "Woodwork"}"#)
+                .unwrap()
         );
         assert_eq!(
             json["love_summary"][1]["reflection_message_id"],
-            serde_json::json!(id)
+            serde_json::to_value(id).unwrap()
         );
-        assert_eq!(json["overlap_narrative"], serde_json::json!([]));
+        assert_eq!(
+            json["overlap_narrative"],
+            serde_json::Value::Array(Vec::new())
+        );
         let back: Sources = serde_json::from_value(json).unwrap();
         assert_eq!(back, sources);
         let partial: Sources = serde_json::from_str("{}").unwrap();

@@ -116,7 +116,10 @@ where
     /// A session lives at most the refresh lifetime from sign-in, however often it is refreshed.
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`]: nothing was written, and the same call shortly may succeed.
+    /// [`RepoError::Unavailable`]: the database did not answer, so whether it committed is unknown;
+    /// signing in again is safe (at worst an unused session stays until it expires).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: repeating will not help.
     pub async fn sign_in(
         &self,
         identity: &LoginIdentity,
@@ -222,7 +225,10 @@ where
     /// Creates or refreshes a user without opening a session (the synthetic operator user).
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`]: nothing was written, and the same call shortly may succeed.
+    /// [`RepoError::Unavailable`]: the database did not answer, so whether it committed is unknown;
+    /// calling again is safe (the person is found by their identity).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: repeating will not help.
     pub async fn ensure_user(&self, identity: &LoginIdentity) -> Result<User, RepoError> {
         self.users.upsert_login(identity, self.clock.now()).await
     }
@@ -230,7 +236,10 @@ where
     /// Signs out the session a refresh token belongs to (whatever the token's state).
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`]: nothing was written, and the same call shortly may succeed.
+    /// [`RepoError::Unavailable`]: the database did not answer, so whether it committed is unknown;
+    /// calling again is safe (revoking twice is revoking once).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: repeating will not help.
     pub async fn sign_out_by_refresh(&self, presented: &TokenHash) -> Result<(), RepoError> {
         if let Some((_, session)) = self.sessions.find_refresh(presented).await? {
             self.sessions
@@ -243,7 +252,9 @@ where
     /// Whether the session behind an access token is still open (revocation takes effect at once).
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn session_is_active(&self, id: SessionId) -> Result<bool, RepoError> {
         let now = self.clock.now();
         Ok(self
@@ -254,7 +265,9 @@ where
     }
 
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn user(&self, id: UserId) -> Result<Option<User>, RepoError> {
         self.users.get(id).await
     }
@@ -262,7 +275,9 @@ where
     /// The person's time zone (UTC until they set one).
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn time_zone(&self, user: UserId) -> Result<TimeZone, RepoError> {
         Ok(self
             .users
@@ -292,7 +307,9 @@ where
     /// The user's open sessions, newest first.
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn sessions(&self, user: UserId) -> Result<Vec<Session>, RepoError> {
         self.sessions.list_active(user, self.clock.now()).await
     }
@@ -312,7 +329,10 @@ where
     /// Stores a new key (its secret is shown once by the caller, never stored).
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`]: nothing was written, and the same call shortly may succeed.
+    /// [`RepoError::Unavailable`]: the database did not answer, so whether it committed is unknown;
+    /// list the keys before minting another, or revoke a key never shown.
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: repeating will not help.
     pub async fn create_api_key(
         &self,
         user: UserId,
@@ -337,7 +357,9 @@ where
     }
 
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn api_keys(&self, user: UserId) -> Result<Vec<ApiKey>, RepoError> {
         self.keys.list(user).await
     }
@@ -356,7 +378,9 @@ where
     /// or expired key.
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn authenticate_api_key(
         &self,
         hash: &TokenHash,
@@ -382,7 +406,9 @@ where
     /// Counts over the user's records; "recent" means the last 30 days.
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn stats(&self, user: UserId) -> Result<UserStats, RepoError> {
         self.users
             .stats(user, self.clock.now() - Duration::days(30))

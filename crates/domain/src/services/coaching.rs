@@ -181,7 +181,9 @@ where
     /// Check-ins, newest first.
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn checkins(
         &self,
         user: UserId,

@@ -121,7 +121,10 @@ where
     /// stored, so a graceful stop leaves no claim to wait out.
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`]: nothing was written, and the same call shortly may succeed.
+    /// [`RepoError::Unavailable`]: the database did not answer, so whether it committed is unknown;
+    /// the next drain picks up what is still due.
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: repeating will not help.
     pub async fn drain(
         &self,
         limit: u32,
@@ -139,7 +142,9 @@ where
     }
 
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn stats(&self) -> Result<QueueStats, RepoError> {
         self.queue.stats().await
     }

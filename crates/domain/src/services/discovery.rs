@@ -86,7 +86,10 @@ where
     /// Returns the conversation in progress, or starts one. The flag is `true` when it was created.
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`]: nothing was written, and the same call shortly may succeed.
+    /// [`RepoError::Unavailable`]: the database did not answer, so whether it committed is unknown;
+    /// starting again is safe (it returns the open conversation).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: repeating will not help.
     pub async fn start(&self, user: UserId) -> Result<(Conversation, bool), RepoError> {
         if let Some(current) = self.conversations.latest(user).await?
             && current.completed_at.is_none()

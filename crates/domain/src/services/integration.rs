@@ -7,10 +7,10 @@ use crate::clock::Clock;
 use crate::error::RepoError;
 use crate::ids::{RuleId, UserId};
 use crate::integration::{
-    ExternalTaskId, InvalidDays, InvalidSweep, InvalidWeeks, MAX_BATCH, NewRule, Reclassification,
-    ReclassifyStep, Rule, RuleChangeError, Sweep, SweepPrefix, TaskMapping, TaskMappingInput,
-    TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, WeeklyPattern, Weeks, Window,
-    WorkPattern, rollup, weekly,
+    BatchOutcome, ExternalTaskId, InvalidDays, InvalidSweep, InvalidWeeks, MAX_BATCH, NewRule,
+    Reclassification, ReclassifyStep, Rule, RuleChangeError, Sweep, SweepPrefix, TaskMapping,
+    TaskMappingInput, TaskMappingQuery, UnmappedGroup, UnmappedQuery, UpsertOutcome, WeeklyPattern,
+    Weeks, Window, WorkPattern, rollup, weekly,
 };
 use crate::pagination::{Page, PageLimit};
 use crate::ports::{RuleRepository, TaskMappingRepository};
@@ -81,7 +81,10 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
     /// Creates or updates the mapping with this external id.
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`]: nothing was written, and the same call shortly may succeed.
+    /// [`RepoError::Unavailable`]: the database did not answer, so whether it committed is unknown;
+    /// sending the same entry again is safe (an upsert by its external id).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: repeating will not help.
     pub async fn upsert(
         &self,
         user: UserId,
@@ -90,7 +93,7 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
         self.tasks.upsert(user, input, self.clock.now()).await
     }
 
-    /// Upserts up to [`MAX_BATCH`] items in one transaction; returns `(created, updated)`.
+    /// Upserts up to [`MAX_BATCH`] items in one transaction; returns how many it created and updated.
     ///
     /// # Errors
     /// [`BatchError::TooLarge`] over the limit; storage failures (nothing written).
@@ -98,12 +101,12 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
         &self,
         user: UserId,
         inputs: Vec<TaskMappingInput>,
-    ) -> Result<(usize, usize), BatchError> {
+    ) -> Result<BatchOutcome, BatchError> {
         if inputs.len() > MAX_BATCH {
             return Err(BatchError::TooLarge(inputs.len()));
         }
         if inputs.is_empty() {
-            return Ok((0, 0));
+            return Ok(BatchOutcome::default());
         }
         Ok(self
             .tasks
@@ -112,7 +115,9 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
     }
 
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn list(
         &self,
         user: UserId,
@@ -210,7 +215,9 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
     /// The person's rules, by position.
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn rules(&self, user: UserId) -> Result<Vec<Rule>, RepoError> {
         self.rules.list(user).await
     }
@@ -247,7 +254,9 @@ impl<T: TaskMappingRepository, R: RuleRepository, K: Clock> IntegrationService<T
     /// How far the person's re-classification is.
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn reclassification(&self, user: UserId) -> Result<Reclassification, RepoError> {
         self.rules.reclassification(user).await
     }
@@ -325,11 +334,19 @@ mod tests {
             .expect_upsert_batch()
             .withf(|_, items, now| items.len() == MAX_BATCH && *now == NOW)
             .times(1)
-            .returning(|_, items, _| Ok((items.len(), 0)));
+            .returning(|_, items, _| {
+                Ok(BatchOutcome {
+                    created: items.len(),
+                    updated: 0,
+                })
+            });
         let items: Vec<_> = (0..MAX_BATCH).map(input).collect();
         assert_eq!(
             block_on(service(tasks).upsert_batch(UserId::new(), items)).unwrap(),
-            (1_000, 0)
+            BatchOutcome {
+                created: 1_000,
+                updated: 0
+            }
         );
     }
 

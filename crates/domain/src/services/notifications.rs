@@ -63,7 +63,9 @@ impl<N: NotificationRepository, W: WebhookSender, K: Clock> NotificationService<
     }
 
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn settings(&self, user: UserId) -> Result<NotificationSettings, RepoError> {
         self.notifications.settings(user).await
     }
@@ -121,7 +123,9 @@ impl<N: NotificationRepository, W: WebhookSender, K: Clock> NotificationService<
     }
 
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn webhooks(&self, user: UserId) -> Result<Vec<Webhook>, RepoError> {
         self.notifications.webhooks(user).await
     }
@@ -129,7 +133,10 @@ impl<N: NotificationRepository, W: WebhookSender, K: Clock> NotificationService<
     /// `false` when the person has no such endpoint.
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`]: nothing was written, and the same call shortly may succeed.
+    /// [`RepoError::Unavailable`]: the database did not answer, so whether it committed is unknown;
+    /// deleting again is safe (it answers `false` once the webhook is gone).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: repeating will not help.
     pub async fn delete(&self, user: UserId, id: WebhookId) -> Result<bool, RepoError> {
         self.notifications.delete_webhook(user, id).await
     }
@@ -137,7 +144,10 @@ impl<N: NotificationRepository, W: WebhookSender, K: Clock> NotificationService<
     /// Queues a `ping` to the endpoint; `false` when the person has no such endpoint.
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`]: nothing was written, and the same call shortly may succeed.
+    /// [`RepoError::Unavailable`]: the database did not answer, so whether it committed is unknown;
+    /// a second test may send a second ping, which receivers must tolerate.
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: repeating will not help.
     pub async fn test(&self, user: UserId, id: WebhookId) -> Result<bool, RepoError> {
         let ping = OutboxEvent::ping(user, self.clock.now());
         self.notifications.ping(user, id, &ping).await
@@ -146,7 +156,9 @@ impl<N: NotificationRepository, W: WebhookSender, K: Clock> NotificationService<
     /// The endpoint's delivery log, newest first; `None` when the person has no such endpoint.
     ///
     /// # Errors
-    /// Storage failures.
+    /// [`RepoError::Busy`] or [`RepoError::Unavailable`] when the database had no room or did not
+    /// answer: nothing changed, and asking again shortly may succeed (the API answers 503).
+    /// [`RepoError::Unexpected`] is a bug or corrupt data: asking again will not help.
     pub async fn deliveries(
         &self,
         user: UserId,

@@ -1,4 +1,5 @@
-//! The use-case services of the domain over the concrete adapters, as this binary wires them.
+//! Type aliases naming the domain's use-case services over the concrete adapters this binary wires
+//! (Diesel storage, the metered model, the system clock), so `AppState` and the workers can name them.
 
 use adapters_delivery::{SignedLinks, SmtpMailer, WebhookClient};
 use adapters_diesel::{

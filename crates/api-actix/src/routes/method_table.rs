@@ -11,7 +11,7 @@ use utoipa::openapi::path::PathItem;
 use crate::error::ApiError;
 
 /// One documented path template and the methods declared on it.
-struct DocumentedPath {
+struct DocumentedRoute {
     template: ResourceDef,
     /// Whether the path has no `{parameter}`.
     concrete: bool,
@@ -19,17 +19,15 @@ struct DocumentedPath {
 }
 
 /// Every path of the document with the methods declared on it, read once at start-up.
-pub struct DocumentedPaths(Vec<DocumentedPath>);
+pub struct MethodTable(Vec<DocumentedRoute>);
 
-impl std::fmt::Debug for DocumentedPaths {
+impl std::fmt::Debug for MethodTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("DocumentedPaths")
-            .field(&self.0.len())
-            .finish()
+        f.debug_tuple("MethodTable").field(&self.0.len()).finish()
     }
 }
 
-impl DocumentedPaths {
+impl MethodTable {
     #[must_use]
     pub fn of(document: &OpenApi) -> Self {
         Self(
@@ -37,7 +35,7 @@ impl DocumentedPaths {
                 .paths
                 .paths
                 .iter()
-                .map(|(path, item)| DocumentedPath {
+                .map(|(path, item)| DocumentedRoute {
                     // OpenAPI's `{name}` segments are actix's too.
                     template: ResourceDef::new(path.as_str()),
                     concrete: !path.contains('{'),
@@ -54,7 +52,7 @@ impl DocumentedPaths {
     /// `/integration/task-mappings/sweep` are its own, not those of `.../{external_task_id}`.
     #[must_use]
     pub fn refusal(&self, method: &Method, path: &str) -> ApiError {
-        let matching: Vec<&DocumentedPath> = self
+        let matching: Vec<&DocumentedRoute> = self
             .0
             .iter()
             .filter(|p| p.template.is_match(path))
@@ -101,7 +99,7 @@ mod tests {
     use super::*;
 
     fn refusal(method: &Method, path: &str) -> ApiError {
-        DocumentedPaths::of(crate::openapi::document()).refusal(method, path)
+        MethodTable::of(crate::openapi::document()).refusal(method, path)
     }
 
     fn allow_of(method: Method, path: &str) -> Option<String> {
