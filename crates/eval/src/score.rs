@@ -32,6 +32,8 @@ pub struct Verdict {
     pub triad_matched: Option<bool>,
     /// The same for the type the extractor proposed, before the type rule.
     pub proposed_triad_matched: Option<bool>,
+    /// Whether a stored triad other than the expected one is among `failures`.
+    pub triad_broken: bool,
 }
 
 impl Verdict {
@@ -102,6 +104,7 @@ pub fn judge(expect: &Expect, observation: &Observation) -> Verdict {
         verdict.triad_matched = Some(matched);
         verdict.proposed_triad_matched = Some(stored.proposed_triad == expected);
         if !matched {
+            verdict.triad_broken = true;
             verdict.failures.push(format!(
                 "triad {} (type {}), expected {}",
                 stored.triad.key(),
@@ -206,6 +209,8 @@ pub struct Summary {
     pub latency_p95_ms: Option<u128>,
     pub passed: usize,
     pub failed: usize,
+    /// Failed fixtures that broke more than their expected triad.
+    pub failed_beyond_triad: usize,
 }
 
 impl Summary {
@@ -214,6 +219,15 @@ impl Summary {
     #[must_use]
     pub const fn is_failure(&self) -> bool {
         self.failed > 0 || self.invented_goals > 0 || self.ungrounded_stored > 0
+    }
+
+    /// The same when the done targets are enforced (a real model): a fixture whose only
+    /// broken expectation is its triad does not fail the run by itself, since the triad is
+    /// judged over all fixtures by its target (issue 30: agreement >= 70%, not 100%); every
+    /// other broken expectation still does.
+    #[must_use]
+    pub const fn is_failure_beside_targets(&self) -> bool {
+        self.failed_beyond_triad > 0 || self.invented_goals > 0 || self.ungrounded_stored > 0
     }
 }
 
@@ -258,6 +272,8 @@ pub fn summarize(results: &[(&Observation, &Verdict)]) -> Summary {
             s.passed += 1;
         } else {
             s.failed += 1;
+            s.failed_beyond_triad +=
+                usize::from(verdict.failures.len() > usize::from(verdict.triad_broken));
         }
     }
     latencies.sort_unstable();
@@ -467,6 +483,32 @@ mod tests {
             assert_eq!(v.triad_matched, Some(false));
             assert_eq!(v.stated_goals, 0, "counted under 502, not as dropped goals");
         }
+    }
+
+    #[test]
+    fn only_a_triad_missed_is_left_to_the_triad_target_and_anything_more_still_fails() {
+        let e = expect(Stated, Blank, Some(Triad::Heart));
+        let observations = [
+            // The goal kept, the triad (gut) missed: only the triad.
+            observed(Outcome::Stored(stored(Some("Course."), None)), 10),
+            // The triad missed and a goal invented for a blank answer.
+            observed(
+                Outcome::Stored(stored(Some("Course."), Some("Invented."))),
+                30,
+            ),
+            // No extraction: a 502 is more than a triad.
+            observed(Outcome::Unavailable("down".into()), 20),
+        ];
+        let verdicts: Vec<Verdict> = observations.iter().map(|o| judge(&e, o)).collect();
+        assert!(verdicts[0].triad_broken && verdicts[0].failures.len() == 1);
+        let pairs: Vec<(&Observation, &Verdict)> = observations.iter().zip(&verdicts).collect();
+        let s = summarize(&pairs);
+        assert_eq!((s.failed, s.failed_beyond_triad), (3, 2));
+        assert!(s.is_failure() && s.is_failure_beside_targets());
+        let only_triad = summarize(&pairs[..1]);
+        assert_eq!((only_triad.failed, only_triad.failed_beyond_triad), (1, 0));
+        assert!(only_triad.is_failure());
+        assert!(!only_triad.is_failure_beside_targets());
     }
 
     #[test]
