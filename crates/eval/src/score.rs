@@ -485,20 +485,24 @@ mod tests {
         }
     }
 
-    #[test]
-    fn only_a_triad_missed_is_left_to_the_triad_target_and_anything_more_still_fails() {
-        let e = expect(Stated, Blank, Some(Triad::Heart));
-        let observations = [
-            // The goal kept, the triad (gut) missed: only the triad.
+    /// A kept goal, the same with an invented one, and a 502.
+    fn three_outcomes() -> [Observation; 3] {
+        [
             observed(Outcome::Stored(stored(Some("Course."), None)), 10),
-            // The triad missed and a goal invented for a blank answer.
             observed(
                 Outcome::Stored(stored(Some("Course."), Some("Invented."))),
                 30,
             ),
-            // No extraction: a 502 is more than a triad.
             observed(Outcome::Unavailable("down".into()), 20),
-        ];
+        ]
+    }
+
+    #[test]
+    fn only_a_triad_missed_is_left_to_the_triad_target_and_anything_more_still_fails() {
+        let e = expect(Stated, Blank, Some(Triad::Heart));
+        // A kept goal with the triad (gut) missed: only the triad; the same with a goal invented
+        // for a blank answer; no extraction (a 502 is more than a triad).
+        let observations = three_outcomes();
         let verdicts: Vec<Verdict> = observations.iter().map(|o| judge(&e, o)).collect();
         assert!(verdicts[0].triad_broken && verdicts[0].failures.len() == 1);
         let pairs: Vec<(&Observation, &Verdict)> = observations.iter().zip(&verdicts).collect();
@@ -514,14 +518,7 @@ mod tests {
     #[test]
     fn the_summary_adds_up_and_takes_nearest_rank_percentiles() {
         let e = expect(Stated, Blank, Some(Triad::Gut));
-        let observations = [
-            observed(Outcome::Stored(stored(Some("Course."), None)), 10),
-            observed(
-                Outcome::Stored(stored(Some("Course."), Some("Invented."))),
-                30,
-            ),
-            observed(Outcome::Unavailable("down".into()), 20),
-        ];
+        let observations = three_outcomes();
         let verdicts: Vec<Verdict> = observations.iter().map(|o| judge(&e, o)).collect();
         let pairs: Vec<(&Observation, &Verdict)> = observations.iter().zip(&verdicts).collect();
         let s = summarize(&pairs);
