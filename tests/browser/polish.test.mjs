@@ -2,7 +2,7 @@
 // brand and a "Menu" button that discloses the links, by keyboard and by touch); the sign-in
 // page offers the organisation's sign-in only when an identity provider is configured (this
 // suite's service has none); a phone page never scrolls sideways; a mistyped address gets the
-// site's 404 page; a new API key has a copy
+// site's 404 page; sessions name their device ("Firefox on Linux"); a new API key has a copy
 // button; scope names never break; a check-in quotes each goal once; the dashboard says logged,
 // classified and not yet classified in one sentence; the activity log reads in words.
 // Run through ./run.sh, which starts the service and sets BASE_URL.
@@ -12,6 +12,8 @@ import path from 'node:path';
 import { BASE, SHOTS, WIDTHS, sharedBrowser, contextAt, watch, idle, personAt, profileThroughApi, settle } from './helpers.mjs';
 
 const shared = sharedBrowser();
+
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
 
 /** The header's height and whether the brand, the menu button and the links are shown. */
 function header(page) {
@@ -127,10 +129,22 @@ for (const size of WIDTHS) {
 
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth), false);
 
+      // Devices are named in words: this browser, and a Firefox signed in elsewhere.
+      const firefox = await fetch(`${BASE}/api/auth/dev-login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'User-Agent': FIREFOX },
+        body: JSON.stringify({ email }),
+      });
+      assert.equal(firefox.status, 200);
+
       // A new key can be copied, and the scope names keep together.
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
       await page.goto(`${BASE}/account.html`);
       await idle(page);
+      const here = (await api.get('/api/me/sessions')).body.find((s) => s.current);
+      assert.match(here.device, / on Linux$/, JSON.stringify(here));
+      assert.equal(await page.locator('#sessions li.session[data-current="true"] strong').textContent(), here.device);
+      assert.equal(await page.locator('#sessions li.session[data-current="false"] strong').textContent(), 'Firefox on Linux');
       for (const code of await page.locator('#key-scopes code').all()) {
         assert.equal(await code.evaluate((n) => n.getClientRects().length), 1, `${await code.textContent()} breaks`);
       }
