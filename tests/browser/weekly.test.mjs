@@ -2,8 +2,8 @@
 // takes the browser's zone (here Asia/Tokyo) and the account page changes it; the dashboard draws
 // stacked weekly bars of the person's local weeks (12 by default, 104 chosen), with a sentence
 // per foundation on last week against its 4-week average, a text alternative and the numbers as a
-// table; no chart text is under 12 px and a phone never scrolls the page sideways (the wide chart
-// scrolls inside a focusable, labelled region).
+// table; no chart text is under 12 px or cut at the chart's edge, twelve weeks fit a phone, and a
+// phone never scrolls the page sideways (104 weeks scroll inside a focusable, labelled region).
 // Run through ./run.sh, which starts the service and sets BASE_URL and SCREENSHOTS.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,6 +46,15 @@ async function seed(api) {
 async function chartFontSizes(page) {
   return page.$$eval('svg.weekly-chart text, svg.chart text', (nodes) => nodes.map((n) => parseFloat(getComputedStyle(n).fontSize)
     * (n.ownerSVGElement.getBoundingClientRect().width / n.ownerSVGElement.viewBox.baseVal.width)));
+}
+
+/** The chart texts that stick out of the weekly chart's box (and so are cut), in words. */
+async function cutLabels(page) {
+  return page.$$eval('svg.weekly-chart text', (nodes) => nodes.map((n) => {
+    const box = n.getBBox();
+    const width = n.ownerSVGElement.viewBox.baseVal.width;
+    return box.x < -0.5 || box.x + box.width > width + 0.5 ? `“${n.textContent}” from ${box.x} to ${box.x + box.width} of ${width}` : null;
+  }).filter(Boolean));
 }
 
 for (const size of WIDTHS) {
@@ -100,6 +109,14 @@ for (const size of WIDTHS) {
       assert.equal(await chart.getAttribute('role'), 'img');
       assert.match(await page.locator('#weekly-chart-title').textContent(), /last 12 weeks/);
       assert.match(await page.locator('#weekly-chart-desc').textContent(), /busiest week/);
+      // Twelve weeks fit a phone's width: nothing to scroll.
+      assert.equal(await page.locator('#weekly').evaluate((n) => n.scrollWidth <= n.clientWidth), true,
+        'the 12-week chart scrolls');
+      if (SHOTS) {
+        // The trend alone, for the README: the chart, its legend and the observations.
+        await page.locator('section[aria-labelledby="weekly-title"]').screenshot({
+          path: path.join(SHOTS, `dashboard-trend-${size.width < 600 ? 'phone' : 'desktop'}.png`) });
+      }
       await page.click('details.weekly-numbers summary');
       assert.equal(await page.locator('#weekly-table tbody tr').count(), 12);
 
@@ -121,14 +138,10 @@ for (const size of WIDTHS) {
       assert.doesNotMatch(await page.locator('#foundation-help').textContent(), /object/);
 
       for (const px of await chartFontSizes(page)) assert.ok(px >= 12, `a chart label is ${px} px`);
+      assert.deepEqual(await cutLabels(page), []);
       const sideways = () => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
       assert.equal(await sideways(), false, 'the page scrolls sideways');
       await shot(page, 'dashboard-weekly');
-      if (SHOTS) {
-        // The trend alone, for the README.
-        await page.locator('section[aria-labelledby="weekly-title"]').screenshot({
-          path: path.join(SHOTS, `dashboard-trend-${size.width < 600 ? 'phone' : 'desktop'}.png`) });
-      }
 
       // 104 weeks: the chart may be wider than the screen, and then scrolls inside its region.
       await page.selectOption('#weekly-weeks', '104');
@@ -136,6 +149,7 @@ for (const size of WIDTHS) {
       assert.match(page.url(), /weeks=104/);
       assert.equal(await page.locator('svg.weekly-chart g.week').count(), 104);
       for (const px of await chartFontSizes(page)) assert.ok(px >= 12, `a chart label is ${px} px`);
+      assert.deepEqual(await cutLabels(page), []);
       assert.equal(await sideways(), false, 'the page scrolls sideways at 104 weeks');
       const region = page.locator('#weekly');
       assert.equal(await region.getAttribute('tabindex'), '0');

@@ -21,11 +21,11 @@ function short(ts) {
   return new Date(ts).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
 }
 
-function describeAgent(agent) {
-  if (!agent) return 'Unknown device';
-  const browser = /Firefox\//.test(agent) ? 'Firefox' : /Edg\//.test(agent) ? 'Edge'
-    : /Chrom(e|ium)\//.test(agent) ? 'Chrome' : /Safari\//.test(agent) ? 'Safari' : null;
-  return browser ? `${browser} (${agent.slice(0, 60)}${agent.length > 60 ? '…' : ''})` : agent.slice(0, 80);
+/** The device of a session in words ("Firefox on Linux", named by the service), else its raw agent. */
+function describeAgent(session) {
+  if (session.device) return session.device;
+  if (!session.user_agent) return 'Unknown device';
+  return session.user_agent.length > 80 ? `${session.user_agent.slice(0, 80)}…` : session.user_agent;
 }
 
 /**
@@ -64,7 +64,7 @@ async function loadSessions() {
       }
     });
     return el('li', { class: 'row session', 'data-id': session.id, 'data-current': String(session.current) },
-      el('span', null, el('strong', { text: describeAgent(session.user_agent) }),
+      el('span', null, el('strong', { text: describeAgent(session), title: session.user_agent || null }),
         session.current ? el('span', { class: 'badge', text: 'this browser' }) : null, el('br'),
         el('span', { class: 'muted', text: `Signed in ${when(session.created_at)} · last used ${when(session.last_used_at)}${session.ip ? ' · ' + session.ip : ''}` })),
       revoke);

@@ -3,6 +3,7 @@
 // and says how it goes beside the control that started it (a live region there, never the top of
 // the page), and `checkText`/`countChars` refuse a blank or too-long text beside its field.
 import { api, signOut, ApiError } from './api.js';
+import { initMenu } from './menu.js';
 
 /** `el('p', {class: 'x'}, 'text', child)`: attributes set one by one, strings as text nodes. */
 export function el(tag, attrs = {}, ...children) {
@@ -108,10 +109,12 @@ async function adoptTimeZone() {
 export let timeZoneSettled = Promise.resolve();
 
 /**
- * Wires the sign-out button (the service marks the current page's link, see web/layout.html)
- * and, on a signed-in page (one with the sign-out button), settles the account's time zone.
+ * Wires the phone menu and the sign-out button (the service marks the current page's link, see
+ * web/layout.html) and, on a signed-in page (one with the sign-out button), settles the
+ * account's time zone.
  */
 export function initPage() {
+  initMenu();
   const out = document.getElementById('sign-out');
   if (out) {
     out.addEventListener('click', () => signOut());

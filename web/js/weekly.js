@@ -7,8 +7,9 @@ import { el } from './ui.js';
 const SVG = 'http://www.w3.org/2000/svg';
 /** The keys in contract order; the colours are in site.css (`.f-<key>`). */
 export const KEYS = ['love', 'strength', 'mission', 'vocation', 'short_term', 'long_term'];
-/** Narrowest bar slot in px: more weeks than fit scroll sideways inside a focusable region. */
-const MIN_SLOT = 26;
+/** Narrowest bar slot in px (12 weeks fit a 390 px phone): more weeks than fit scroll sideways
+ * inside a focusable region. */
+const MIN_SLOT = 22;
 const HEIGHT = 220;
 const AXIS = 44;
 const BOTTOM = 28;
@@ -81,7 +82,11 @@ export function weeklyChart(weekly, width, title, { titleId, descId }) {
       base += hours;
     }
     if ((weeks.length - 1 - i) % every === 0) {
-      group.append(svg('text', { class: 'axis', x: x + slot / 2, y: HEIGHT - 8, 'text-anchor': 'middle' }, weekLabel(week.week_start)));
+      // Centred under its bar, but the last one of narrow bars ends at the chart's edge (a
+      // centred date would stick out past it and be cut).
+      const end = i === weeks.length - 1 && slot < 48;
+      group.append(svg('text', { class: 'axis', x: end ? x + slot : x + slot / 2, y: HEIGHT - 8,
+        'text-anchor': end ? 'end' : 'middle' }, weekLabel(week.week_start)));
     }
     root.append(group);
   });

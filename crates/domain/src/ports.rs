@@ -205,6 +205,8 @@ pub struct CheckInCandidate {
     pub preferences: Option<CoachingPreferences>,
     /// When the person's latest check-in was written, if any.
     pub last_checkin_at: Option<OffsetDateTime>,
+    /// The person's time zone: whose calendar days the check-in observes.
+    pub time_zone: TimeZone,
 }
 
 /// A check-in to insert unless its person already has one created after `since`.
@@ -308,12 +310,14 @@ pub trait TaskMappingRepository: Send + Sync {
         weeks: &Weeks,
         zone: &TimeZone,
     ) -> Result<Vec<DailyMinutes>, RepoError>;
-    /// Minutes per UTC date for several people in one aggregate (what the check-in run
-    /// observes: the window's totals); people who logged nothing in the window are absent.
+    /// Minutes per local date of `zone` for several people of that zone, in one aggregate per
+    /// offset span of the window (what the check-in run observes); people who logged nothing in
+    /// the window are absent.
     async fn daily_minutes_of(
         &self,
         users: &[UserId],
         window: &Window,
+        zone: &TimeZone,
     ) -> Result<BTreeMap<UserId, Vec<DailyMinutes>>, RepoError>;
 }
 

@@ -8,6 +8,7 @@ use diesel::dsl::{exists, max};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Integer};
 use domain::RepoError;
+use domain::account::TimeZone;
 use domain::coaching::{CheckIn, CoachingPreferences};
 use domain::ids::{CheckInId, UserId};
 use domain::notifications::OutboxEvent;
@@ -223,13 +224,28 @@ fn candidates(
             .filter_map(|(user, at)| at.map(|at| (user, at)))
             .collect()
     };
+    // Each person's time zone (whose days the check-in observes), by primary key.
+    let zones: HashMap<String, String> = if users.is_empty() {
+        HashMap::new()
+    } else {
+        users::table
+            .filter(users::id.eq_any(&users))
+            .select((users::id, users::time_zone))
+            .load::<(String, String)>(conn)?
+            .into_iter()
+            .collect()
+    };
     page.into_iter()
         .map(|(profile, preferences)| {
             let last_checkin_at = latest.get(&profile.user_id).copied().map(from_db);
+            let time_zone = zones
+                .get(&profile.user_id)
+                .map_or_else(TimeZone::utc, |name| TimeZone::stored(name));
             Ok(CheckInCandidate {
                 profile: Profile::try_from(profile)?,
                 preferences: preferences.map(CoachingPreferences::try_from).transpose()?,
                 last_checkin_at,
+                time_zone,
             })
         })
         .collect::<anyhow::Result<_>>()

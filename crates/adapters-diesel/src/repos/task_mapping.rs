@@ -25,7 +25,7 @@ use super::rule_application::{load_rules, lock_for_mapping};
 use crate::connection::DbConnection;
 use crate::convert::{from_db, parse, to_db};
 use crate::error::{StoreError, StoreResult};
-use crate::expressions::{GroupKey, LocalDay, UtcDate};
+use crate::expressions::{GroupKey, LocalDay};
 use crate::models::task_mapping::{NewTaskMapping, TaskMappingRow, tags_from_json};
 use crate::schema::task_mapping;
 use crate::tx::on_backend;
@@ -257,15 +257,22 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
         &self,
         users: &[UserId],
         window: &Window,
+        zone: &TimeZone,
     ) -> Result<BTreeMap<UserId, Vec<DailyMinutes>>, RepoError> {
         if users.is_empty() {
             return Ok(BTreeMap::new());
         }
         let users: Vec<String> = users.iter().map(ToString::to_string).collect();
-        let (from, to) = (to_db(window.from), to_db(window.to));
+        // `(from, to]`, as in `daily_minutes`.
+        let ranges = LocalRanges::new(
+            to_db(window.from) + MICROSECOND,
+            to_db(window.to) + MICROSECOND,
+            zone.offset_spans(window.from, window.to),
+            false,
+        );
         self.db
             .run("summing minutes per person and day", move |conn| {
-                let sums = daily_sums_of(conn, &users, from, to)?;
+                let sums = local_sums_of(conn, &users, &ranges)?;
                 let mut days: BTreeMap<UserId, BTreeMap<time::Date, DailyMinutes>> =
                     BTreeMap::new();
                 for (user, date, foundation, minutes) in sums {
@@ -338,29 +345,35 @@ fn add(
 /// One row of [`local_sums`]: local date, foundation key (NULL: unmapped), minutes.
 type DaySum = (time::Date, Option<String>, Option<i64>);
 
-/// One row of [`daily_sums_of`]: person, UTC date, foundation key (NULL: unmapped), minutes.
+/// One row of [`local_sums_of`]: person, local date, foundation key (NULL: unmapped), minutes.
 type PersonDaySum = (String, time::Date, Option<String>, Option<i64>);
 
-/// Minutes per person, UTC date and foundation inside `(from, to]`, in one aggregate.
-fn daily_sums_of(
+/// [`local_sums`] for several people at once: one aggregate per offset span, grouped by person
+/// too. A person's date cut by a transition comes in two rows, which the caller adds up.
+fn local_sums_of(
     conn: &mut DbConnection,
     users: &[String],
-    from: time::PrimitiveDateTime,
-    to: time::PrimitiveDateTime,
+    ranges: &LocalRanges,
 ) -> StoreResult<Vec<PersonDaySum>> {
     use task_mapping as tm;
-    let (user, day, foundation) = (
-        GroupKey(tm::user_id),
-        UtcDate(tm::occurred_at),
-        GroupKey(tm::foundation),
-    );
-    Ok(tm::table
-        .filter(tm::user_id.eq_any(users))
-        .filter(tm::occurred_at.gt(from))
-        .filter(tm::occurred_at.le(to))
-        .group_by((user, day, foundation))
-        .select((user, day, foundation, sum(tm::minutes)))
-        .load(conn)?)
+    let mut rows = Vec::new();
+    for &(from, until, offset) in &ranges.pieces {
+        let (user, day, foundation) = (
+            GroupKey(tm::user_id),
+            LocalDay::new(tm::occurred_at, offset, ranges.week),
+            GroupKey(tm::foundation),
+        );
+        rows.extend(
+            tm::table
+                .filter(tm::user_id.eq_any(users))
+                .filter(tm::occurred_at.ge(from))
+                .filter(tm::occurred_at.lt(until))
+                .group_by((user, day, foundation))
+                .select((user, day, foundation, sum(tm::minutes)))
+                .load::<PersonDaySum>(conn)?,
+        );
+    }
+    Ok(rows)
 }
 
 /// One microsecond, the precision both backends keep.

@@ -84,6 +84,12 @@ dual_test!(
             updated_at: T0,
         };
         preferences.put(&stored).await.unwrap();
+        // The second lives in Tokyo: the run observes their days there.
+        let tokyo = TimeZone::parse("Asia/Tokyo").unwrap();
+        DieselUserRepository::new(db.clone())
+            .set_time_zone(locked[1].user_id, &tokyo)
+            .await
+            .unwrap();
         for (who, at) in [
             (locked[0].user_id, T0 - Duration::days(20)),
             (locked[0].user_id, T0 - Duration::days(3)),
@@ -114,6 +120,11 @@ dual_test!(
                     0 => Some(T0 - Duration::days(3)),
                     1 => Some(T0 - Duration::days(9)),
                     _ => None,
+                },
+                time_zone: if n == 1 {
+                    tokyo.clone()
+                } else {
+                    TimeZone::utc()
                 },
             })
             .collect();
@@ -288,30 +299,34 @@ dual_test!(the_rollup_of_many_people_matches_each_persons_own, |db| {
             .await
             .unwrap();
     }
-    let all = repo
-        .daily_minutes_of(&[ada, bob, idle, outside], &window)
-        .await
-        .unwrap();
-    assert_eq!(all.keys().copied().collect::<Vec<_>>(), {
-        let mut k = vec![ada, bob];
-        k.sort();
-        k
-    });
-    for who in [ada, bob] {
-        assert_eq!(
-            all[&who],
-            repo.daily_minutes(who, &window, &TimeZone::utc())
+    // In each zone, the people's dates and sums are each one's own (Tokyo's dates differ from
+    // UTC's for entries after 15:00 UTC; Berlin's window crosses no change in November).
+    for zone in ["UTC", "Asia/Tokyo", "Europe/Berlin"] {
+        let zone = TimeZone::parse(zone).unwrap();
+        let all = repo
+            .daily_minutes_of(&[ada, bob, idle, outside], &window, &zone)
+            .await
+            .unwrap();
+        assert_eq!(all.keys().copied().collect::<Vec<_>>(), {
+            let mut k = vec![ada, bob];
+            k.sort();
+            k
+        });
+        for who in [ada, bob] {
+            assert_eq!(
+                all[&who],
+                repo.daily_minutes(who, &window, &zone).await.unwrap(),
+                "{who} in {}",
+                zone.name()
+            );
+        }
+        let ada_total: i64 = all[&ada].iter().map(|d| d.minutes.total()).sum();
+        assert_eq!(ada_total, 30 + 15 + 60 + 20);
+        assert!(
+            repo.daily_minutes_of(&[], &window, &zone)
                 .await
-                .unwrap(),
-            "{who}"
+                .unwrap()
+                .is_empty()
         );
     }
-    let ada_total: i64 = all[&ada].iter().map(|d| d.minutes.total()).sum();
-    assert_eq!(ada_total, 30 + 15 + 60 + 20);
-    assert!(
-        repo.daily_minutes_of(&[], &window)
-            .await
-            .unwrap()
-            .is_empty()
-    );
 });

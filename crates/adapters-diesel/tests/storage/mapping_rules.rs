@@ -434,7 +434,10 @@ dual_test!(unmapped_time_is_its_own_sum_and_view, |db| {
     let mapped: i64 = days.iter().map(|d| d.minutes.total()).sum();
     let unmapped: i64 = days.iter().map(|d| d.unmapped).sum();
     assert_eq!((mapped, unmapped), (60, 95));
-    let by_person = tasks.daily_minutes_of(&[ada.id], &window).await.unwrap();
+    let by_person = tasks
+        .daily_minutes_of(&[ada.id], &window, &TimeZone::utc())
+        .await
+        .unwrap();
     assert_eq!(by_person[&ada.id], days);
 
     let groups = tasks

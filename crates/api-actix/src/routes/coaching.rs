@@ -158,7 +158,9 @@ pub(crate) async fn create_checkin(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("checkin.create"));
-    match state.coaching.create_checkin(caller.user_id).await {
+    // The observation covers the person's own calendar days.
+    let zone = state.accounts.time_zone(caller.user_id).await?;
+    match state.coaching.create_checkin(caller.user_id, &zone).await {
         Ok(checkin) => {
             state.metrics.checkins_created(CheckInOrigin::Manual, 1);
             Ok(HttpResponse::Created().json(CheckInView::from(&checkin)))

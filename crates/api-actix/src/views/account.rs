@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::count::count;
+use super::device::device_name;
 use super::enum_schemas;
 
 /// A person, as `GET /api/me` and sign-in answer with it.
@@ -52,6 +53,9 @@ pub struct SessionView<'a> {
     #[serde(with = "time::serde::rfc3339")]
     expires_at: OffsetDateTime,
     user_agent: Option<&'a str>,
+    /// The browser and its system in words ("Firefox on Linux"), read from `user_agent`; `null`
+    /// when there is none or it names no browser the parser knows.
+    device: Option<String>,
     ip: Option<&'a str>,
     /// The session this request was made with.
     current: bool,
@@ -69,6 +73,7 @@ impl<'a> SessionView<'a> {
             last_used_at: s.last_used_at,
             expires_at: s.expires_at,
             user_agent: s.user_agent.as_deref(),
+            device: s.user_agent.as_deref().and_then(device_name),
             ip: s.ip.as_deref(),
             current,
             revoked_at: s.revoked_at,

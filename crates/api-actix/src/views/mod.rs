@@ -7,6 +7,7 @@ pub mod account;
 pub mod activity;
 pub mod coaching;
 pub mod count;
+pub mod device;
 pub mod discovery;
 pub mod enum_schemas;
 pub mod export;

@@ -355,6 +355,36 @@ async fn the_session_list_shows_the_persons_open_sessions_and_marks_the_callers(
 }
 
 #[tokio::test]
+async fn each_session_names_its_device_in_words_beside_the_raw_user_agent() {
+    let app = spawn_app().await;
+    let firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+    let iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 \
+                  (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1";
+    let laptop = app
+        .dev_login_with("ada@example.org", &[("User-Agent", firefox)])
+        .await;
+    app.dev_login_with("ada@example.org", &[("User-Agent", iphone)])
+        .await;
+    app.dev_login("ada@example.org").await;
+
+    let mut named: Vec<(Value, Value)> = sessions_of(&app, &laptop)
+        .await
+        .into_iter()
+        .map(|s| (s["user_agent"].clone(), s["device"].clone()))
+        .collect();
+    named.sort_by_key(|(agent, _)| agent.to_string());
+    assert_eq!(
+        named,
+        [
+            (Value::from(firefox), Value::from("Firefox on Linux")),
+            (Value::from(iphone), Value::from("Safari on iPhone")),
+            // The tests' own client names no browser: no name, and the page shows the string.
+            (Value::from(USER_AGENT), Value::Null),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn revoking_an_unknown_session_is_not_found() {
     let app = spawn_app().await;
     let ada = app.dev_login("ada@example.org").await;

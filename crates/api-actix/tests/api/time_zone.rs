@@ -1,6 +1,6 @@
-//! The person's time zone (API.md, "Weeks and the person's time zone"): the setting, and the
-//! daily and weekly work patterns dated in that zone's calendar, around a change of offset and
-//! a week boundary.
+//! The person's time zone (API.md, "Weeks and the person's time zone"): the setting, the daily
+//! and weekly work patterns dated in that zone's calendar, around a change of offset and a week
+//! boundary, and check-ins that observe the person's own calendar days.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 use time::{Date, Duration, OffsetDateTime};
 
 use crate::helpers::{
-    SignedIn, TestApp, assert_error, assert_invalid, json_body, rfc3339, send, spawn_app,
+    GUT_ANSWERS, OPERATOR_KEY, SignedIn, TestApp, affirm, assert_error, assert_invalid, discover,
+    json_body, rfc3339, send, spawn_app,
 };
 use crate::mapping_rules::post_batch;
 
@@ -291,4 +292,80 @@ async fn weekly_and_daily_sums_agree_to_the_minute_around_a_change_of_offset_and
         .unwrap();
     assert_eq!(unmapped_week["unmapped_minutes"], 15);
     assert_eq!(daily["unmapped_minutes"], 15);
+}
+
+/// The observation of a check-in, asked for (`POST /coaching/checkins`) or written by the run.
+async fn observation_of(app: &TestApp, who: &SignedIn) -> String {
+    let list = get(app, who, "/coaching/checkins").await;
+    let items = list["items"].as_array().expect("items");
+    assert_eq!(items.len(), 1, "{list:#}");
+    items[0]["observation"]
+        .as_str()
+        .expect("an observation")
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_check_in_observes_the_persons_own_calendar_days() {
+    let app = spawn_app().await;
+    let tokyo = TimeZone::parse("Asia/Tokyo").unwrap();
+    // Not within two minutes of Tokyo's midnight, so the days cannot change under the test.
+    let to_midnight =
+        |now: OffsetDateTime| tokyo.start_of(tokyo.date_of(now) + Duration::days(1)) - now;
+    let wait = to_midnight(OffsetDateTime::now_utc());
+    if wait < Duration::minutes(2) {
+        tokio::time::sleep((wait + Duration::seconds(5)).unsigned_abs()).await;
+    }
+    let now = OffsetDateTime::now_utc();
+    // The last 14 days in Tokyo: from the local midnight that starts the 13th day before today.
+    let start = tokyo.start_of(tokyo.date_of(now) - Duration::days(13));
+    let entries = |prefix: &str| {
+        [
+            // A minute before that midnight: the day before the first, not observed (it is
+            // inside the last 14 × 24 hours unless Tokyo's clock reads 23:59 now).
+            ("before", "love", 600, start - Duration::minutes(1)),
+            ("at", "vocation", 60, start),
+            ("after", "mission", 30, start + Duration::minutes(1)),
+            ("today", "strength", 15, now - Duration::minutes(1)),
+        ]
+        .map(|(id, foundation, minutes, at)| {
+            json!({"external_task_id": format!("{prefix}-{id}"), "task_label": id,
+                   "foundation": foundation, "minutes": minutes, "occurred_at": rfc3339(at)})
+        })
+    };
+    // Ada asks for a check-in; Bob, with the same entries, gets his from the scheduled run.
+    let ada = app.dev_login("ada@example.org").await;
+    let bob = app.dev_login("bob@example.org").await;
+    for (who, prefix) in [(&ada, "ada"), (&bob, "bob")] {
+        json_body(
+            put_zone(&app, who, &json!({"time_zone": "Asia/Tokyo"})).await,
+            200,
+        )
+        .await;
+        discover(&app, &who.access_jwt, GUT_ANSWERS).await;
+        affirm(&app, &who.access_jwt).await;
+        post_batch(&app, who, &entries(prefix)).await;
+    }
+    json_body(
+        send(app.with_bearer(&ada.access_jwt, Method::POST, "/coaching/checkins")).await,
+        201,
+    )
+    .await;
+    let report = json_body(
+        send(app.with_key(OPERATOR_KEY, Method::POST, "/coaching/run")).await,
+        200,
+    )
+    .await;
+    assert_eq!(report["created"], 1, "{report}");
+
+    let manual = observation_of(&app, &ada).await;
+    assert!(
+        manual.starts_with(
+            "In the last 14 days you logged 1 h 45 min. The largest share went to Vocation (57%), \
+             then Mission (29%)."
+        ),
+        "{manual}"
+    );
+    assert!(!manual.contains("10 h"), "{manual}");
+    assert_eq!(observation_of(&app, &bob).await, manual);
 }

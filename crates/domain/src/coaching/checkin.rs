@@ -2,11 +2,12 @@
 //! verbatim, asks whether the direction still holds and observes (never judges) where time went.
 
 use serde::{Deserialize, Serialize};
-use time::OffsetDateTime;
+use time::{Date, Duration, OffsetDateTime};
 
 use super::{CoachingFrequency, CoachingStyle};
+use crate::account::TimeZone;
 use crate::ids::{CheckInId, UserId};
-use crate::integration::{COVERAGE_NOTED_BELOW, WorkPattern};
+use crate::integration::{COVERAGE_NOTED_BELOW, DailyMinutes, Window, WorkPattern, rollup};
 use crate::profile::Profile;
 use crate::text::Note;
 
@@ -102,6 +103,48 @@ pub fn is_due(
 
 /// How many days of logged time a check-in looks back on.
 pub const OBSERVATION_DAYS: u16 = 14;
+
+/// What a check-in observes: the person's last [`OBSERVATION_DAYS`] calendar days in their time
+/// zone, today included, from the first day's local midnight up to now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObservedDays {
+    /// The first of those days (a local date).
+    pub first: Date,
+    /// The rollup's window: it starts at `first`'s local midnight, so its dates are exactly the
+    /// observed days.
+    pub window: Window,
+    /// What storage sums: a day earlier than `window`, because a window excludes its start and
+    /// an entry at the very midnight belongs to the first day. The rollup drops the sums dated
+    /// before `first`.
+    pub query: Window,
+}
+
+impl ObservedDays {
+    #[must_use]
+    pub fn ending_at(now: OffsetDateTime, zone: &TimeZone) -> Self {
+        let first = zone.date_of(now) - Duration::days(i64::from(OBSERVATION_DAYS) - 1);
+        let from = zone.start_of(first);
+        Self {
+            first,
+            window: Window {
+                days: OBSERVATION_DAYS,
+                from,
+                to: now,
+            },
+            query: Window {
+                days: OBSERVATION_DAYS + 1,
+                from: from - Duration::days(1),
+                to: now,
+            },
+        }
+    }
+
+    /// The rollup of the observed days from storage's per-date sums of `query`.
+    #[must_use]
+    pub fn pattern(&self, zone: &TimeZone, daily: &[DailyMinutes]) -> WorkPattern {
+        rollup(self.window, zone, daily)
+    }
+}
 
 /// Writes a check-in for `profile`. `recent` is the work pattern of the last
 /// [`OBSERVATION_DAYS`] days; it adds an observation only when time was logged, and the
@@ -278,6 +321,23 @@ mod tests {
                 c.message
             );
         }
+    }
+
+    #[test]
+    fn the_observed_days_are_the_persons_calendar_days() {
+        let berlin = crate::account::TimeZone::parse("Europe/Berlin").unwrap();
+        // 00:30 on 4 November in Berlin (CET); the days reach back across the end of summer
+        // time on 25 October, to the local midnight of 22 October (CEST, UTC+2).
+        let days = ObservedDays::ending_at(datetime!(2026-11-03 23:30 UTC), &berlin);
+        assert_eq!(days.first, time::macros::date!(2026 - 10 - 22));
+        assert_eq!(days.window.from, datetime!(2026-10-21 22:00 UTC));
+        assert_eq!(days.window.dates(&berlin).count(), 14);
+        assert_eq!(days.window.dates(&berlin).next(), Some(days.first));
+        // Storage is asked from before that midnight, so an entry at it counts.
+        assert!(days.query.from < days.window.from && days.query.to == days.window.to);
+        // The same instant in UTC: the days of 21 October to 3 November.
+        let utc = ObservedDays::ending_at(datetime!(2026-11-03 23:30 UTC), &Default::default());
+        assert_eq!(utc.first, time::macros::date!(2026 - 10 - 21));
     }
 
     #[test]

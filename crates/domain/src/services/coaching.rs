@@ -1,19 +1,20 @@
 //! Coaching use cases: preferences (derived, overridden, regenerated) and check-ins (on request,
 //! answered once, and the scheduled run that writes the due ones without duplicates).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
-use time::OffsetDateTime;
 
 use crate::account::TimeZone;
 use crate::clock::Clock;
-use crate::coaching::checkin::{AlreadyResponded, OBSERVATION_DAYS};
+use crate::coaching::checkin::{AlreadyResponded, ObservedDays};
 use crate::coaching::{
     CheckIn, CheckInOrigin, CoachingPreferences, PreferenceSettings, PreferenceSource,
     compose_checkin, derive_preferences, is_due,
 };
 use crate::error::RepoError;
 use crate::ids::{CheckInId, UserId};
-use crate::integration::{Window, WorkPattern, rollup};
+use crate::integration::WorkPattern;
 use crate::pagination::{Cursor, Page, PageLimit};
 use crate::ports::{
     CheckInCandidate, CheckInRepository, GuardedCheckIn, PreferencesRepository, ProfileRepository,
@@ -193,11 +194,16 @@ where
         self.checkins.list(user, limit, before).await
     }
 
-    /// Writes a check-in now, at the person's request.
+    /// Writes a check-in now, at the person's request; it observes the last days of the
+    /// person's `zone`.
     ///
     /// # Errors
     /// See [`CreateCheckInError`].
-    pub async fn create_checkin(&self, user: UserId) -> Result<CheckIn, CreateCheckInError> {
+    pub async fn create_checkin(
+        &self,
+        user: UserId,
+        zone: &TimeZone,
+    ) -> Result<CheckIn, CreateCheckInError> {
         let profile = self
             .profile(user)
             .await?
@@ -205,7 +211,7 @@ where
         if !profile.locked {
             return Err(CreateCheckInError::NotAffirmed);
         }
-        let checkin = self.compose(&profile, CheckInOrigin::Manual).await?;
+        let checkin = self.compose(&profile, CheckInOrigin::Manual, zone).await?;
         self.checkins.insert(&checkin).await?;
         Ok(checkin)
     }
@@ -214,10 +220,11 @@ where
         &self,
         profile: &Profile,
         origin: CheckInOrigin,
+        zone: &TimeZone,
     ) -> Result<CheckIn, RepoError> {
         let preferences = self.preferences_of(profile).await?;
         let now = self.clock.now();
-        let recent = self.recent_pattern(profile.user_id).await?;
+        let recent = self.recent_pattern(profile.user_id, zone).await?;
         Ok(compose_checkin(
             profile,
             preferences.settings.coaching_style,
@@ -227,12 +234,15 @@ where
         ))
     }
 
-    async fn recent_pattern(&self, user: UserId) -> Result<WorkPattern, RepoError> {
-        let window = observation_window(self.clock.now())?;
-        // The observation speaks of the window's totals, never of a date: UTC days serve.
-        let utc = TimeZone::utc();
-        let daily = self.tasks.daily_minutes(user, &window, &utc).await?;
-        Ok(rollup(window, &utc, &daily))
+    /// The work pattern of the person's last calendar days in `zone` ([`ObservedDays`]).
+    async fn recent_pattern(
+        &self,
+        user: UserId,
+        zone: &TimeZone,
+    ) -> Result<WorkPattern, RepoError> {
+        let days = ObservedDays::ending_at(self.clock.now(), zone);
+        let daily = self.tasks.daily_minutes(user, &days.query, zone).await?;
+        Ok(days.pattern(zone, &daily))
     }
 
     /// Records the person's answer to a check-in, once.
@@ -286,10 +296,12 @@ where
         Ok(report)
     }
 
-    /// Composes and writes the due check-ins of one page; returns how many were written.
+    /// Composes and writes the due check-ins of one page; returns how many were written. Each
+    /// person's observation covers their own calendar days: the minutes are summed in one
+    /// aggregate per time zone among the page's due people (one for a page all in one zone).
     async fn run_page(&self, candidates: Vec<CheckInCandidate>) -> Result<u64, RepoError> {
         let now = self.clock.now();
-        let due: Vec<(Profile, PreferenceSettings)> = candidates
+        let due: Vec<(Profile, PreferenceSettings, TimeZone)> = candidates
             .into_iter()
             .filter_map(|c| {
                 let settings = c
@@ -301,20 +313,34 @@ where
                     c.last_checkin_at,
                     now,
                 )
-                .then_some((c.profile, settings))
+                .then_some((c.profile, settings, c.time_zone))
             })
             .collect();
         if due.is_empty() {
             return Ok(0);
         }
-        let window = observation_window(now)?;
-        let users: Vec<UserId> = due.iter().map(|(p, _)| p.user_id).collect();
-        let mut daily = self.tasks.daily_minutes_of(&users, &window).await?;
+        let mut by_zone: BTreeMap<&str, (&TimeZone, Vec<UserId>)> = BTreeMap::new();
+        for (profile, _, zone) in &due {
+            by_zone
+                .entry(zone.name())
+                .or_insert_with(|| (zone, Vec::new()))
+                .1
+                .push(profile.user_id);
+        }
+        let mut daily = BTreeMap::new();
+        for (zone, users) in by_zone.into_values() {
+            let days = ObservedDays::ending_at(now, zone);
+            daily.extend(
+                self.tasks
+                    .daily_minutes_of(&users, &days.query, zone)
+                    .await?,
+            );
+        }
         let batch: Vec<GuardedCheckIn> = due
             .iter()
-            .map(|(profile, settings)| {
-                let days = daily.remove(&profile.user_id).unwrap_or_default();
-                let recent = rollup(window, &TimeZone::utc(), &days);
+            .map(|(profile, settings, zone)| {
+                let sums = daily.remove(&profile.user_id).unwrap_or_default();
+                let recent = ObservedDays::ending_at(now, zone).pattern(zone, &sums);
                 GuardedCheckIn {
                     checkin: compose_checkin(
                         profile,
@@ -334,16 +360,11 @@ where
 /// How many affirmed profiles the run reads, composes and writes at a time.
 pub const RUN_PAGE: i64 = 500;
 
-/// The last [`OBSERVATION_DAYS`] days up to `now`.
-fn observation_window(now: OffsetDateTime) -> Result<Window, RepoError> {
-    Window::ending_at(now, i64::from(OBSERVATION_DAYS))
-        .map_err(|e| RepoError::Unexpected(anyhow::anyhow!(e)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::clock::FixedClock;
+    use crate::coaching::checkin::OBSERVATION_DAYS;
     use crate::coaching::{CoachingFrequency, CoachingStyle};
     use crate::foundation::Foundation;
     use crate::integration::{DailyMinutes, FoundationMinutes};
@@ -355,9 +376,9 @@ mod tests {
     use crate::services::fixtures::{
         NOW, block_on, clock, extraction, locked_profile, unlocked_profile,
     };
-    use std::collections::BTreeMap;
     use std::sync::{Arc, Mutex};
     use time::Duration;
+    use time::macros::{date, datetime};
 
     type Service = CoachingService<
         MockProfileRepository,
@@ -485,7 +506,7 @@ mod tests {
         let mut m = Mocks::new(Some(unlocked_profile(user)));
         m.checkins.expect_insert().never();
         assert!(matches!(
-            block_on(m.service().create_checkin(user)),
+            block_on(m.service().create_checkin(user, &TimeZone::utc())),
             Err(CreateCheckInError::NotAffirmed)
         ));
     }
@@ -498,24 +519,35 @@ mod tests {
             .expect_get()
             .returning(move |_| Ok(Some(stored(user, CoachingFrequency::Weekly))));
         m.tasks = MockTaskMappingRepository::new();
+        // 19:00 on 22 November in Tokyo: the observed days are 9 to 22 November there, and
+        // storage is asked from a day before their start (8 November, 00:00 in Tokyo).
         m.tasks
             .expect_daily_minutes()
-            .withf(|_, w, _| w.days == 14 && w.to == NOW)
+            .withf(|_, w, z| {
+                z.name() == "Asia/Tokyo" && w.from == datetime!(2026-11-07 15:00 UTC) && w.to == NOW
+            })
             .returning(|_, _, _| {
-                Ok(vec![DailyMinutes {
-                    date: NOW.date(),
-                    minutes: FoundationMinutes::from([0, 0, 0, 120, 0, 0]),
+                let day = |date, minutes| DailyMinutes {
+                    date,
+                    minutes: FoundationMinutes::from(minutes),
                     unmapped: 0,
-                }])
+                };
+                // The 8th is not one of the observed days: its ten hours of love are left out.
+                Ok(vec![
+                    day(date!(2026 - 11 - 08), [600, 0, 0, 0, 0, 0]),
+                    day(date!(2026 - 11 - 09), [0, 0, 0, 120, 0, 0]),
+                ])
             });
         m.checkins.expect_insert().times(1).returning(|_| Ok(()));
-        let c = block_on(m.service().create_checkin(user)).unwrap();
+        let tokyo = TimeZone::parse("Asia/Tokyo").unwrap();
+        let c = block_on(m.service().create_checkin(user, &tokyo)).unwrap();
         assert_eq!(c.quoted_goals, ["Open the workshop on Saturdays."]);
         assert_eq!(c.origin, CheckInOrigin::Manual);
+        let observation = c.observation.unwrap();
         assert!(
-            c.observation
-                .unwrap()
-                .contains(Foundation::Vocation.title())
+            observation
+                .starts_with("In the last 14 days you logged 2 h. All of it went to Vocation."),
+            "{observation}"
         );
     }
 
@@ -686,6 +718,7 @@ mod tests {
             profile,
             preferences: row.stored.map(|f| stored(user, f)),
             last_checkin_at: row.last_days_ago.map(|ago| NOW - ago),
+            time_zone: TimeZone::utc(),
         }
     }
 
@@ -715,8 +748,8 @@ mod tests {
         }
         m.tasks
             .expect_daily_minutes_of()
-            .withf(|_, w| w.days == OBSERVATION_DAYS && w.to == NOW)
-            .returning(move |users, _| {
+            .withf(|_, w, z| w.days == OBSERVATION_DAYS + 1 && w.to == NOW && z.name() == "UTC")
+            .returning(move |users, _, _| {
                 Ok(users
                     .iter()
                     .filter_map(|u| minutes.get(u).map(|m| (*u, *m)))
@@ -846,13 +879,10 @@ mod tests {
         // One aggregate and one write, both for the first page only.
         m.tasks
             .expect_daily_minutes_of()
-            .withf(move |users, _| users == due_users.as_slice())
+            .withf(move |users, _, _| users == due_users.as_slice())
             .times(1)
-            .returning(|_, _| Ok(BTreeMap::new()));
-        m.checkins
-            .expect_insert_unless_recent_batch()
-            .times(1)
-            .returning(|batch| Ok(batch.len() as u64));
+            .returning(|_, _, _| Ok(BTreeMap::new()));
+        writes_one_batch(&mut m);
         let report = block_on(m.service().run_due()).unwrap();
         assert_eq!(
             report,
@@ -895,7 +925,7 @@ mod tests {
             .returning(move |_, _| Ok(candidates.clone()));
         m.tasks
             .expect_daily_minutes_of()
-            .returning(|_, _| Ok(BTreeMap::new()));
+            .returning(|_, _, _| Ok(BTreeMap::new()));
         m.checkins
             .expect_insert_unless_recent_batch()
             .times(1)
@@ -904,5 +934,60 @@ mod tests {
             block_on(m.service().run_due()),
             Err(RepoError::Unavailable(_))
         ));
+    }
+
+    #[test]
+    fn the_run_sums_each_time_zone_over_its_own_days_in_one_aggregate() {
+        let rows = rows();
+        let due = |name: &str| rows.iter().find(|r| r.name == name).unwrap();
+        let mut tokyo = candidate(due("weekly, 7 days ago"));
+        tokyo.time_zone = TimeZone::parse("Asia/Tokyo").unwrap();
+        let utc = candidate(due("biweekly, 14 days ago"));
+        let mut also_tokyo = candidate(due("monthly, 30 days ago"));
+        also_tokyo.time_zone = tokyo.time_zone.clone();
+        let tokyo_users = vec![tokyo.profile.user_id, also_tokyo.profile.user_id];
+        let utc_user = utc.profile.user_id;
+        let mut m = Mocks::new(None);
+        let page = vec![tokyo, utc, also_tokyo];
+        let mut seq = mockall::Sequence::new();
+        m.checkins
+            .expect_candidates()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(move |_, _| Ok(page.clone()));
+        m.checkins
+            .expect_candidates()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_, _| Ok(Vec::new()));
+        // Each zone's own midnight, a day before its first observed day (9 November).
+        m.tasks
+            .expect_daily_minutes_of()
+            .withf(move |users, w, z| {
+                z.name() == "Asia/Tokyo"
+                    && users == tokyo_users.as_slice()
+                    && w.from == datetime!(2026-11-07 15:00 UTC)
+            })
+            .times(1)
+            .returning(|_, _, _| Ok(BTreeMap::new()));
+        m.tasks
+            .expect_daily_minutes_of()
+            .withf(move |users, w, z| {
+                z.name() == "UTC"
+                    && users == [utc_user]
+                    && w.from == datetime!(2026-11-08 00:00 UTC)
+            })
+            .times(1)
+            .returning(|_, _, _| Ok(BTreeMap::new()));
+        writes_one_batch(&mut m);
+        assert_eq!(block_on(m.service().run_due()).unwrap().created, 3);
+    }
+
+    /// Storage writes every check-in of the one batch the run gives it.
+    fn writes_one_batch(m: &mut Mocks) {
+        m.checkins
+            .expect_insert_unless_recent_batch()
+            .times(1)
+            .returning(|batch| Ok(batch.len() as u64));
     }
 }
