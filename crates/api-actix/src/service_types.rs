@@ -54,3 +54,6 @@ pub type Notifications =
 
 pub type Deliveries =
     DeliveryService<DieselDeliveryQueue, WebhookClient, SmtpMailer, SignedLinks, SystemClock>;
+
+/// The credential checks over the account use cases (the authentication middleware's app data).
+pub type Authenticator = credentials::Authenticator<Accounts>;

@@ -20,6 +20,9 @@ use adapters_diesel::{
 use adapters_llm::{LanguageModel, OfflineEngine, OpenAiClient};
 use adapters_oidc::{ClientSecret, OidcConfig, OidcProvider};
 use anyhow::Context;
+use credentials::Operator;
+use credentials::cache::CredentialCache;
+use credentials::jwt::JwtKeys;
 use domain::account::{Email, LoginIdentity};
 use domain::clock::SystemClock;
 use domain::ports::IdentityProvider;
@@ -30,11 +33,8 @@ use domain::services::{
 use tracing_actix_web::TracingLogger;
 
 use crate::activity::{self, ActivityWriter};
-use crate::auth::authenticator::{Authenticator, Operator};
-use crate::auth::cache::CredentialCache;
 use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
-use crate::auth::jwt::JwtKeys;
 use crate::config::{LlmProvider, OidcSettings, Settings};
 use crate::delivery_worker::DeliveryWorker;
 use crate::metrics::Metrics;
@@ -45,6 +45,7 @@ use crate::middleware::request_id;
 use crate::pages::Pages;
 use crate::reclassify_worker::ReclassifyWorker;
 use crate::routes::method_table::MethodTable;
+use crate::service_types::Authenticator;
 use crate::state::AppState;
 use crate::{auth, extract, metrics, openapi, routes, telemetry};
 
@@ -165,7 +166,7 @@ impl Application {
         let operator = match settings.auth.api_key.take() {
             None => None,
             Some(key) => Some(Operator {
-                key_digest: crate::auth::secrets::digest(&key),
+                key_digest: credentials::secrets::digest(&key),
                 user: accounts.ensure_user(&operator_identity()?).await?,
             }),
         };
@@ -186,21 +187,24 @@ impl Application {
         let rate_limits = web::Data::new(RateLimits::new(&settings.rate_limits));
 
         let auth = Arc::new(Authenticator {
-            accounts: accounts.clone(),
+            store: accounts.clone(),
             jwt: JwtKeys::new(
                 &settings.auth.jwt_secret,
                 settings.auth.jwt_issuer.clone(),
                 settings.auth.jwt_audience.clone(),
             ),
-            credentials: CredentialCache::new(std::time::Duration::from_secs(
+            cache: CredentialCache::new(std::time::Duration::from_secs(
                 settings.auth.cache_seconds,
             )),
             operator,
-            origins: TrustedOrigins::new(settings.trusted_origins(address.port())),
             admin_emails: settings.auth.admin_emails.clone(),
         });
+        let origins = Arc::new(TrustedOrigins::new(
+            settings.trusted_origins(address.port()),
+        ));
         let state = web::Data::new(AppState {
             auth: Arc::clone(&auth),
+            origins: Arc::clone(&origins),
             cookies: CookieJar {
                 secure: settings.auth.cookie_secure,
             },
@@ -222,6 +226,7 @@ impl Application {
         });
         // What the middlewares need, each as app data of its own rather than the whole state.
         let auth = web::Data::from(auth);
+        let origins = web::Data::from(origins);
         let activity_queue = web::Data::new(activity_queue);
         let metrics = web::Data::from(metrics);
         let forwarded_for = ForwardedFor {
@@ -237,6 +242,7 @@ impl Application {
                 .app_data(state.clone())
                 .app_data(rate_limits.clone())
                 .app_data(auth.clone())
+                .app_data(origins.clone())
                 .app_data(activity_queue.clone())
                 .app_data(metrics.clone())
                 .app_data(forwarded_for)

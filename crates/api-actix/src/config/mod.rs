@@ -263,7 +263,7 @@ impl Settings {
             cors_allowed_origins.push(settings::service::origin("CORS_ALLOWED_ORIGINS", &o)?);
         }
         let post_login_redirect = var("POST_LOGIN_REDIRECT").unwrap_or_else(|| "/".to_owned());
-        if !crate::auth::login_state::is_local_path(&post_login_redirect) {
+        if !credentials::login_state::is_local_path(&post_login_redirect) {
             return Err(invalid(
                 "POST_LOGIN_REDIRECT",
                 "must be a path on this service, like /profile.html",

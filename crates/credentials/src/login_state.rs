@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::jwt::JwtKeys;
+use crate::jwt::JwtKeys;
 
 /// The audience that keeps login-state tokens from ever passing as access tokens.
 const AUDIENCE: &str = "discovery-login";
