@@ -7,7 +7,6 @@ pub mod config;
 pub mod delivery_worker;
 pub mod error;
 pub mod extract;
-pub mod metrics;
 pub mod middleware;
 pub mod openapi;
 pub mod pages;

@@ -37,8 +37,6 @@ use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
 use crate::config::{LlmProvider, OidcSettings, Settings};
 use crate::delivery_worker::DeliveryWorker;
-use crate::metrics::Metrics;
-use crate::metrics::model::MeteredModel;
 use crate::middleware::client_ip::ForwardedFor;
 use crate::middleware::rate_limit::{self, RateLimits};
 use crate::middleware::request_id;
@@ -47,7 +45,9 @@ use crate::reclassify_worker::ReclassifyWorker;
 use crate::routes::method_table::MethodTable;
 use crate::service_types::Authenticator;
 use crate::state::AppState;
-use crate::{auth, extract, metrics, openapi, routes, telemetry};
+use crate::{auth, extract, middleware, openapi, routes, telemetry};
+use service_metrics::MeteredModel;
+use service_metrics::Metrics;
 
 /// The synthetic user the operator key (`API_KEY`) acts as.
 pub const OPERATOR_SUBJECT: &str = "api-key-admin";
@@ -269,7 +269,7 @@ impl Application {
                 .wrap(from_fn(request_id::request_id))
                 .wrap(security_headers(hsts))
                 // Outermost: every answer is counted, whichever layer gave it.
-                .wrap(from_fn(metrics::middleware::record))
+                .wrap(from_fn(middleware::metrics::record))
         })
         .listen(listener)?
         .run();

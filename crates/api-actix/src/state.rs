@@ -11,10 +11,10 @@ use domain::ports::IdentityProvider;
 use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
 use crate::config::Settings;
-use crate::metrics::Metrics;
 use crate::service_types::{
     Accounts, Authenticator, Coaching, Deliveries, Discovery, Integration, Notifications, Profiles,
 };
+use service_metrics::Metrics;
 
 /// Everything a handler may need.
 pub struct AppState {
