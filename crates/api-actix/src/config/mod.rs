@@ -3,12 +3,16 @@
 //! variable. The settings other binaries share (database, delivery, the public address and
 //! the JWT secret) are read by the `settings` crate; this module adds the service's own.
 
+mod auth;
+mod oidc;
 mod rate_limits;
 
 use std::net::SocketAddr;
 
 use adapters_diesel::DbConfig;
 use adapters_llm::OpenAiConfig;
+pub use auth::AuthSettings;
+pub use oidc::OidcSettings;
 pub use rate_limits::RateLimitSettings;
 pub use settings::MAX_RATE_LIMIT_PER_MINUTE;
 pub use settings::database::DEV_DATABASE_URL;
@@ -16,7 +20,6 @@ pub use settings::delivery::SmtpSettings;
 use settings::llm::{LlmSettings, OpenAiSettings};
 pub use settings::service::MIN_JWT_SECRET_BYTES;
 use settings::{SettingError, Vars};
-use url::Url;
 
 const DEFAULT_BIND_ADDR: &str = "127.0.0.1:8011";
 /// The shortest operator key (`API_KEY`) the service starts with.
@@ -73,89 +76,6 @@ pub enum LlmProvider {
     OpenAi(OpenAiConfig),
 }
 
-/// Sessions, cookies, keys and who may sign in.
-#[derive(Clone)]
-pub struct AuthSettings {
-    pub jwt_secret: Vec<u8>,
-    /// `true` when the secret was generated for this process (dev mode without JWT_SECRET).
-    pub jwt_secret_is_ephemeral: bool,
-    pub jwt_issuer: String,
-    pub jwt_audience: String,
-    pub access_ttl_seconds: i64,
-    pub refresh_ttl_seconds: i64,
-    /// `REFRESH_REUSE_GRACE_SECONDS` (30): a rotated refresh token still refreshes this long.
-    pub refresh_reuse_grace_seconds: i64,
-    /// `SESSION_IDLE_TIMEOUT_SECONDS` (7 days): a session unused this long cannot refresh.
-    pub session_idle_timeout_seconds: i64,
-    pub cookie_secure: bool,
-    pub cors_allowed_origins: Vec<String>,
-    /// The operator key (`API_KEY`), acting as the synthetic admin `api-key-admin`.
-    pub api_key: Option<String>,
-    pub admin_emails: Vec<String>,
-    /// Lower-cased domains; empty allows any.
-    pub allowed_email_domains: Vec<String>,
-    pub dev_login: bool,
-    pub post_login_redirect: String,
-    /// How long a checked credential is trusted without a database read (0: never).
-    pub cache_seconds: u64,
-    /// `METRICS_TOKEN`: when set, `/metrics` answers only `Authorization: Bearer <token>`;
-    /// unset, it is open to whoever reaches the bind address, as Prometheus expects.
-    pub metrics_token: Option<String>,
-}
-
-impl std::fmt::Debug for AuthSettings {
-    /// Secrets are never printed.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AuthSettings")
-            .field("jwt_secret", &"[REDACTED]")
-            .field("jwt_issuer", &self.jwt_issuer)
-            .field("jwt_audience", &self.jwt_audience)
-            .field("access_ttl_seconds", &self.access_ttl_seconds)
-            .field("refresh_ttl_seconds", &self.refresh_ttl_seconds)
-            .field(
-                "refresh_reuse_grace_seconds",
-                &self.refresh_reuse_grace_seconds,
-            )
-            .field(
-                "session_idle_timeout_seconds",
-                &self.session_idle_timeout_seconds,
-            )
-            .field("cookie_secure", &self.cookie_secure)
-            .field("cors_allowed_origins", &self.cors_allowed_origins)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
-            .field("admin_emails", &self.admin_emails)
-            .field("allowed_email_domains", &self.allowed_email_domains)
-            .field("dev_login", &self.dev_login)
-            .field("post_login_redirect", &self.post_login_redirect)
-            .field("cache_seconds", &self.cache_seconds)
-            .field(
-                "metrics_token",
-                &self.metrics_token.as_ref().map(|_| "[REDACTED]"),
-            )
-            .finish()
-    }
-}
-
-/// The OpenID Connect client, when `OIDC_ISSUER_URL` is set.
-#[derive(Clone)]
-pub struct OidcSettings {
-    pub issuer_url: String,
-    pub client_id: String,
-    pub client_secret: String,
-    pub redirect_uri: String,
-}
-
-impl std::fmt::Debug for OidcSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OidcSettings")
-            .field("issuer_url", &self.issuer_url)
-            .field("client_id", &self.client_id)
-            .field("client_secret", &"[REDACTED]")
-            .field("redirect_uri", &self.redirect_uri)
-            .finish()
-    }
-}
-
 /// A setting that cannot be used, named with its variable.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -167,7 +87,7 @@ pub enum ConfigError {
     UnknownArgument(String),
 }
 
-fn invalid(name: &'static str, reason: impl ToString) -> ConfigError {
+pub(crate) fn invalid(name: &'static str, reason: impl ToString) -> ConfigError {
     ConfigError::Invalid {
         name,
         reason: reason.to_string(),
@@ -211,155 +131,26 @@ impl Settings {
         args: impl IntoIterator<Item = String>,
         vars: &Vars<'_>,
     ) -> Result<Self, ConfigError> {
-        let mut dev = false;
-        for arg in args {
-            match arg.as_str() {
-                "--dev" => dev = true,
-                _ => return Err(ConfigError::UnknownArgument(arg)),
-            }
-        }
-        let var = |name: &str| vars.get(name);
-        let list = |name: &str| vars.list(name);
-        let flag = |name: &'static str, default: bool| vars.flag(name, default);
-        let number = |name: &'static str, default: i64, min: i64| vars.number(name, default, min);
-
-        let bind_addr: SocketAddr = var("BIND_ADDR")
-            .unwrap_or_else(|| DEFAULT_BIND_ADDR.to_owned())
-            .parse()
-            .map_err(|e: std::net::AddrParseError| invalid("BIND_ADDR", e))?;
-        if dev && !bind_addr.ip().is_loopback() {
-            return Err(invalid(
-                "BIND_ADDR",
-                format!(
-                    "dev mode only binds a loopback address, not {}",
-                    bind_addr.ip()
-                ),
-            ));
-        }
-        // The storage adapter's default (for tests and tools) is the settings' default too.
-        const _: () = assert!(
-            settings::database::DEFAULT_WAIT_TIMEOUT.as_millis()
-                == adapters_diesel::DEFAULT_WAIT_TIMEOUT.as_millis()
-        );
-        let shared_database = settings::database::database(vars)?;
-        let mut database = DbConfig::new(shared_database.url);
-        database.max_connections = shared_database.max_connections;
-        database.wait_timeout = shared_database.wait_timeout;
+        let dev = dev_flag(args)?;
         let public_base_url = settings::service::public_base_url(vars)?;
-
-        // Dev mode makes up a secret when none (or a short one) is set; elsewhere it is needed.
-        let (jwt_secret, jwt_secret_is_ephemeral) = match settings::service::jwt_secret(vars) {
-            Ok(Some(secret)) => (secret.into_bytes(), false),
-            Err(e) if !dev => return Err(e.into()),
-            Ok(None) if !dev => return Err(ConfigError::Missing("JWT_SECRET")),
-            _ => {
-                let mut bytes = vec![0u8; 32];
-                getrandom::fill(&mut bytes).map_err(|e| invalid("JWT_SECRET", e))?;
-                (bytes, true)
-            }
-        };
-        let mut cors_allowed_origins = Vec::new();
-        for o in list("CORS_ALLOWED_ORIGINS") {
-            cors_allowed_origins.push(settings::service::origin("CORS_ALLOWED_ORIGINS", &o)?);
-        }
-        let post_login_redirect = var("POST_LOGIN_REDIRECT").unwrap_or_else(|| "/".to_owned());
-        if !credentials::login_state::is_local_path(&post_login_redirect) {
-            return Err(invalid(
-                "POST_LOGIN_REDIRECT",
-                "must be a path on this service, like /profile.html",
-            ));
-        }
-        let auth = AuthSettings {
-            jwt_secret,
-            jwt_secret_is_ephemeral,
-            jwt_issuer: var("JWT_ISSUER").unwrap_or_else(|| "discovery-service".to_owned()),
-            jwt_audience: var("JWT_AUDIENCE").unwrap_or_else(|| "discovery-web".to_owned()),
-            access_ttl_seconds: number("JWT_ACCESS_TTL_SECONDS", 900, 1)?,
-            refresh_ttl_seconds: number("JWT_REFRESH_TTL_SECONDS", 2_592_000, 60)?,
-            refresh_reuse_grace_seconds: number("REFRESH_REUSE_GRACE_SECONDS", 30, 0)?,
-            session_idle_timeout_seconds: number("SESSION_IDLE_TIMEOUT_SECONDS", 604_800, 60)?,
-            cookie_secure: flag("COOKIE_SECURE", !dev)?,
-            cors_allowed_origins,
-            api_key: var("API_KEY"),
-            admin_emails: list("ADMIN_EMAILS"),
-            allowed_email_domains: list("ALLOWED_EMAIL_DOMAINS"),
-            dev_login: flag("AUTH_DEV_LOGIN", dev)?,
-            post_login_redirect,
-            cache_seconds: number("AUTH_CACHE_SECONDS", 1, 0)?.unsigned_abs(),
-            metrics_token: var("METRICS_TOKEN"),
-        };
-        // Behind a reverse proxy on the same host every request comes from loopback: dev login
-        // there would let anyone sign in as anyone. It exists only in dev mode.
-        if auth.dev_login && !dev {
-            return Err(invalid(
-                "AUTH_DEV_LOGIN",
-                "dev login exists only in dev mode: start with --dev, or leave AUTH_DEV_LOGIN unset",
-            ));
-        }
-        // The operator key is an admin credential that never expires: as strong as the JWT
-        // secret, or start-up stops.
-        if let Some(key) = &auth.api_key
-            && key.chars().count() < MIN_OPERATOR_KEY_CHARS
-        {
-            return Err(invalid(
-                "API_KEY",
-                format!(
-                    "must be at least {MIN_OPERATOR_KEY_CHARS} characters (got {})",
-                    key.chars().count()
-                ),
-            ));
-        }
-        if let Some(token) = &auth.metrics_token
-            && token.len() < 16
-        {
-            return Err(invalid("METRICS_TOKEN", "must be at least 16 characters"));
-        }
-        let oidc = match var("OIDC_ISSUER_URL") {
-            None => None,
-            Some(issuer_url) => {
-                let parsed = Url::parse(&issuer_url).map_err(|e| invalid("OIDC_ISSUER_URL", e))?;
-                // Discovery, keys and tokens all come from there: over plain http anyone on
-                // the path could answer instead. Only a dev machine may use a local http one.
-                if parsed.scheme() != "https" && !dev {
-                    return Err(invalid(
-                        "OIDC_ISSUER_URL",
-                        "must be an https URL outside dev mode (--dev)",
-                    ));
-                }
-                let redirect_uri = var("OAUTH_REDIRECT_URI")
-                    .unwrap_or_else(|| format!("{public_base_url}/api/auth/callback"));
-                Url::parse(&redirect_uri).map_err(|e| invalid("OAUTH_REDIRECT_URI", e))?;
-                Some(OidcSettings {
-                    issuer_url,
-                    client_id: var("OIDC_CLIENT_ID")
-                        .ok_or(ConfigError::Missing("OIDC_CLIENT_ID"))?,
-                    client_secret: var("OIDC_CLIENT_SECRET").unwrap_or_default(),
-                    redirect_uri,
-                })
-            }
-        };
-        let activity_retention_days = settings::activity::retention_days(vars)?;
-        let llm_provider = match settings::llm::llm(vars)? {
-            LlmSettings::Offline => LlmProvider::Offline,
-            LlmSettings::OpenAi(llm) => LlmProvider::OpenAi(openai_config(llm)?),
-        };
-        let rate_limits = RateLimitSettings::from_vars(vars)?;
-        let delivery = DeliverySettings {
-            smtp: settings::delivery::smtp(vars)?,
-            webhook_allow_private: settings::delivery::webhook_allow_private(vars)?,
-            worker: flag("DELIVERY_WORKER", true)?,
-        };
         Ok(Self {
             dev,
-            bind_addr,
-            database,
+            bind_addr: bind_addr(vars, dev)?,
+            database: database(vars)?,
+            auth: AuthSettings::from_vars(vars, dev)?,
+            oidc: OidcSettings::from_vars(vars, dev, &public_base_url)?,
             public_base_url,
-            auth,
-            oidc,
-            activity_retention_days,
-            llm_provider,
-            rate_limits,
-            delivery,
+            activity_retention_days: settings::activity::retention_days(vars)?,
+            llm_provider: match settings::llm::llm(vars)? {
+                LlmSettings::Offline => LlmProvider::Offline,
+                LlmSettings::OpenAi(llm) => LlmProvider::OpenAi(openai_config(llm)?),
+            },
+            rate_limits: RateLimitSettings::from_vars(vars)?,
+            delivery: DeliverySettings {
+                smtp: settings::delivery::smtp(vars)?,
+                webhook_allow_private: settings::delivery::webhook_allow_private(vars)?,
+                worker: vars.flag("DELIVERY_WORKER", true)?,
+            },
         })
     }
 
@@ -375,6 +166,51 @@ impl Settings {
         origins.extend(self.auth.cors_allowed_origins.iter().cloned());
         origins
     }
+}
+
+/// `--dev`, the only flag.
+fn dev_flag(args: impl IntoIterator<Item = String>) -> Result<bool, ConfigError> {
+    let mut dev = false;
+    for arg in args {
+        match arg.as_str() {
+            "--dev" => dev = true,
+            _ => return Err(ConfigError::UnknownArgument(arg)),
+        }
+    }
+    Ok(dev)
+}
+
+/// `BIND_ADDR`: in dev mode a loopback address only.
+fn bind_addr(vars: &Vars<'_>, dev: bool) -> Result<SocketAddr, ConfigError> {
+    let bind_addr: SocketAddr = vars
+        .get("BIND_ADDR")
+        .unwrap_or_else(|| DEFAULT_BIND_ADDR.to_owned())
+        .parse()
+        .map_err(|e: std::net::AddrParseError| invalid("BIND_ADDR", e))?;
+    if dev && !bind_addr.ip().is_loopback() {
+        return Err(invalid(
+            "BIND_ADDR",
+            format!(
+                "dev mode only binds a loopback address, not {}",
+                bind_addr.ip()
+            ),
+        ));
+    }
+    Ok(bind_addr)
+}
+
+/// The storage adapter's config from the shared database settings.
+fn database(vars: &Vars<'_>) -> Result<DbConfig, ConfigError> {
+    // The storage adapter's default (for tests and tools) is the settings' default too.
+    const _: () = assert!(
+        settings::database::DEFAULT_WAIT_TIMEOUT.as_millis()
+            == adapters_diesel::DEFAULT_WAIT_TIMEOUT.as_millis()
+    );
+    let shared = settings::database::database(vars)?;
+    let mut database = DbConfig::new(shared.url);
+    database.max_connections = shared.max_connections;
+    database.wait_timeout = shared.wait_timeout;
+    Ok(database)
 }
 
 /// The client's config from the shared LLM settings; the client checks what only it can judge
