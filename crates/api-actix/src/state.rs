@@ -10,11 +10,11 @@ use domain::ports::IdentityProvider;
 
 use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
-use crate::config::Settings;
 use crate::service_types::{
     Accounts, Authenticator, Coaching, Deliveries, Discovery, Integration, Notifications, Profiles,
 };
 use service_metrics::Metrics;
+use settings::api::ApiSettings as Settings;
 
 /// Everything a handler may need.
 pub struct AppState {

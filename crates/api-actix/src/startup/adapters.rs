@@ -1,18 +1,22 @@
-//! The adapters `discovery-api` builds from its settings beside the database: the language
-//! model, the identity provider, the mailer and the operator's synthetic user.
+//! The adapters `discovery-api` builds from its settings: the database pool's config, the
+//! language model, the identity provider, the mailer and the operator's synthetic user.
 
 use std::sync::Arc;
 
 use adapters_delivery::SmtpMailer;
-use adapters_llm::{LanguageModel, OfflineEngine, OpenAiClient};
+use adapters_diesel::DbConfig;
+use adapters_llm::{LanguageModel, OfflineEngine, OpenAiClient, OpenAiConfig};
 use adapters_oidc::{ClientSecret, OidcConfig, OidcProvider};
 use anyhow::Context;
 use credentials::Operator;
 use domain::account::{Email, LoginIdentity};
 use domain::ports::IdentityProvider;
 
-use crate::config::{LlmProvider, OidcSettings, Settings};
 use crate::service_types::Accounts;
+use settings::SettingError;
+use settings::api::{ApiSettings as Settings, OidcSettings};
+use settings::database::DatabaseSettings;
+use settings::llm::{LlmSettings, OpenAiSettings};
 
 /// The synthetic user the operator key (`API_KEY`) acts as.
 pub const OPERATOR_SUBJECT: &str = "api-key-admin";
@@ -20,16 +24,17 @@ pub const OPERATOR_SUBJECT: &str = "api-key-admin";
 /// The extractor and coach of `LLM_PROVIDER`. One value (cheap to clone) serves both services,
 /// so an OpenAI-compatible client shares its connections and what it learnt about structured
 /// outputs.
-pub(super) fn language_model(provider: &LlmProvider) -> anyhow::Result<LanguageModel> {
-    match provider {
-        LlmProvider::Offline => {
+pub(super) fn language_model(llm: &LlmSettings) -> anyhow::Result<LanguageModel> {
+    match llm {
+        LlmSettings::Offline => {
             tracing::info!(
                 provider = "offline",
                 "language model: the offline engine; nothing leaves the server"
             );
             Ok(LanguageModel::Offline(OfflineEngine))
         }
-        LlmProvider::OpenAi(config) => {
+        LlmSettings::OpenAi(llm) => {
+            let config = openai_config(llm)?;
             if config.sends_in_clear_text() {
                 tracing::warn!(
                     base_url = %config.base_url,
@@ -90,4 +95,76 @@ pub(super) async fn operator(
         key_digest: credentials::secrets::digest(&key),
         user: accounts.ensure_user(&operator_identity()?).await?,
     }))
+}
+
+/// The pool's config from the database settings.
+pub(super) fn db_config(database: &DatabaseSettings) -> DbConfig {
+    // The storage adapter's default (for tests and tools) is the settings' default too.
+    const _: () = assert!(
+        settings::database::DEFAULT_WAIT_TIMEOUT.as_millis()
+            == adapters_diesel::DEFAULT_WAIT_TIMEOUT.as_millis()
+    );
+    let mut config = DbConfig::new(database.url.clone());
+    config.max_connections = database.max_connections;
+    config.wait_timeout = database.wait_timeout;
+    config
+}
+
+/// The client's config from the LLM settings; the client checks what only it can judge (the
+/// URL's shape, the ranges of the timeout and the token cap), naming the variable. `main`
+/// calls it before start-up too, so such a value stops the service as any bad setting does.
+///
+/// # Errors
+/// [`SettingError::Invalid`] naming the `LLM_*` variable.
+pub fn openai_config(llm: &OpenAiSettings) -> Result<OpenAiConfig, SettingError> {
+    let config = OpenAiConfig::new(&llm.base_url, &llm.model, llm.api_key.clone(), llm.timeout);
+    match llm.max_tokens {
+        None => config,
+        Some(max_tokens) => config.and_then(|c| c.with_max_tokens(max_tokens)),
+    }
+    .map_err(|e| SettingError::Invalid {
+        name: e.setting,
+        reason: e.reason,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn endpoint() -> OpenAiSettings {
+        OpenAiSettings {
+            base_url: "http://127.0.0.1:11434/v1".into(),
+            model: "llama3.1:8b".into(),
+            api_key: Some("sk-live-key-never-printed".into()),
+            timeout: std::time::Duration::from_secs(30),
+            max_tokens: None,
+        }
+    }
+
+    #[test]
+    fn the_client_config_keeps_the_key_hidden_and_its_own_checks_name_the_variable() {
+        let config = openai_config(&endpoint()).unwrap();
+        assert_eq!(config.model, "llama3.1:8b");
+        assert_eq!(
+            config.api_key.as_ref().map(adapters_llm::ApiKey::expose),
+            Some("sk-live-key-never-printed")
+        );
+        assert!(!format!("{config:?}").contains("never-printed"));
+        type Spoil = fn(&mut OpenAiSettings);
+        let cases: [(&str, Spoil); 3] = [
+            ("LLM_BASE_URL", |s| s.base_url = "localhost:11434".into()),
+            ("LLM_TIMEOUT_SECONDS", |s| {
+                s.timeout = std::time::Duration::from_secs(86_400);
+            }),
+            ("LLM_MAX_TOKENS", |s| s.max_tokens = Some(100)),
+        ];
+        for (name, spoil) in cases {
+            let mut settings = endpoint();
+            spoil(&mut settings);
+            let err = openai_config(&settings).unwrap_err().to_string();
+            assert!(err.starts_with(name), "{name}: {err}");
+            assert!(!err.contains('\n'));
+        }
+    }
 }

@@ -3,7 +3,7 @@
 //! with its middleware. `services.rs` wires the use cases, `adapters.rs` the adapters the
 //! settings choose, `server.rs` the HTTP server.
 
-mod adapters;
+pub mod adapters;
 mod server;
 mod services;
 
@@ -24,7 +24,6 @@ pub use adapters::OPERATOR_SUBJECT;
 use crate::activity::{self, ActivityWriter};
 use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
-use crate::config::Settings;
 use crate::delivery_worker::DeliveryWorker;
 use crate::middleware::client_ip::ForwardedFor;
 use crate::middleware::rate_limit::RateLimits;
@@ -36,6 +35,7 @@ use crate::state::AppState;
 use crate::{openapi, routes};
 use server::Shared;
 use services::Services;
+use settings::api::ApiSettings as Settings;
 
 /// A built, bound, not yet running service.
 #[allow(missing_debug_implementations)] // actix's `Server` has no Debug
@@ -138,7 +138,7 @@ impl Application {
 
 /// Opens the database of the settings, running its migrations, off the async workers.
 async fn open_database(settings: &Settings) -> anyhow::Result<Database> {
-    let config = settings.database.clone();
+    let config = adapters::db_config(&settings.database);
     tokio::task::spawn_blocking(move || Database::connect(&config))
         .await
         .context("opening the database")?

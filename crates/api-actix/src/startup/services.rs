@@ -20,10 +20,10 @@ use domain::services::{
 use service_metrics::{MeteredModel, Metrics};
 
 use super::adapters;
-use crate::config::Settings;
 use crate::service_types::{
     Accounts, Coaching, Deliveries, Discovery, Integration, Model, Notifications, Profiles,
 };
+use settings::api::ApiSettings as Settings;
 
 /// Every use case of the service, wired.
 pub(super) struct Services {
@@ -47,7 +47,7 @@ impl Services {
         db: &Database,
         metrics: &Arc<Metrics>,
     ) -> anyhow::Result<Self> {
-        let language_model = adapters::language_model(&settings.llm_provider)?;
+        let language_model = adapters::language_model(&settings.llm)?;
         let model = MeteredModel::new(language_model.clone(), Arc::clone(metrics));
         let (notifications, webhook_client) = notifications(settings, db)?;
         let links = SignedLinks::new(&settings.public_base_url, &settings.auth.jwt_secret);

@@ -1,6 +1,6 @@
 //! The OpenID Connect client (`OIDC_*`, `OAUTH_REDIRECT_URI`), when `OIDC_ISSUER_URL` is set.
 
-use settings::Vars;
+use crate::Vars;
 use url::Url;
 
 use super::{ConfigError, invalid};

@@ -2,7 +2,7 @@
 //! `ADMIN_EMAILS`, `AUTH_*`, `METRICS_TOKEN`...), with the rules that keep a deployment safe:
 //! dev login only in dev mode, an operator key as strong as the JWT secret.
 
-use settings::Vars;
+use crate::Vars;
 
 use super::{ConfigError, MIN_OPERATOR_KEY_CHARS, invalid};
 
@@ -137,7 +137,7 @@ impl AuthSettings {
 /// `JWT_SECRET`, and whether it was made up for this process: dev mode makes one up when none
 /// (or a short one) is set; elsewhere it is needed.
 fn jwt_secret(vars: &Vars<'_>, dev: bool) -> Result<(Vec<u8>, bool), ConfigError> {
-    match settings::service::jwt_secret(vars) {
+    match crate::service::jwt_secret(vars) {
         Ok(Some(secret)) => Ok((secret.into_bytes(), false)),
         Err(e) if !dev => Err(e.into()),
         Ok(None) if !dev => Err(ConfigError::Missing("JWT_SECRET")),
@@ -153,7 +153,7 @@ fn jwt_secret(vars: &Vars<'_>, dev: bool) -> Result<(Vec<u8>, bool), ConfigError
 fn cors_allowed_origins(vars: &Vars<'_>) -> Result<Vec<String>, ConfigError> {
     let mut origins = Vec::new();
     for o in vars.list("CORS_ALLOWED_ORIGINS") {
-        origins.push(settings::service::origin("CORS_ALLOWED_ORIGINS", &o)?);
+        origins.push(crate::service::origin("CORS_ALLOWED_ORIGINS", &o)?);
     }
     Ok(origins)
 }
@@ -163,7 +163,7 @@ fn post_login_redirect(vars: &Vars<'_>) -> Result<String, ConfigError> {
     let target = vars
         .get("POST_LOGIN_REDIRECT")
         .unwrap_or_else(|| "/".to_owned());
-    if !credentials::login_state::is_local_path(&target) {
+    if !domain::account::redirect::is_local_path(&target) {
         return Err(invalid(
             "POST_LOGIN_REDIRECT",
             "must be a path on this service, like /profile.html",

@@ -1,7 +1,11 @@
 //! Settings of `discovery-api`: read once from the environment (and an optional `.env`),
 //! validated at start-up; a bad value stops the service with one clear line naming the
-//! variable. The settings other binaries share (database, delivery, the public address and
-//! the JWT secret) are read by the `settings` crate; this module adds the service's own.
+//! variable. Built from the settings other binaries share (database, delivery, the public
+//! address, the JWT secret, the language model) and the service's own: sessions and sign-in
+//! (`auth.rs`), the identity provider (`oidc.rs`) and the rate limits (`rate_limits.rs`).
+//! Plain values, as everywhere in this crate: the binary builds its adapters' configs from
+//! them (`DatabaseSettings` into the pool's, `LlmSettings` into the model client's, which
+//! judges the URL's shape and the ranges itself).
 
 mod auth;
 mod oidc;
@@ -9,17 +13,14 @@ mod rate_limits;
 
 use std::net::SocketAddr;
 
-use adapters_diesel::DbConfig;
-use adapters_llm::OpenAiConfig;
 pub use auth::AuthSettings;
 pub use oidc::OidcSettings;
 pub use rate_limits::RateLimitSettings;
-pub use settings::MAX_RATE_LIMIT_PER_MINUTE;
-pub use settings::database::DEV_DATABASE_URL;
-pub use settings::delivery::SmtpSettings;
-use settings::llm::{LlmSettings, OpenAiSettings};
-pub use settings::service::MIN_JWT_SECRET_BYTES;
-use settings::{SettingError, Vars};
+
+use crate::database::DatabaseSettings;
+use crate::delivery::SmtpSettings;
+use crate::llm::LlmSettings;
+use crate::{SettingError, Vars};
 
 const DEFAULT_BIND_ADDR: &str = "127.0.0.1:8011";
 /// The shortest operator key (`API_KEY`) the service starts with.
@@ -27,17 +28,18 @@ pub const MIN_OPERATOR_KEY_CHARS: usize = 32;
 
 /// Everything the service needs to start.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub struct ApiSettings {
     /// `--dev`: embedded SQLite under `./data/`, ephemeral JWT secret, dev login, loopback only.
     pub dev: bool,
     pub bind_addr: SocketAddr,
-    pub database: DbConfig,
+    pub database: DatabaseSettings,
     /// The service's own origin, e.g. `https://discovery.example` (no trailing slash).
     pub public_base_url: String,
     pub auth: AuthSettings,
     pub oidc: Option<OidcSettings>,
     pub activity_retention_days: u32,
-    pub llm_provider: LlmProvider,
+    /// `LLM_PROVIDER` and, for `openai`, its endpoint (`crate::llm`).
+    pub llm: LlmSettings,
     pub rate_limits: RateLimitSettings,
     pub delivery: DeliverySettings,
 }
@@ -64,18 +66,6 @@ impl std::fmt::Debug for DeliverySettings {
     }
 }
 
-/// Which engine extracts profiles and coaches (`LLM_PROVIDER`).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum LlmProvider {
-    /// The deterministic offline engine: no model, no data leaves the server.
-    #[default]
-    Offline,
-    /// An OpenAI-compatible chat-completions endpoint (`LLM_PROVIDER=openai`): `LLM_BASE_URL`,
-    /// `LLM_MODEL`, `LLM_API_KEY` (optional; redacted in `Debug`), `LLM_TIMEOUT_SECONDS` (30),
-    /// `LLM_MAX_TOKENS` (2048; 0 sends none).
-    OpenAi(OpenAiConfig),
-}
-
 /// A setting that cannot be used, named with its variable.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -87,7 +77,7 @@ pub enum ConfigError {
     UnknownArgument(String),
 }
 
-pub(crate) fn invalid(name: &'static str, reason: impl ToString) -> ConfigError {
+pub(super) fn invalid(name: &'static str, reason: impl ToString) -> ConfigError {
     ConfigError::Invalid {
         name,
         reason: reason.to_string(),
@@ -103,7 +93,7 @@ impl From<SettingError> for ConfigError {
     }
 }
 
-impl Settings {
+impl ApiSettings {
     /// Reads `.env` if present, then the environment; `args` are the command-line arguments.
     ///
     /// # Errors
@@ -112,7 +102,7 @@ impl Settings {
         Self::from_vars(args, &Vars::environment_with_dotenv())
     }
 
-    /// Like [`Settings::from_env`] with the variables supplied by `var` (for tests).
+    /// Like [`ApiSettings::from_env`] with the variables supplied by `var` (for tests).
     ///
     /// # Errors
     /// [`ConfigError`] naming the first unusable value.
@@ -123,7 +113,7 @@ impl Settings {
         Self::from_vars(args, &Vars::from_fn(var))
     }
 
-    /// Like [`Settings::from_env`] with the variables of `vars`.
+    /// Like [`ApiSettings::from_env`] with the variables of `vars`.
     ///
     /// # Errors
     /// [`ConfigError`] naming the first unusable value.
@@ -132,23 +122,20 @@ impl Settings {
         vars: &Vars<'_>,
     ) -> Result<Self, ConfigError> {
         let dev = dev_flag(args)?;
-        let public_base_url = settings::service::public_base_url(vars)?;
+        let public_base_url = crate::service::public_base_url(vars)?;
         Ok(Self {
             dev,
             bind_addr: bind_addr(vars, dev)?,
-            database: database(vars)?,
+            database: crate::database::database(vars)?,
             auth: AuthSettings::from_vars(vars, dev)?,
             oidc: OidcSettings::from_vars(vars, dev, &public_base_url)?,
             public_base_url,
-            activity_retention_days: settings::activity::retention_days(vars)?,
-            llm_provider: match settings::llm::llm(vars)? {
-                LlmSettings::Offline => LlmProvider::Offline,
-                LlmSettings::OpenAi(llm) => LlmProvider::OpenAi(openai_config(llm)?),
-            },
+            activity_retention_days: crate::activity::retention_days(vars)?,
+            llm: crate::llm::llm(vars)?,
             rate_limits: RateLimitSettings::from_vars(vars)?,
             delivery: DeliverySettings {
-                smtp: settings::delivery::smtp(vars)?,
-                webhook_allow_private: settings::delivery::webhook_allow_private(vars)?,
+                smtp: crate::delivery::smtp(vars)?,
+                webhook_allow_private: crate::delivery::webhook_allow_private(vars)?,
                 worker: vars.flag("DELIVERY_WORKER", true)?,
             },
         })
@@ -199,43 +186,18 @@ fn bind_addr(vars: &Vars<'_>, dev: bool) -> Result<SocketAddr, ConfigError> {
     Ok(bind_addr)
 }
 
-/// The storage adapter's config from the shared database settings.
-fn database(vars: &Vars<'_>) -> Result<DbConfig, ConfigError> {
-    // The storage adapter's default (for tests and tools) is the settings' default too.
-    const _: () = assert!(
-        settings::database::DEFAULT_WAIT_TIMEOUT.as_millis()
-            == adapters_diesel::DEFAULT_WAIT_TIMEOUT.as_millis()
-    );
-    let shared = settings::database::database(vars)?;
-    let mut database = DbConfig::new(shared.url);
-    database.max_connections = shared.max_connections;
-    database.wait_timeout = shared.wait_timeout;
-    Ok(database)
-}
-
-/// The client's config from the shared LLM settings; the client checks what only it can judge
-/// (the URL's shape, the ranges of the timeout and the token cap), naming the variable.
-fn openai_config(llm: OpenAiSettings) -> Result<OpenAiConfig, ConfigError> {
-    let config = OpenAiConfig::new(&llm.base_url, &llm.model, llm.api_key, llm.timeout);
-    match llm.max_tokens {
-        None => config,
-        Some(max_tokens) => config.and_then(|c| c.with_max_tokens(max_tokens)),
-    }
-    .map_err(|e| invalid(e.setting, e.reason))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const SECRET: &str = "0123456789abcdef0123456789abcdef";
 
-    fn settings(args: &[&str], vars: &[(&str, &str)]) -> Result<Settings, ConfigError> {
+    fn settings(args: &[&str], vars: &[(&str, &str)]) -> Result<ApiSettings, ConfigError> {
         let vars: Vec<(String, String)> = vars
             .iter()
             .map(|(k, v)| ((*k).into(), (*v).into()))
             .collect();
-        Settings::from_lookup(args.iter().map(|a| (*a).to_owned()), |name| {
+        ApiSettings::from_lookup(args.iter().map(|a| (*a).to_owned()), |name| {
             vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
         })
     }
@@ -292,9 +254,9 @@ mod tests {
             s.dev && s.auth.dev_login && !s.auth.cookie_secure && s.auth.jwt_secret_is_ephemeral
         );
         assert_eq!(s.bind_addr.to_string(), "127.0.0.1:8011");
-        assert_eq!(s.database.url, DEV_DATABASE_URL);
+        assert_eq!(s.database.url, crate::database::DEV_DATABASE_URL);
         assert_eq!(s.public_base_url, "http://localhost:8011");
-        assert_eq!(s.llm_provider, LlmProvider::Offline);
+        assert_eq!(s.llm, LlmSettings::Offline);
         let err = settings(&["--dev"], &[("BIND_ADDR", "0.0.0.0:8011")]).unwrap_err();
         assert!(
             err.to_string().starts_with("BIND_ADDR is not valid"),
@@ -366,27 +328,23 @@ mod tests {
             ("LLM_API_KEY", "sk-live-key-never-printed"),
         ];
         let s = settings(&[], &base).unwrap();
-        let LlmProvider::OpenAi(config) = &s.llm_provider else {
-            panic!("openai expected: {:?}", s.llm_provider);
+        let LlmSettings::OpenAi(llm) = &s.llm else {
+            panic!("openai expected: {:?}", s.llm);
         };
-        assert_eq!(config.model, "llama3.1:8b");
-        assert_eq!(config.timeout, std::time::Duration::from_secs(30));
-        assert_eq!(
-            config.api_key.as_ref().map(adapters_llm::ApiKey::expose),
-            Some("sk-live-key-never-printed")
-        );
+        assert_eq!(llm.model, "llama3.1:8b");
+        assert_eq!(llm.timeout, std::time::Duration::from_secs(30));
+        assert_eq!(llm.api_key.as_deref(), Some("sk-live-key-never-printed"));
         let debug = format!("{s:?}");
         assert!(!debug.contains("never-printed"), "{debug}");
 
-        let cases: [(&str, Option<&str>); 9] = [
+        // The URL's shape and the ranges of the timeout and the token cap are the client's to
+        // judge: api-actix `startup::adapters` tests them where it builds the client's config.
+        let cases: [(&str, Option<&str>); 6] = [
             ("LLM_BASE_URL", None),
-            ("LLM_BASE_URL", Some("localhost:11434")),
             ("LLM_MODEL", None),
             ("LLM_TIMEOUT_SECONDS", Some("0")),
             ("LLM_TIMEOUT_SECONDS", Some("soon")),
-            ("LLM_TIMEOUT_SECONDS", Some("86400")),
             ("LLM_MAX_TOKENS", Some("-1")),
-            ("LLM_MAX_TOKENS", Some("100")),
             ("LLM_MAX_TOKENS", Some("many")),
         ];
         for (name, value) in cases {
@@ -410,7 +368,7 @@ mod tests {
             ],
         )
         .unwrap();
-        assert_eq!(s.llm_provider, LlmProvider::Offline);
+        assert_eq!(s.llm, LlmSettings::Offline);
     }
 
     #[test]
