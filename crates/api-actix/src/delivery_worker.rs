@@ -9,8 +9,8 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::metrics::Metrics;
 use crate::service_types::Deliveries;
+use service_metrics::Metrics;
 
 /// Deliveries claimed per pass, attempted at once.
 pub const PASS: u32 = 50;

@@ -1,13 +1,11 @@
-//! The `discovery-api` service: settings, wiring of adapters into the domain, authentication,
+//! The `discovery-api` service: wiring of adapters into the domain, authentication over HTTP,
 //! the activity log and the HTTP routes.
 
 pub mod activity;
 pub mod auth;
-pub mod config;
 pub mod delivery_worker;
 pub mod error;
 pub mod extract;
-pub mod metrics;
 pub mod middleware;
 pub mod openapi;
 pub mod pages;

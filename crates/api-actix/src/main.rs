@@ -1,8 +1,10 @@
 //! `discovery-api`: reads the settings, builds the application and serves until stopped.
 
-use api_actix::config::Settings;
 use api_actix::startup::Application;
+use api_actix::startup::adapters::openai_config;
 use api_actix::telemetry;
+use settings::api::ApiSettings as Settings;
+use settings::llm::LlmSettings;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
@@ -14,6 +16,14 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
+    // The model client judges its own values (URL shape, ranges): a bad one stops the service
+    // here, as any bad setting does, before anything is opened.
+    if let LlmSettings::OpenAi(llm) = &settings.llm
+        && let Err(e) = openai_config(llm)
+    {
+        eprintln!("discovery-api: {e}");
+        return std::process::ExitCode::from(2);
+    }
     let app = match Application::build(settings).await {
         Ok(app) => app,
         Err(e) => {

@@ -14,7 +14,10 @@ use domain::services::{
     NotificationService, ProfileService,
 };
 
-use crate::metrics::model::MeteredModel;
+use service_metrics::MeteredModel;
+
+/// The configured language model (`LLM_PROVIDER`), with its calls measured.
+pub type Model = MeteredModel<adapters_llm::LanguageModel>;
 
 pub type Accounts = AccountService<
     DieselUserRepository,
@@ -23,17 +26,13 @@ pub type Accounts = AccountService<
     SystemClock,
 >;
 
-pub type Discovery = DiscoveryService<
-    DieselConversationRepository,
-    DieselProfileRepository,
-    MeteredModel,
-    SystemClock,
->;
+pub type Discovery =
+    DiscoveryService<DieselConversationRepository, DieselProfileRepository, Model, SystemClock>;
 
 pub type Profiles = ProfileService<
     DieselProfileRepository,
     DieselReflectionRepository,
-    MeteredModel,
+    Model,
     DieselPreferencesRepository,
     SystemClock,
 >;
@@ -54,3 +53,6 @@ pub type Notifications =
 
 pub type Deliveries =
     DeliveryService<DieselDeliveryQueue, WebhookClient, SmtpMailer, SignedLinks, SystemClock>;
+
+/// The credential checks over the account use cases (the authentication middleware's app data).
+pub type Authenticator = credentials::Authenticator<Accounts>;

@@ -8,13 +8,13 @@ use adapters_diesel::{Database, DieselActivityRepository};
 use adapters_llm::LanguageModel;
 use domain::ports::IdentityProvider;
 
-use crate::auth::authenticator::Authenticator;
 use crate::auth::cookies::CookieJar;
-use crate::config::Settings;
-use crate::metrics::Metrics;
+use crate::auth::csrf::TrustedOrigins;
 use crate::service_types::{
-    Accounts, Coaching, Deliveries, Discovery, Integration, Notifications, Profiles,
+    Accounts, Authenticator, Coaching, Deliveries, Discovery, Integration, Notifications, Profiles,
 };
+use service_metrics::Metrics;
+use settings::api::ApiSettings as Settings;
 
 /// Everything a handler may need.
 pub struct AppState {
@@ -36,9 +36,11 @@ pub struct AppState {
     /// The instruments rendered at `/metrics`.
     pub metrics: Arc<Metrics>,
     pub identity: Option<Arc<dyn IdentityProvider>>,
-    /// The token keys, the credential cache, the trusted origins and the admins; also the
-    /// authentication middleware's own app data.
+    /// The token keys, the credential cache and the admins; also the authentication
+    /// middleware's own app data.
     pub auth: Arc<Authenticator>,
+    /// The origins whose pages may write with the session cookie (also the middleware's).
+    pub origins: Arc<TrustedOrigins>,
     pub cookies: CookieJar,
     /// Whether dev login may be used: enabled and bound to loopback.
     pub dev_login: bool,

@@ -1,12 +1,14 @@
-//! The settings more than one binary reads (`discovery-api`, `discovery-batch`, `discovery-mcp`,
+//! The settings of every binary (`discovery-api`, `discovery-batch`, `discovery-mcp`,
 //! `discovery-sync`), each parsed and validated once here, so a rule such as "no SMTP password
-//! in clear to another host" holds for every binary alike. Each binary composes what it needs
-//! from these and keeps only its own extras; every error is one line naming the variable.
+//! in clear to another host" holds for every binary alike. The ones several binaries read have
+//! a module each; `api` composes them with `discovery-api`'s own (sign-in, rate limits, the
+//! identity provider). Every error is one line naming the variable.
 //!
 //! The values are plain types: a binary converts them to its adapters' config types at its
-//! edge, so this crate depends on no adapter.
+//! edge, so this crate depends on no adapter (only on `domain`, for the redirect rule).
 
 pub mod activity;
+pub mod api;
 pub mod client;
 pub mod database;
 pub mod delivery;

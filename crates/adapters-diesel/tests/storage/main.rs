@@ -2,6 +2,9 @@
 //! (a temporary file per test) and, when `TEST_DATABASE_URL` is set, PostgreSQL (a fresh
 //! database per test, dropped afterwards).
 
+// The 80-line limit is for the service's code (src/); a test or bench here is one scenario,
+// read top to bottom, and splitting it would hide its steps.
+#![allow(clippy::too_many_lines)]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

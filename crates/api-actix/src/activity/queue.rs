@@ -10,7 +10,7 @@ use domain::ports::ActivityRepository;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::metrics::ActivityCounters;
+use service_metrics::ActivityCounters;
 
 /// How many entries wait at most before senders are held back.
 pub const CAPACITY: usize = 4_096;
@@ -216,7 +216,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn counters() -> ActivityCounters {
-        crate::metrics::Metrics::new(1, CAPACITY)
+        service_metrics::Metrics::new(1, CAPACITY)
             .unwrap()
             .activity_counters()
     }

@@ -13,12 +13,13 @@ use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
 use domain::account::{KeyScopes, Source};
 use domain::ids::{SessionId, UserId};
 
-use super::authenticator::Authenticator;
-use super::cache::{KeyOwner, VerifiedToken};
+use credentials::CheckError;
+
 use super::cookies;
+use super::csrf::TrustedOrigins;
 use super::policy::RoutePolicies;
-use super::secrets;
 use crate::error::ApiError;
+use crate::service_types::Authenticator;
 
 /// Who is calling, and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,12 +92,13 @@ pub async fn authenticate_request(
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     if !UNAUTHENTICATED_PATHS.contains(&req.path())
         && let Some(auth) = req.app_data::<web::Data<Authenticator>>().cloned()
+        && let Some(origins) = req.app_data::<web::Data<TrustedOrigins>>().cloned()
         && has_credentials(req.request())
     {
         match authenticate(&auth, req.request()).await {
             Ok(caller) => {
                 req.extensions_mut().insert(Identified(caller));
-                if caller.source == Source::Web && !auth.origins.allows(req.request()) {
+                if caller.source == Source::Web && !origins.allows(req.request()) {
                     req.extensions_mut().insert(Denied::CrossSite);
                 } else {
                     req.extensions_mut().insert(caller);
@@ -170,117 +172,34 @@ impl FromRequest for AdminCaller {
     }
 }
 
-async fn authenticate(state: &Authenticator, req: &HttpRequest) -> Result<Caller, ApiError> {
+async fn authenticate(auth: &Authenticator, req: &HttpRequest) -> Result<Caller, ApiError> {
     let headers = req.headers();
-    if let Some(key) = headers.get(API_KEY_HEADER) {
+    let (checked, source) = if let Some(key) = headers.get(API_KEY_HEADER) {
         let key = key.to_str().map_err(|_| ApiError::Unauthenticated)?;
-        return by_api_key(state, key).await;
-    }
-    if let Some(authorization) = headers.get(header::AUTHORIZATION) {
+        (auth.api_key(key).await, Source::Mcp)
+    } else if let Some(authorization) = headers.get(header::AUTHORIZATION) {
         let token = authorization
             .to_str()
             .ok()
             .and_then(|v| v.strip_prefix("Bearer "))
             .ok_or(ApiError::Unauthenticated)?;
-        return by_jwt(state, token.trim(), Source::Api).await;
-    }
-    if let Some(cookie) = req.cookie(cookies::ACCESS) {
-        return by_jwt(state, cookie.value(), Source::Web).await;
-    }
-    Err(ApiError::Unauthenticated)
-}
-
-async fn by_api_key(state: &Authenticator, key: &str) -> Result<Caller, ApiError> {
-    // One SHA-256 serves both checks: the operator key's is computed at start, and a personal
-    // key is stored, and remembered, by its own.
-    let digest = secrets::digest(key);
-    if let Some(operator) = &state.operator
-        && secrets::same_digest(&digest, &operator.key_digest)
-    {
-        return Ok(Caller {
-            user_id: operator.user.id,
-            is_admin: true,
-            source: Source::Mcp,
-            session_id: None,
-            key_scopes: None,
-        });
-    }
-    if !key.starts_with(secrets::API_KEY_PREFIX) {
+        (auth.access_token(token.trim()).await, Source::Api)
+    } else if let Some(cookie) = req.cookie(cookies::ACCESS) {
+        (auth.access_token(cookie.value()).await, Source::Web)
+    } else {
         return Err(ApiError::Unauthenticated);
-    }
-    let now = time::OffsetDateTime::now_utc();
-    let remembered = state
-        .credentials
-        .api_key_owner(&digest)
-        .filter(|owner| owner.expires_at.is_none_or(|at| now < at));
-    let owner = match remembered {
-        Some(owner) => owner,
-        None => {
-            // A database check also keeps the key's `last_used_at` (to within the cache expiry).
-            let (key, user) = state
-                .accounts
-                .authenticate_api_key(&secrets::stored_form(&digest))
-                .await?
-                .ok_or(ApiError::Unauthenticated)?;
-            let owner = KeyOwner {
-                user_id: user.id,
-                scopes: key.scopes,
-                expires_at: key.expires_at,
-            };
-            state.credentials.remember_api_key(digest, owner);
-            state.credentials.remember_user(user);
-            owner
-        }
     };
-    // A personal key is never an admin credential, whoever owns it.
-    Ok(Caller {
-        user_id: owner.user_id,
-        is_admin: false,
-        source: Source::Mcp,
-        session_id: None,
-        key_scopes: Some(owner.scopes),
-    })
-}
-
-async fn by_jwt(state: &Authenticator, token: &str, source: Source) -> Result<Caller, ApiError> {
-    let verified = verify_access(state, token)?;
-    // A revoked session's tokens stop working at once, not only when they expire (see
-    // `CredentialCache` for how long another instance may take to notice).
-    let session_id = verified.session_id;
-    if !state.credentials.session_is_active(session_id) {
-        if !state.accounts.session_is_active(session_id).await? {
-            return Err(ApiError::Unauthenticated);
-        }
-        state.credentials.remember_active_session(session_id);
+    match checked {
+        Ok(who) => Ok(Caller {
+            user_id: who.user_id,
+            is_admin: who.is_admin,
+            source,
+            session_id: who.session_id,
+            key_scopes: who.key_scopes,
+        }),
+        Err(CheckError::Unauthenticated) => Err(ApiError::Unauthenticated),
+        Err(CheckError::Store(e)) => Err(e.into()),
     }
-    Ok(Caller {
-        user_id: verified.user_id,
-        is_admin: verified.is_admin,
-        source,
-        session_id: Some(session_id),
-        key_scopes: None,
-    })
-}
-
-/// The token's signature and claims, checked once and then remembered within the cache's expiry
-/// (each check decodes it twice and computes an HMAC; its expiry is still checked every time).
-fn verify_access(state: &Authenticator, token: &str) -> Result<VerifiedToken, ApiError> {
-    let now = jsonwebtoken::get_current_timestamp();
-    if let Some(verified) = state.credentials.verified_token(token, now) {
-        return Ok(verified);
-    }
-    let claims = state
-        .jwt
-        .verify_access(token)
-        .map_err(|_| ApiError::Unauthenticated)?;
-    let verified = VerifiedToken {
-        user_id: claims.sub.parse().map_err(|_| ApiError::Unauthenticated)?,
-        session_id: claims.sid.parse().map_err(|_| ApiError::Unauthenticated)?,
-        is_admin: claims.adm,
-        expires_at: u64::try_from(claims.exp).map_err(|_| ApiError::Unauthenticated)?,
-    };
-    state.credentials.remember_verified_token(token, verified);
-    Ok(verified)
 }
 
 #[cfg(test)]

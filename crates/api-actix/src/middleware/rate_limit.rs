@@ -24,9 +24,9 @@ use governor::{DefaultKeyedRateLimiter, Quota};
 
 use crate::auth::Caller;
 use crate::auth::caller::{API_KEY_HEADER, Denied};
-use crate::config::RateLimitSettings;
 use crate::error::ApiError;
 use crate::middleware::client_ip;
+use settings::api::RateLimitSettings;
 
 /// Sign-in requests, keyed by client address: no one is signed in yet.
 const SIGN_IN: [(Method, &str); 3] = [

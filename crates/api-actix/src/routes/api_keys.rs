@@ -6,12 +6,13 @@ use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use domain::ids::ApiKeyId;
 
 use crate::activity::Action;
-use crate::auth::{Caller, secrets};
+use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::requests::account::ApiKeyRequest;
 use crate::state::AppState;
 use crate::views::account::{ApiKeyCreated, ApiKeyView};
+use credentials::secrets;
 
 /// The routes of this file, mounted under `/api/me` in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {
@@ -90,6 +91,6 @@ pub(crate) async fn revoke(
     req.extensions_mut().insert(Action("api_key.revoke"));
     let id: ApiKeyId = id.parse().map_err(|_| ApiError::NotFound)?;
     state.accounts.revoke_api_key(caller.user_id, id).await?;
-    state.auth.credentials.forget_api_keys();
+    state.auth.cache.forget_api_keys();
     Ok(HttpResponse::NoContent().finish())
 }

@@ -14,16 +14,17 @@ use domain::services::account::{Device, RefreshError};
 use domain::text::PersonName;
 
 use crate::activity::Action;
-use crate::auth::login_state::{self, LoginState, is_local_path};
-use crate::auth::{Caller, cookies, secrets};
+use crate::auth::{Caller, cookies};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::middleware::client_ip;
 use crate::requests::account::{CallbackQuery, DevLoginRequest, LoginQuery};
 use crate::state::AppState;
 use crate::views::account::{AuthConfig, UserView};
+use credentials::login_state::{self, LoginState, is_local_path};
+use credentials::secrets;
 
-pub use crate::auth::authenticator::DEV_LOGIN_ISSUER;
+pub use credentials::DEV_LOGIN_ISSUER;
 
 /// The routes of this file, mounted under `/api/auth` in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {
@@ -213,7 +214,7 @@ async fn open_session(
         .await?;
     let admin = state.auth.is_admin(&user);
     // The sign-in changed `last_login_at` (and maybe the name or e-mail).
-    state.auth.credentials.forget_user(user.id);
+    state.auth.cache.forget_user(user.id);
     req.extensions_mut().insert(Caller {
         user_id: user.id,
         is_admin: admin,
@@ -290,7 +291,7 @@ pub(crate) async fn refresh(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("auth.refresh"));
-    if !state.auth.origins.allows(&req) {
+    if !state.origins.allows(&req) {
         return Err(ApiError::Forbidden(
             "This request must come from the service's own pages.",
         ));
@@ -329,7 +330,7 @@ pub(crate) async fn refresh(
         }
         Err(RefreshError::Reused) => {
             tracing::warn!("a rotated refresh token was presented again; its session is revoked");
-            state.auth.credentials.forget_all_sessions();
+            state.auth.cache.forget_all_sessions();
             Ok(signed_out(&state))
         }
         Err(RefreshError::Unknown | RefreshError::Expired) => Ok(signed_out(&state)),
@@ -357,7 +358,7 @@ pub(crate) async fn logout(
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
-    if bearer.is_none() && !state.auth.origins.allows(&req) {
+    if bearer.is_none() && !state.origins.allows(&req) {
         return Err(ApiError::Forbidden(
             "This request must come from the service's own pages.",
         ));
@@ -369,13 +370,13 @@ pub(crate) async fn logout(
         && let (Ok(user), Ok(session)) = (claims.sub.parse(), claims.sid.parse())
     {
         let _ = state.accounts.revoke_session(user, session).await;
-        state.auth.credentials.forget_session(session);
+        state.auth.cache.forget_session(session);
     } else if let Some(presented) = req.cookie(cookies::REFRESH) {
         state
             .accounts
             .sign_out_by_refresh(&secrets::hash(presented.value()))
             .await?;
-        state.auth.credentials.forget_all_sessions();
+        state.auth.cache.forget_all_sessions();
     }
     let mut response = HttpResponse::NoContent();
     for cookie in state.cookies.cleared() {
@@ -412,7 +413,7 @@ pub(crate) async fn dev_login(
         return Err(ApiError::NotFound);
     }
     // Browsers send Origin on every cross-site POST: refuse a page elsewhere signing someone in.
-    if req.headers().contains_key(header::ORIGIN) && !state.auth.origins.allows(&req) {
+    if req.headers().contains_key(header::ORIGIN) && !state.origins.allows(&req) {
         return Err(ApiError::Forbidden(
             "This request must come from the service's own pages.",
         ));

@@ -12,11 +12,11 @@ use crate::activity::Action;
 use crate::auth::{AdminCaller, Caller};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
-use crate::metrics::CheckInOrigin;
 use crate::requests::coaching::{CheckInResponseRequest, PreferencesRequest};
 use crate::requests::page::PageQuery;
 use crate::state::AppState;
 use crate::views::coaching::{CheckInPage, CheckInView, PreferencesView, RunReportView};
+use service_metrics::CheckInOrigin;
 
 /// The routes of this file, mounted under `/coaching` in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {

@@ -11,11 +11,11 @@ use crate::activity::Action;
 use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
-use crate::metrics::LlmOperation;
 use crate::requests::discovery::{AnswerRequest, StepPath};
 use crate::state::AppState;
 use crate::views::discovery::{ConversationView, PromptView};
 use crate::views::profile::ProfileView;
+use service_metrics::LlmOperation;
 
 /// The routes of this file, mounted under `/discovery` in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {

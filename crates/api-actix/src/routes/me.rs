@@ -37,7 +37,7 @@ pub(crate) async fn get(
     state: web::Data<AppState>,
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
-    let user = match state.auth.credentials.user(caller.user_id) {
+    let user = match state.auth.cache.user(caller.user_id) {
         Some(user) => user,
         None => {
             let user = state
@@ -45,7 +45,7 @@ pub(crate) async fn get(
                 .user(caller.user_id)
                 .await?
                 .ok_or(ApiError::Unauthenticated)?;
-            state.auth.credentials.remember_user(user.clone());
+            state.auth.cache.remember_user(user.clone());
             user
         }
     };
@@ -72,7 +72,7 @@ pub(crate) async fn delete(
         Ok(()) | Err(RevokeError::NotFound) => {}
         Err(RevokeError::Repo(e)) => return Err(e.into()),
     }
-    state.auth.credentials.forget_everything();
+    state.auth.cache.forget_everything();
     // The activity entry of this very request must not point at the deleted user.
     req.extensions_mut().remove::<Caller>();
     req.extensions_mut()

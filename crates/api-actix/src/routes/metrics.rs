@@ -8,10 +8,10 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::activity::ActivityQueue;
-use crate::auth::secrets::same_secret;
 use crate::error::ApiError;
-use crate::metrics::CONTENT_TYPE;
 use crate::state::AppState;
+use credentials::secrets::same_secret;
+use service_metrics::CONTENT_TYPE;
 
 /// The routes of this file, mounted at the root in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {

@@ -10,7 +10,7 @@ use domain::notifications::WebhookSecret;
 use domain::services::notifications::{RegisterWebhookError, SetEmailError};
 
 use crate::activity::Action;
-use crate::auth::{Caller, secrets};
+use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::requests::notifications::{
@@ -21,6 +21,7 @@ use crate::state::AppState;
 use crate::views::notifications::{
     DeliveryPage, NotificationSettingsView, UnsubscribedView, WebhookCreatedView, WebhookView,
 };
+use credentials::secrets;
 
 /// The routes of this file, mounted under `/api/me` in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {

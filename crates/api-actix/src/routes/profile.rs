@@ -14,12 +14,12 @@ use crate::activity::Action;
 use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
-use crate::metrics::LlmOperation;
 use crate::requests::profile::{
     IfMatchHeader, ProfileEditRequest, ReflectRequest, RevisionNumberPath,
 };
 use crate::state::AppState;
 use crate::views::profile::{ProfileView, ReflectReplyView, ReflectionMessageView, RevisionView};
+use service_metrics::LlmOperation;
 
 /// The routes of this file, mounted under `/discovery` in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {

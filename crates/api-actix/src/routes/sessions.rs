@@ -62,6 +62,6 @@ pub(crate) async fn revoke(
     actix_web::HttpMessage::extensions_mut(&req).insert(Action("session.revoke"));
     let id: SessionId = id.parse().map_err(|_| ApiError::NotFound)?;
     state.accounts.revoke_session(caller.user_id, id).await?;
-    state.auth.credentials.forget_session(id);
+    state.auth.cache.forget_session(id);
     Ok(HttpResponse::NoContent().finish())
 }

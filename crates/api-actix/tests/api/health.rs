@@ -220,7 +220,7 @@ async fn dev_login_is_not_found_when_switched_off_in_dev_mode() {
 #[tokio::test]
 async fn dev_login_switched_on_without_dev_mode_stops_start_up_with_one_line() {
     let refused =
-        api_actix::config::Settings::from_lookup(Vec::<String>::new(), |name| match name {
+        settings::api::ApiSettings::from_lookup(Vec::<String>::new(), |name| match name {
             "JWT_SECRET" => Some(JWT_SECRET.to_owned()),
             "AUTH_DEV_LOGIN" => Some("true".to_owned()),
             _ => None,

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use adapters_diesel::Backend;
 use adapters_diesel::testing::TestDb;
-use api_actix::config::Settings;
 use api_actix::startup::Application;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -15,6 +14,7 @@ use diesel::sql_types::{BigInt, Nullable, Text};
 use reqwest::header::HeaderMap;
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde_json::{Value, json};
+use settings::api::ApiSettings as Settings;
 
 /// The JWT secret every test app signs with (dev mode would otherwise pick a random one).
 pub const JWT_SECRET: &str = "test-jwt-secret-of-at-least-32-bytes!";

@@ -450,11 +450,19 @@ async fn a_failed_step_changes_no_entry_and_the_job_ends_as_one_pass_once_it_can
     .await;
     assert_eq!(replaced.status(), 200, "the rule write commits at once");
     assert_eq!(rules(&app, &ada).await[0]["foundation"], "mission");
-    // The worker's steps fail on e20 and are rolled back whole; the job stays queued.
+    // The worker's steps fail on e20 and are rolled back whole; the job stays queued. Entries
+    // before e20 may be re-mapped by stretches that committed first: on SQLite a stretch's size
+    // follows the writer's load (`SqliteWriter::background_cap`), so how many depends on the
+    // machine; the refused stretch and everything after it must be untouched, and the progress
+    // must count only what committed.
     tokio::time::sleep(std::time::Duration::from_millis(600)).await;
     let progress = reclassification(&app, &ada).await;
     assert_eq!(progress["state"], "running", "{progress}");
-    assert_eq!(progress["done"], 0, "{progress}");
+    let done = progress["done"].as_u64().unwrap();
+    assert!(
+        done < 20,
+        "progress stops before the refused row: {progress}"
+    );
     let patterns = json_body(
         send(app.with_bearer(&ada.access_jwt, Method::GET, "/integration/work-patterns")).await,
         200,
@@ -465,10 +473,18 @@ async fn a_failed_step_changes_no_entry_and_the_job_ends_as_one_pass_once_it_can
         count(
             &app,
             "SELECT COUNT(*) AS n FROM task_mapping \
-             WHERE foundation = 'vocation' AND mapped_by = 'rule'"
+             WHERE foundation = 'vocation' AND mapped_by = 'rule' AND external_task_id >= 'e20'"
         ),
-        40,
+        20,
         "no entry was re-mapped by a failed step"
+    );
+    let remapped = count(
+        &app,
+        "SELECT COUNT(*) AS n FROM task_mapping WHERE foundation = 'mission'",
+    );
+    assert!(
+        remapped >= i64::try_from(done).unwrap() && remapped < 20,
+        "only entries before the refused row, in committed stretches: {remapped} re-mapped, {progress}"
     );
 
     execute(&app, untrigger);

@@ -4,6 +4,7 @@
 pub mod activity;
 pub mod api_key;
 pub mod export;
+pub mod redirect;
 pub mod scope;
 pub mod session;
 pub mod time_zone;

@@ -6,10 +6,10 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use adapters_diesel::testing::TestDb;
-use api_actix::config::Settings;
 use api_actix::startup::Application;
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
+use settings::api::ApiSettings as Settings;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;

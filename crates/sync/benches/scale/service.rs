@@ -1,8 +1,8 @@
 //! The service in-process (as the CLI tests' harness starts it) and the routes the bench calls.
 
-use api_actix::config::Settings;
 use api_actix::startup::Application;
 use serde_json::{Value, json};
+use settings::api::ApiSettings as Settings;
 
 pub(crate) struct Service {
     pub(crate) base: String,

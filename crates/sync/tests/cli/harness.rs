@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use adapters_diesel::testing::TestDb;
-use api_actix::config::Settings;
 use api_actix::startup::Application;
 use serde_json::{Value, json};
+use settings::api::ApiSettings as Settings;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 

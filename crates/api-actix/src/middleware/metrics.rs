@@ -10,7 +10,8 @@ use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{Error, web};
 
-use super::Metrics;
+use service_metrics::Metrics;
+
 use crate::middleware::route_pattern;
 
 pub async fn record(

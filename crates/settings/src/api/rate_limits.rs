@@ -2,7 +2,7 @@
 //! address or one person may make in a window, each read as a per-minute limit (0: off) by the
 //! `settings` crate's one rule.
 
-use settings::{SettingError, Vars};
+use crate::{SettingError, Vars};
 
 /// How many sign-in attempts, coach calls and other requests that make the service work for
 /// the caller (rule changes, webhook tests, check-ins) a caller may make (`RATE_LIMIT_*`).

@@ -1,10 +1,12 @@
-//! Prometheus metrics: one registry per running service (no process-wide recorder, so two
+//! Prometheus metrics of `discovery-api`: one registry per running service (no process-wide recorder, so two
 //! services in one process, as in the tests, keep their own counts), the instruments the other
 //! modules update, and the text rendering served at `/metrics`. Every label takes values from a
-//! fixed set (route patterns, never raw paths), so the number of series stays bounded.
+//! fixed set (route patterns, never raw paths), so the number of series stays bounded. No HTTP
+//! here: the binary's middleware feeds [`Metrics::observe_request`] and serves [`Metrics::render`].
 
-pub mod middleware;
 pub mod model;
+
+pub use model::MeteredModel;
 
 use std::time::Duration;
 

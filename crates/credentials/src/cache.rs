@@ -17,8 +17,8 @@ use domain::account::{KeyScopes, User};
 use domain::ids::{SessionId, UserId};
 use moka::sync::Cache;
 
-use super::jwt::LEEWAY_SECONDS;
-use super::secrets::SecretDigest;
+use crate::jwt::LEEWAY_SECONDS;
+use crate::secrets::SecretDigest;
 
 /// Who an API key acts as, and within which scopes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -265,7 +265,7 @@ mod tests {
         let cache = CredentialCache::new(Duration::from_secs(60));
         let u = user();
         let id = u.id;
-        let digest = crate::auth::secrets::digest("dsk_ab");
+        let digest = crate::secrets::digest("dsk_ab");
         cache.remember_user(u);
         cache.remember_api_key(
             digest,

@@ -1,0 +1,129 @@
+//! The HTTP server: every worker's app, with the routes, the app data each layer reads, and the
+//! middleware in its order (outermost last in the chain).
+
+use std::net::TcpListener;
+
+use actix_web::dev::Server;
+use actix_web::http::header;
+use actix_web::middleware::{Compat, DefaultHeaders, from_fn};
+use actix_web::{App, HttpServer, web};
+use tracing_actix_web::TracingLogger;
+
+use crate::activity::ActivityQueue;
+use crate::auth::csrf::TrustedOrigins;
+use crate::middleware::client_ip::ForwardedFor;
+use crate::middleware::rate_limit::{self, RateLimits};
+use crate::middleware::request_id;
+use crate::pages::Pages;
+use crate::routes::method_table::MethodTable;
+use crate::service_types::Authenticator;
+use crate::state::AppState;
+use crate::{activity, auth, extract, middleware, openapi, routes, telemetry};
+use service_metrics::Metrics;
+
+/// What every worker's app shares: the state, and what the middlewares take as app data of
+/// their own rather than the whole state.
+#[derive(Clone)]
+pub(super) struct Shared {
+    pub state: web::Data<AppState>,
+    pub rate_limits: web::Data<RateLimits>,
+    pub auth: web::Data<Authenticator>,
+    pub origins: web::Data<TrustedOrigins>,
+    pub activity_queue: web::Data<ActivityQueue>,
+    pub metrics: web::Data<Metrics>,
+    pub forwarded_for: ForwardedFor,
+    /// The 404/405 fallback's list of documented paths and methods, read once.
+    pub method_table: web::Data<MethodTable>,
+    /// Every page, assembled from web/ once.
+    pub pages: web::Data<Pages>,
+}
+
+/// Builds the server on `listener`; it runs once awaited.
+///
+/// # Errors
+/// When the listener cannot be used.
+pub(super) fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Server> {
+    let hsts = shared
+        .state
+        .settings
+        .public_base_url
+        .starts_with("https://");
+    let server = HttpServer::new(move || {
+        let Shared { state, pages, .. } = shared.clone();
+        App::new()
+            .app_data(state.clone())
+            .app_data(shared.rate_limits.clone())
+            .app_data(shared.auth.clone())
+            .app_data(shared.origins.clone())
+            .app_data(shared.activity_queue.clone())
+            .app_data(shared.metrics.clone())
+            .app_data(shared.forwarded_for)
+            .app_data(shared.method_table.clone())
+            // The fallback answers a browser's 404 with the site's own page.
+            .app_data(pages.clone())
+            .app_data(extract::payload_config())
+            .app_data(extract::query_config())
+            .app_data(extract::path_config())
+            .configure(|cfg| routes::configure(cfg, state.dev_login))
+            .configure(openapi::viewer::configure)
+            // Last: the pages and their files, so every API path above wins.
+            .configure(|cfg| routes::web::configure(cfg, &pages))
+            .default_service(web::to(routes::fallback::not_found))
+            // Inside authentication (coach calls are limited per person) and inside the
+            // activity log (a refused request is still recorded).
+            .wrap(from_fn(rate_limit::limit))
+            .wrap(from_fn(auth::caller::authenticate_request))
+            .wrap(from_fn(activity::middleware::record))
+            .wrap(cors(&state.settings.auth.cors_allowed_origins))
+            .wrap(Compat::new(
+                TracingLogger::<telemetry::PathOnlyRootSpan>::new(),
+            ))
+            .wrap(from_fn(request_id::request_id))
+            .wrap(security_headers(hsts))
+            // Outermost: every answer is counted, whichever layer gave it.
+            .wrap(from_fn(middleware::metrics::record))
+    })
+    .listen(listener)?
+    .run();
+    Ok(server)
+}
+
+/// Headers every answer carries: API JSON and errors as well as pages (which add their own
+/// Content-Security-Policy in `routes::web`; `DefaultHeaders` keeps a header already set). When
+/// the service is published over https (`PUBLIC_BASE_URL`), browsers are told to use nothing
+/// else for a year (HSTS), so a first plain-http visit cannot be downgraded.
+fn security_headers(hsts: bool) -> DefaultHeaders {
+    let headers = DefaultHeaders::new()
+        .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .add((header::REFERRER_POLICY, "same-origin"));
+    if hsts {
+        headers.add((header::STRICT_TRANSPORT_SECURITY, "max-age=31536000"))
+    } else {
+        headers
+    }
+}
+
+/// CORS for the configured origins only, with credentials (cookies) allowed.
+fn cors(origins: &[String]) -> actix_cors::Cors {
+    origins
+        .iter()
+        .fold(actix_cors::Cors::default(), |cors, origin| {
+            cors.allowed_origin(origin)
+        })
+        .allowed_methods(["GET", "POST", "PUT", "PATCH", "DELETE"])
+        .allowed_headers([
+            actix_web::http::header::CONTENT_TYPE,
+            actix_web::http::header::AUTHORIZATION,
+            actix_web::http::header::IF_MATCH,
+            actix_web::http::header::HeaderName::from_static("x-api-key"),
+            actix_web::http::header::HeaderName::from_static("x-request-id"),
+        ])
+        .expose_headers([actix_web::http::header::HeaderName::from_static(
+            "x-request-id",
+        )])
+        .supports_credentials()
+        // A foreign origin gets no CORS headers rather than actix-cors's plain-text 400; the
+        // CSRF check answers its cookie-authenticated writes with a 403 in the contract's shape.
+        .block_on_origin_mismatch(false)
+        .max_age(600)
+}
