@@ -5,9 +5,9 @@
 
 use crate::profile::grounding::Grounding;
 use crate::profile::provenance::Quotable;
-use crate::profile::{EditableField, ProfileEdit, ProseFields, Sources};
+use crate::profile::{EditableField, ProfileEdit, ProseFields, Source, Sources};
 use crate::reflection::CoachReply;
-use crate::text::Note;
+use crate::text::{Note, Prose};
 
 /// `reply` with every revision grounded, and how many of its sentences were not. `mirror` is the
 /// offline coach's guarded reply to the same turn, asked for only when a revision fails.
@@ -18,10 +18,43 @@ pub fn ground_revisions(
     person_words: &[Quotable<'_>],
     mirror: impl FnOnce() -> Option<CoachReply>,
 ) -> (CoachReply, usize) {
+    let (failed, ungrounded) = failed_fields(&reply, current, person_words);
+    if failed.is_empty() {
+        return (reply, 0);
+    }
+    let regrounded = Regrounded::from(&reply, &failed, mirror().as_ref());
+    let edit = ProfileEdit::new(regrounded.changes).unwrap_or_default();
+    let revision_note = if edit.is_empty() {
+        None
+    } else {
+        told_note(
+            reply.revision_note.as_ref(),
+            &regrounded.replaced,
+            &regrounded.dropped,
+        )
+    };
+    (
+        CoachReply {
+            edit,
+            sources: regrounded.sources,
+            revision_note,
+            ..reply
+        },
+        ungrounded,
+    )
+}
+
+/// The revised fields with a sentence resting neither on the person's turns nor on the field's
+/// current text, and how many such sentences there are in all.
+fn failed_fields(
+    reply: &CoachReply,
+    current: &ProseFields,
+    person_words: &[Quotable<'_>],
+) -> (Vec<EditableField>, usize) {
     let turns: Vec<&str> = person_words.iter().map(|q| q.text).collect();
     let rule = Grounding::for_material(&turns);
     let mut ungrounded = 0;
-    let mut failed: Vec<EditableField> = Vec::new();
+    let mut failed = Vec::new();
     for (field, value) in reply.edit.changes() {
         let Some(value) = value else { continue };
         let mut material = turns.clone();
@@ -32,41 +65,65 @@ pub fn ground_revisions(
             failed.push(field);
         }
     }
-    if failed.is_empty() {
-        return (reply, 0);
-    }
-    let mirror = mirror();
-    let mut sources = Sources::default();
-    let mut changes = Vec::new();
-    let mut replaced = Vec::new();
-    let mut dropped = Vec::new();
-    for (field, value) in reply.edit.changes() {
-        if !failed.contains(&field) {
-            changes.push((field, value.clone()));
-            sources.set(field, reply.sources.get(field).to_vec());
-            continue;
-        }
-        let stand_in = mirror.as_ref().and_then(|m| {
-            m.edit
-                .changes()
-                .find(|(f, _)| *f == field)
-                .map(|(_, v)| (v.clone(), m.sources.get(field).to_vec()))
-        });
-        match stand_in {
-            // The offline coach wrote this very revision: it is its own stand-in.
-            Some((v, _)) if v.as_ref() == value.as_ref() => {
-                changes.push((field, value.clone()));
-                sources.set(field, reply.sources.get(field).to_vec());
+    (failed, ungrounded)
+}
+
+/// The reply's changes once every failed field has taken the mirror's revision or been dropped,
+/// with the names of the fields replaced and dropped (for the note).
+#[derive(Default)]
+struct Regrounded {
+    changes: Vec<(EditableField, Option<Prose>)>,
+    sources: Sources,
+    replaced: Vec<&'static str>,
+    dropped: Vec<&'static str>,
+}
+
+impl Regrounded {
+    /// Keeps every grounded revision of `reply`; a failed one takes the mirror's revision of its
+    /// field, or is dropped when the mirror makes none.
+    fn from(reply: &CoachReply, failed: &[EditableField], mirror: Option<&CoachReply>) -> Self {
+        let mut out = Self::default();
+        for (field, value) in reply.edit.changes() {
+            if !failed.contains(&field) {
+                out.keep(reply, field, value);
+                continue;
             }
-            Some((value, quotes)) => {
-                changes.push((field, value));
-                sources.set(field, quotes);
-                replaced.push(field.name());
+            match mirror.and_then(|m| stand_in(m, field)) {
+                // The offline coach wrote this very revision: it is its own stand-in.
+                Some((v, _)) if v.as_ref() == value.as_ref() => out.keep(reply, field, value),
+                Some((value, quotes)) => {
+                    out.changes.push((field, value));
+                    out.sources.set(field, quotes);
+                    out.replaced.push(field.name());
+                }
+                None => out.dropped.push(field.name()),
             }
-            None => dropped.push(field.name()),
         }
+        out
     }
-    let edit = ProfileEdit::new(changes).unwrap_or_default();
+
+    /// Keeps the reply's own revision of `field`, with its sources.
+    fn keep(&mut self, reply: &CoachReply, field: EditableField, value: &Option<Prose>) {
+        self.changes.push((field, value.clone()));
+        self.sources.set(field, reply.sources.get(field).to_vec());
+    }
+}
+
+/// The mirror's revision of `field` and its sources, when it revises that field.
+fn stand_in(mirror: &CoachReply, field: EditableField) -> Option<(Option<Prose>, Vec<Source>)> {
+    mirror
+        .edit
+        .changes()
+        .find(|(f, _)| *f == field)
+        .map(|(_, v)| (v.clone(), mirror.sources.get(field).to_vec()))
+}
+
+/// The coach's revision note, with what grounding replaced and dropped said after it (the note
+/// as the coach wrote it when nothing was).
+fn told_note(before: Option<&Note>, replaced: &[&str], dropped: &[&str]) -> Option<Note> {
+    if replaced.is_empty() && dropped.is_empty() {
+        return before.cloned();
+    }
     let mut said = Vec::new();
     if !replaced.is_empty() {
         said.push(format!(
@@ -80,26 +137,10 @@ pub fn ground_revisions(
             dropped.join(", ")
         ));
     }
-    let revision_note = if edit.is_empty() {
-        None
-    } else if replaced.is_empty() && dropped.is_empty() {
-        reply.revision_note.clone()
-    } else {
-        let before = reply.revision_note.as_ref().map(|n| n.as_str().to_owned());
-        let line = format!("{}.", said.join("; "));
-        Some(Note::capped(
-            &before.map_or(line.clone(), |b| format!("{b} ({line})")),
-        ))
-    };
-    (
-        CoachReply {
-            edit,
-            sources,
-            revision_note,
-            ..reply
-        },
-        ungrounded,
-    )
+    let line = format!("{}.", said.join("; "));
+    Some(Note::capped(&before.map_or(line.clone(), |b| {
+        format!("{} ({line})", b.as_str())
+    })))
 }
 
 #[cfg(test)]

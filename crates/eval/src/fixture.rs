@@ -171,6 +171,22 @@ pub fn parse(name: &str, text: &str) -> Result<Fixture, String> {
 /// The first problem, in one sentence.
 pub fn validate(fixture: &Fixture) -> Result<(), String> {
     let answers = &fixture.answers;
+    validate_answers(answers)?;
+    validate_goal(
+        "near_goal",
+        &answers.near_term_goal,
+        fixture.expect.near_goal,
+    )?;
+    validate_goal(
+        "long_goal",
+        &answers.long_term_goal,
+        fixture.expect.long_goal,
+    )?;
+    validate_forbidden(answers, &fixture.expect)
+}
+
+/// Every answer is one the service accepts, and steps 1-5 are not blank.
+fn validate_answers(answers: &Answers) -> Result<(), String> {
     for (key, text) in answers.steps() {
         AnswerText::new(text).map_err(|e| format!("answers.{key} {e}"))?;
     }
@@ -181,42 +197,33 @@ pub fn validate(fixture: &Fixture) -> Result<(), String> {
             ));
         }
     }
-    let goals = [
-        (
-            "near_goal",
-            &answers.near_term_goal,
-            fixture.expect.near_goal,
-        ),
-        (
-            "long_goal",
-            &answers.long_term_goal,
-            fixture.expect.long_goal,
-        ),
-    ];
-    for (key, text, expected) in goals {
-        let blank = text.trim().is_empty();
-        let words = text.unicode_words().count();
-        match expected {
-            GoalExpectation::None if !blank => {
-                return Err(format!(
-                    "expect.{key} is \"none\" but the answer has text: use \"stated\" or \"vague\""
-                ));
-            }
-            GoalExpectation::Stated | GoalExpectation::Vague if blank => {
-                return Err(format!(
-                    "expect.{key} says a goal was stated but the answer is blank: use \"none\""
-                ));
-            }
-            GoalExpectation::Stated if words < GOAL_MIN_WORDS => {
-                return Err(format!(
-                    "expect.{key} is \"stated\" but the answer has {words} word(s); a goal needs a \
-                     quote of {GOAL_MIN_WORDS} words to be kept: use \"vague\""
-                ));
-            }
-            _ => {}
-        }
+    Ok(())
+}
+
+/// The expectation of the goal `key` fits its answer: none for a blank one, and a stated goal
+/// long enough to be quoted.
+fn validate_goal(key: &str, text: &str, expected: GoalExpectation) -> Result<(), String> {
+    let blank = text.trim().is_empty();
+    let words = text.unicode_words().count();
+    match expected {
+        GoalExpectation::None if !blank => Err(format!(
+            "expect.{key} is \"none\" but the answer has text: use \"stated\" or \"vague\""
+        )),
+        GoalExpectation::Stated | GoalExpectation::Vague if blank => Err(format!(
+            "expect.{key} says a goal was stated but the answer is blank: use \"none\""
+        )),
+        GoalExpectation::Stated if words < GOAL_MIN_WORDS => Err(format!(
+            "expect.{key} is \"stated\" but the answer has {words} word(s); a goal needs a \
+             quote of {GOAL_MIN_WORDS} words to be kept: use \"vague\""
+        )),
+        _ => Ok(()),
     }
-    for phrase in &fixture.expect.forbidden {
+}
+
+/// The forbidden phrases are not blank and are not the person's own words: `forbidden` occurs
+/// in no answer, `forbidden_in_goals` in neither goal.
+fn validate_forbidden(answers: &Answers, expect: &Expect) -> Result<(), String> {
+    for phrase in &expect.forbidden {
         if let Some((key, _)) = answers
             .steps()
             .into_iter()
@@ -228,7 +235,7 @@ pub fn validate(fixture: &Fixture) -> Result<(), String> {
             ));
         }
     }
-    for phrase in &fixture.expect.forbidden_in_goals {
+    for phrase in &expect.forbidden_in_goals {
         if let Some((key, _)) = answers
             .steps()
             .into_iter()
@@ -240,12 +247,8 @@ pub fn validate(fixture: &Fixture) -> Result<(), String> {
             ));
         }
     }
-    for phrase in fixture
-        .expect
-        .forbidden
-        .iter()
-        .chain(&fixture.expect.forbidden_in_goals)
-    {
+    let all = expect.forbidden.iter().chain(&expect.forbidden_in_goals);
+    for phrase in all {
         if phrase.trim().is_empty() {
             return Err("a forbidden phrase must not be blank".to_owned());
         }

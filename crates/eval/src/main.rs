@@ -9,6 +9,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use eval::engine::Engine;
+use eval::fixture::Fixture;
+use eval::report::FixtureResult;
+use eval::score::Summary;
 use eval::{corrections, engine, evaluate_with_progress, fixture, report, targets};
 
 /// Scores the extractor chosen by LLM_PROVIDER / LLM_* on a fixture set of answer sets.
@@ -75,30 +79,13 @@ fn main() -> ExitCode {
         return corrections_report(corpus, cli.verbose);
     }
     let _ = dotenvy::dotenv();
-    let engine = match engine::from_lookup(|name| std::env::var(name).ok()) {
-        Ok(engine) => engine,
+    let (engine, fixtures) = match engine_and_fixtures(&cli) {
+        Ok(loaded) => loaded,
         Err(e) => {
             eprintln!("discovery-eval: {e}");
             return ExitCode::from(2);
         }
     };
-    let mut fixtures = match fixture::load_dir(&cli.fixtures) {
-        Ok(fixtures) => fixtures,
-        Err(e) => {
-            eprintln!("discovery-eval: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    if let Some(only) = &cli.only {
-        fixtures.retain(|f| &f.name == only);
-        if fixtures.is_empty() {
-            eprintln!(
-                "discovery-eval: no fixture named {only:?} in {}",
-                cli.fixtures.display()
-            );
-            return ExitCode::from(2);
-        }
-    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -109,42 +96,65 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let total = fixtures.len();
-    let mut done = 0;
+    let progress = progress_lines(fixtures.len());
     let (results, summary) =
-        runtime.block_on(evaluate_with_progress(&engine.model, &fixtures, |r| {
-            done += 1;
-            let result = if r.verdict.passed() { "pass" } else { "FAIL" };
-            eprintln!(
-                "[{done}/{total}] {}: {result} ({} ms)",
-                r.fixture.name,
-                r.observation.latency.as_millis()
-            );
-        }));
+        runtime.block_on(evaluate_with_progress(&engine.model, &fixtures, progress));
+    report_and_judge(&cli, &engine.description, &results, &summary)
+}
+
+/// The engine from the environment and the fixtures to run (only the one named by `--only`,
+/// when given); the error says why the input is unusable.
+fn engine_and_fixtures(cli: &Cli) -> Result<(Engine, Vec<Fixture>), String> {
+    let engine = engine::from_lookup(|name| std::env::var(name).ok())?;
+    let mut fixtures = fixture::load_dir(&cli.fixtures).map_err(|e| e.to_string())?;
+    if let Some(only) = &cli.only {
+        fixtures.retain(|f| &f.name == only);
+        if fixtures.is_empty() {
+            return Err(format!(
+                "no fixture named {only:?} in {}",
+                cli.fixtures.display()
+            ));
+        }
+    }
+    Ok((engine, fixtures))
+}
+
+/// Prints `[done/total] name: pass (ms)` to stderr as each fixture is judged.
+fn progress_lines<'a>(total: usize) -> impl FnMut(&FixtureResult<'a>) {
+    let mut done = 0;
+    move |r| {
+        done += 1;
+        let result = if r.verdict.passed() { "pass" } else { "FAIL" };
+        eprintln!(
+            "[{done}/{total}] {}: {result} ({} ms)",
+            r.fixture.name,
+            r.observation.latency.as_millis()
+        );
+    }
+}
+
+/// Writes the JSON document when asked, prints the report (the table and the targets, or the
+/// document), and gives the exit code of the run.
+fn report_and_judge(
+    cli: &Cli,
+    engine: &str,
+    results: &[FixtureResult<'_>],
+    summary: &Summary,
+) -> ExitCode {
     let source = cli.fixtures.display().to_string();
-    let document = report::json(&engine.description, &source, &results, &summary);
+    let document = report::json(engine, &source, results, summary);
     if let Some(path) = &cli.json_file
         && let Err(e) = std::fs::write(path, format!("{document:#}\n"))
     {
         eprintln!("discovery-eval: writing {}: {e}", path.display());
         return ExitCode::FAILURE;
     }
+    let targets = targets::judge(summary);
     if cli.json {
         println!("{document:#}");
     } else {
-        println!(
-            "{}",
-            report::text(
-                &engine.description,
-                &source,
-                &results,
-                &summary,
-                cli.verbose
-            )
-        );
-    }
-    let targets = targets::judge(&summary);
-    if !cli.json {
+        let table = report::text(engine, &source, results, summary, cli.verbose);
+        println!("{table}");
         println!("{}", report::targets_text(&targets, cli.enforce_targets));
     }
     let failed = if cli.enforce_targets {

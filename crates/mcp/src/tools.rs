@@ -38,150 +38,175 @@ pub struct ToolSpec {
     pub read_only: bool,
 }
 
-/// The five tools.
+/// The five tools, in the order of [`TOOL_NAMES`].
 pub fn specs() -> Vec<ToolSpec> {
     vec![
-        ToolSpec {
-            name: "get_profile",
-            title: "Get my profile",
-            description: "The key owner's discovery profile: Enneagram type and triad, the love, \
-                strength, mission and vocation summaries, the overlap narrative, the near-term and \
-                long-term goal summaries (null when no goal was stated), whether it is affirmed \
-                (locked) and its version. Fails with not_found when no profile exists yet.",
-            input_schema: object_schema(json!({}), &[]),
-            read_only: true,
-        },
-        ToolSpec {
-            name: "get_work_patterns",
-            title: "Get my work patterns",
-            description: "Where the key owner's logged time went over the last `days` days: total \
-                minutes, minutes and share per foundation (all six, in order), the neglected \
-                foundations (share below 0.05), a plain-language summary and a day-by-day table.",
-            input_schema: object_schema(
-                json!({
-                    "days": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": Window::MAX_DAYS,
-                        "default": Window::DEFAULT_DAYS,
-                        "description": format!(
-                            "The window in days, ending now (1-{}; default {}).",
-                            Window::MAX_DAYS,
-                            Window::DEFAULT_DAYS
-                        )
-                    }
-                }),
-                &[],
-            ),
-            read_only: true,
-        },
-        ToolSpec {
-            name: "log_time",
-            title: "Log time against a foundation",
-            description: "Records time spent on a task and the foundation it served. Idempotent \
-                per external_task_id: logging the same id again replaces that entry (minutes, \
-                foundation, label, time) instead of adding to it. Returns the stored mapping.",
-            input_schema: object_schema(
-                json!({
-                    "external_task_id": {
-                        "type": "string",
-                        "minLength": 1,
-                        "maxLength": ExternalTaskId::MAX,
-                        "description": format!(
-                            "Your stable id for the task or time entry (1-{} characters); reuse it to correct an entry.",
-                            ExternalTaskId::MAX
-                        )
-                    },
-                    "foundation": {
-                        "type": "string",
-                        "enum": FOUNDATIONS,
-                        "description": "The foundation the time served."
-                    },
-                    "minutes": {
-                        "type": "integer",
-                        "minimum": 0,
-                        "maximum": Minutes::MAX,
-                        "description": format!("Minutes spent (0-{}).", Minutes::MAX)
-                    },
-                    "occurred_at": {
-                        "type": "string",
-                        "format": "date-time",
-                        "description": "When the work happened, RFC 3339 (e.g. 2026-11-22T10:00:00Z)."
-                    },
-                    "label": {
-                        "type": "string",
-                        "maxLength": TaskLabel::MAX,
-                        "description": format!(
-                            "An optional human-readable label for the task (at most {} characters).",
-                            TaskLabel::MAX
-                        )
-                    }
-                }),
-                &["external_task_id", "foundation", "minutes", "occurred_at"],
-            ),
-            read_only: false,
-        },
-        ToolSpec {
-            name: "list_checkins",
-            title: "List my check-ins",
-            description: "The key owner's coaching check-ins, newest first: the message, the goals \
-                it quotes, the observation of where time went, and the response if any \
-                (responded_at, still_valid, response_note; revisit is true once answered \
-                \"no longer valid\"). Paginated: pass next_cursor back as `before` for older \
-                ones.",
-            input_schema: object_schema(
-                json!({
-                    "limit": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": PageLimit::MAX,
-                        "default": PageLimit::DEFAULT.get(),
-                        "description": format!(
-                            "At most this many check-ins (1-{}; default {}).",
-                            PageLimit::MAX,
-                            PageLimit::DEFAULT.get()
-                        )
-                    },
-                    "before": {
-                        "type": "string",
-                        "description": "The next_cursor of a previous page."
-                    }
-                }),
-                &[],
-            ),
-            read_only: true,
-        },
-        ToolSpec {
-            name: "respond_to_checkin",
-            title: "Respond to a check-in",
-            description: "Answers a check-in: whether the direction it quotes still feels valid, \
-                with an optional note. A check-in takes one response only (already_responded on \
-                a second). Returns the check-in.",
-            input_schema: object_schema(
-                json!({
-                    "id": {
-                        "type": "string",
-                        "format": "uuid",
-                        "description": "The check-in's id, from list_checkins."
-                    },
-                    "still_valid": {
-                        "type": "boolean",
-                        "description": "Whether the quoted direction still feels valid."
-                    },
-                    "note": {
-                        "type": "string",
-                        "maxLength": Note::MAX,
-                        "description": format!(
-                            "An optional note in the person's words (at most {} characters).",
-                            Note::MAX
-                        )
-                    }
-                }),
-                &["id", "still_valid"],
-            ),
-            read_only: false,
-        },
+        get_profile_spec(),
+        get_work_patterns_spec(),
+        log_time_spec(),
+        list_checkins_spec(),
+        respond_to_checkin_spec(),
     ]
+}
+
+/// `get_profile`: reads the profile; takes no arguments.
+fn get_profile_spec() -> ToolSpec {
+    ToolSpec {
+        name: "get_profile",
+        title: "Get my profile",
+        description: "The key owner's discovery profile: Enneagram type and triad, the love, \
+            strength, mission and vocation summaries, the overlap narrative, the near-term and \
+            long-term goal summaries (null when no goal was stated), whether it is affirmed \
+            (locked) and its version. Fails with not_found when no profile exists yet.",
+        input_schema: object_schema(json!({}), &[]),
+        read_only: true,
+    }
+}
+
+/// `get_work_patterns`: reads where logged time went over a window of days.
+fn get_work_patterns_spec() -> ToolSpec {
+    ToolSpec {
+        name: "get_work_patterns",
+        title: "Get my work patterns",
+        description: "Where the key owner's logged time went over the last `days` days: total \
+            minutes, minutes and share per foundation (all six, in order), the neglected \
+            foundations (share below 0.05), a plain-language summary and a day-by-day table.",
+        input_schema: object_schema(
+            json!({
+                "days": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": Window::MAX_DAYS,
+                    "default": Window::DEFAULT_DAYS,
+                    "description": format!(
+                        "The window in days, ending now (1-{}; default {}).",
+                        Window::MAX_DAYS,
+                        Window::DEFAULT_DAYS
+                    )
+                }
+            }),
+            &[],
+        ),
+        read_only: true,
+    }
+}
+
+/// `log_time`: records (or replaces) one time entry against a foundation.
+fn log_time_spec() -> ToolSpec {
+    ToolSpec {
+        name: "log_time",
+        title: "Log time against a foundation",
+        description: "Records time spent on a task and the foundation it served. Idempotent \
+            per external_task_id: logging the same id again replaces that entry (minutes, \
+            foundation, label, time) instead of adding to it. Returns the stored mapping.",
+        input_schema: object_schema(
+            json!({
+                "external_task_id": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": ExternalTaskId::MAX,
+                    "description": format!(
+                        "Your stable id for the task or time entry (1-{} characters); reuse it to correct an entry.",
+                        ExternalTaskId::MAX
+                    )
+                },
+                "foundation": {
+                    "type": "string",
+                    "enum": FOUNDATIONS,
+                    "description": "The foundation the time served."
+                },
+                "minutes": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": Minutes::MAX,
+                    "description": format!("Minutes spent (0-{}).", Minutes::MAX)
+                },
+                "occurred_at": {
+                    "type": "string",
+                    "format": "date-time",
+                    "description": "When the work happened, RFC 3339 (e.g. 2026-11-22T10:00:00Z)."
+                },
+                "label": {
+                    "type": "string",
+                    "maxLength": TaskLabel::MAX,
+                    "description": format!(
+                        "An optional human-readable label for the task (at most {} characters).",
+                        TaskLabel::MAX
+                    )
+                }
+            }),
+            &["external_task_id", "foundation", "minutes", "occurred_at"],
+        ),
+        read_only: false,
+    }
+}
+
+/// `list_checkins`: pages through the coaching check-ins, newest first.
+fn list_checkins_spec() -> ToolSpec {
+    ToolSpec {
+        name: "list_checkins",
+        title: "List my check-ins",
+        description: "The key owner's coaching check-ins, newest first: the message, the goals \
+            it quotes, the observation of where time went, and the response if any \
+            (responded_at, still_valid, response_note; revisit is true once answered \
+            \"no longer valid\"). Paginated: pass next_cursor back as `before` for older \
+            ones.",
+        input_schema: object_schema(
+            json!({
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": PageLimit::MAX,
+                    "default": PageLimit::DEFAULT.get(),
+                    "description": format!(
+                        "At most this many check-ins (1-{}; default {}).",
+                        PageLimit::MAX,
+                        PageLimit::DEFAULT.get()
+                    )
+                },
+                "before": {
+                    "type": "string",
+                    "description": "The next_cursor of a previous page."
+                }
+            }),
+            &[],
+        ),
+        read_only: true,
+    }
+}
+
+/// `respond_to_checkin`: answers one check-in.
+fn respond_to_checkin_spec() -> ToolSpec {
+    ToolSpec {
+        name: "respond_to_checkin",
+        title: "Respond to a check-in",
+        description: "Answers a check-in: whether the direction it quotes still feels valid, \
+            with an optional note. A check-in takes one response only (already_responded on \
+            a second). Returns the check-in.",
+        input_schema: object_schema(
+            json!({
+                "id": {
+                    "type": "string",
+                    "format": "uuid",
+                    "description": "The check-in's id, from list_checkins."
+                },
+                "still_valid": {
+                    "type": "boolean",
+                    "description": "Whether the quoted direction still feels valid."
+                },
+                "note": {
+                    "type": "string",
+                    "maxLength": Note::MAX,
+                    "description": format!(
+                        "An optional note in the person's words (at most {} characters).",
+                        Note::MAX
+                    )
+                }
+            }),
+            &["id", "still_valid"],
+        ),
+        read_only: false,
+    }
 }
 
 /// `{"type": "object", "properties": .., "required": .., "additionalProperties": false}`.

@@ -134,40 +134,8 @@ fn claimed(conn: &mut DbConnection, ids: &[String]) -> StoreResult<Vec<ClaimedDe
             outbox_events::payload,
         ))
         .load(conn)?;
-    let hooks: HashSet<&str> = rows
-        .iter()
-        .filter_map(|(row, _, _)| row.webhook_id.as_deref())
-        .collect();
-    let endpoints: HashMap<String, (String, String, Option<PrimitiveDateTime>)> = webhooks::table
-        .filter(webhooks::id.eq_any(&hooks))
-        .select((
-            webhooks::id,
-            webhooks::url,
-            webhooks::secret,
-            webhooks::disabled_at,
-        ))
-        .load::<(String, String, String, Option<PrimitiveDateTime>)>(conn)?
-        .into_iter()
-        .map(|(id, url, secret, disabled)| (id, (url, secret, disabled)))
-        .collect();
-    let mailed: HashSet<&str> = rows
-        .iter()
-        .filter(|(row, _, _)| row.webhook_id.is_none())
-        .map(|(row, _, _)| row.user_id.as_str())
-        .collect();
-    let addresses: HashMap<String, (String, Option<bool>)> = users::table
-        .left_join(notification_settings::table)
-        .filter(users::id.eq_any(&mailed))
-        .select((
-            users::id,
-            users::email,
-            notification_settings::email_checkins.nullable(),
-        ))
-        .load::<(String, String, Option<bool>)>(conn)?
-        .into_iter()
-        .map(|(id, email, on)| (id, (email, on)))
-        .collect();
-
+    let endpoints = endpoints(conn, &rows)?;
+    let addresses = addresses(conn, &rows)?;
     let mut claimed = Vec::with_capacity(rows.len());
     for (row, event_type, payload) in rows {
         let user_id = parse(&row.user_id, "deliveries.user_id")?;
@@ -202,6 +170,57 @@ fn claimed(conn: &mut DbConnection, ids: &[String]) -> StoreResult<Vec<ClaimedDe
         });
     }
     Ok(claimed)
+}
+
+/// A webhook's URL, secret and when it was disabled (if it was).
+type Endpoint = (String, String, Option<PrimitiveDateTime>);
+
+/// The endpoints of the webhooks the claimed deliveries go to, by webhook id.
+fn endpoints(
+    conn: &mut DbConnection,
+    rows: &[(DeliveryRow, String, String)],
+) -> StoreResult<HashMap<String, Endpoint>> {
+    let hooks: HashSet<&str> = rows
+        .iter()
+        .filter_map(|(row, _, _)| row.webhook_id.as_deref())
+        .collect();
+    Ok(webhooks::table
+        .filter(webhooks::id.eq_any(&hooks))
+        .select((
+            webhooks::id,
+            webhooks::url,
+            webhooks::secret,
+            webhooks::disabled_at,
+        ))
+        .load::<(String, String, String, Option<PrimitiveDateTime>)>(conn)?
+        .into_iter()
+        .map(|(id, url, secret, disabled)| (id, (url, secret, disabled)))
+        .collect())
+}
+
+/// The email address, and whether check-ins are emailed (`None` when never set), of the people
+/// the claimed email deliveries go to, by user id.
+fn addresses(
+    conn: &mut DbConnection,
+    rows: &[(DeliveryRow, String, String)],
+) -> StoreResult<HashMap<String, (String, Option<bool>)>> {
+    let mailed: HashSet<&str> = rows
+        .iter()
+        .filter(|(row, _, _)| row.webhook_id.is_none())
+        .map(|(row, _, _)| row.user_id.as_str())
+        .collect();
+    Ok(users::table
+        .left_join(notification_settings::table)
+        .filter(users::id.eq_any(&mailed))
+        .select((
+            users::id,
+            users::email,
+            notification_settings::email_checkins.nullable(),
+        ))
+        .load::<(String, String, Option<bool>)>(conn)?
+        .into_iter()
+        .map(|(id, email, on)| (id, (email, on)))
+        .collect())
 }
 
 /// Stores the attempt (only over a pending row: a row another worker already finished after a

@@ -193,94 +193,148 @@ fn export(conn: &mut DbConnection, user: &str) -> StoreResult<Option<AccountData
     Ok(Some(AccountData {
         user: User::try_from(row)?,
         conversations: conversations(conn, user)?,
-        profile: discovery_profile::table
-            .filter(discovery_profile::user_id.eq(user))
-            .select(ProfileRow::as_select())
-            .first(conn)
-            .optional()?
-            .map(Profile::try_from)
-            .transpose()?,
-        // A person has at most one profile, so its numbers order the revisions.
-        revisions: domain_rows::<_, Revision>(
-            profile_revision::table
-                .inner_join(discovery_profile::table)
-                .filter(discovery_profile::user_id.eq(user))
-                .order(profile_revision::number.asc())
-                .select(RevisionRow::as_select())
-                .load(conn)?,
-        )?,
-        reflection: domain_rows::<_, ReflectionMessage>(
-            reflection_message::table
-                .filter(reflection_message::user_id.eq(user))
-                .order((
-                    reflection_message::created_at.asc(),
-                    reflection_message::id.asc(),
-                ))
-                .select(ReflectionRow::as_select())
-                .load(conn)?,
-        )?,
-        preferences: coaching_preferences::table
-            .find(user)
-            .select(PreferencesRow::as_select())
-            .first(conn)
-            .optional()?
-            .map(CoachingPreferences::try_from)
-            .transpose()?,
-        checkins: domain_rows::<_, CheckIn>(
-            coaching_checkin::table
-                .filter(coaching_checkin::user_id.eq(user))
-                .order((
-                    coaching_checkin::created_at.asc(),
-                    coaching_checkin::id.asc(),
-                ))
-                .select(CheckInRow::as_select())
-                .load(conn)?,
-        )?,
-        // Oldest by when the work happened, the order the listing uses (reversed).
-        task_mappings: domain_rows::<_, TaskMapping>(
-            task_mapping::table
-                .filter(task_mapping::user_id.eq(user))
-                .order((task_mapping::occurred_at.asc(), task_mapping::id.asc()))
-                .select(TaskMappingRow::as_select())
-                .load(conn)?,
-        )?,
-        activity: domain_rows::<_, ActivityEntry>(
-            activity_log::table
-                .filter(activity_log::user_id.eq(user))
-                .order((activity_log::at.asc(), activity_log::id.asc()))
-                .select(ActivityRow::as_select())
-                .load(conn)?,
-        )?,
-        sessions: domain_rows::<_, Session>(
-            sessions::table
-                .filter(sessions::user_id.eq(user))
-                .order((sessions::created_at.asc(), sessions::id.asc()))
-                .select(SessionRow::as_select())
-                .load(conn)?,
-        )?,
-        api_keys: domain_rows::<_, ApiKey>(
-            api_keys::table
-                .filter(api_keys::user_id.eq(user))
-                .filter(api_keys::revoked_at.is_null())
-                .order((api_keys::created_at.asc(), api_keys::id.asc()))
-                .select(ApiKeyRow::as_select())
-                .load(conn)?,
-        )?,
-        email_checkins: notification_settings::table
-            .find(user)
-            .select(notification_settings::email_checkins)
-            .first(conn)
-            .optional()?
-            .unwrap_or(false),
+        profile: profile_of(conn, user)?,
+        revisions: revisions_of(conn, user)?,
+        reflection: reflection_of(conn, user)?,
+        preferences: preferences_of(conn, user)?,
+        checkins: checkins_of(conn, user)?,
+        task_mappings: task_mappings_of(conn, user)?,
+        activity: activity_of(conn, user)?,
+        sessions: sessions_of(conn, user)?,
+        api_keys: api_keys_of(conn, user)?,
+        email_checkins: email_checkins_of(conn, user)?,
         time_zone,
-        webhooks: domain_rows::<_, Webhook>(
-            webhooks::table
-                .filter(webhooks::user_id.eq(user))
-                .order((webhooks::created_at.asc(), webhooks::id.asc()))
-                .select(WebhookRow::as_select())
-                .load(conn)?,
-        )?,
+        webhooks: webhooks_of(conn, user)?,
     }))
+}
+
+/// The user's profile, if any.
+fn profile_of(conn: &mut DbConnection, user: &str) -> StoreResult<Option<Profile>> {
+    Ok(discovery_profile::table
+        .filter(discovery_profile::user_id.eq(user))
+        .select(ProfileRow::as_select())
+        .first(conn)
+        .optional()?
+        .map(Profile::try_from)
+        .transpose()?)
+}
+
+/// The profile's revisions, in order. A person has at most one profile, so its numbers order
+/// the revisions.
+fn revisions_of(conn: &mut DbConnection, user: &str) -> StoreResult<Vec<Revision>> {
+    domain_rows(
+        profile_revision::table
+            .inner_join(discovery_profile::table)
+            .filter(discovery_profile::user_id.eq(user))
+            .order(profile_revision::number.asc())
+            .select(RevisionRow::as_select())
+            .load(conn)?,
+    )
+}
+
+/// The reflection dialogue, oldest first.
+fn reflection_of(conn: &mut DbConnection, user: &str) -> StoreResult<Vec<ReflectionMessage>> {
+    domain_rows(
+        reflection_message::table
+            .filter(reflection_message::user_id.eq(user))
+            .order((
+                reflection_message::created_at.asc(),
+                reflection_message::id.asc(),
+            ))
+            .select(ReflectionRow::as_select())
+            .load(conn)?,
+    )
+}
+
+/// The coaching preferences, if stored.
+fn preferences_of(conn: &mut DbConnection, user: &str) -> StoreResult<Option<CoachingPreferences>> {
+    Ok(coaching_preferences::table
+        .find(user)
+        .select(PreferencesRow::as_select())
+        .first(conn)
+        .optional()?
+        .map(CoachingPreferences::try_from)
+        .transpose()?)
+}
+
+/// The coaching check-ins, oldest first.
+fn checkins_of(conn: &mut DbConnection, user: &str) -> StoreResult<Vec<CheckIn>> {
+    domain_rows(
+        coaching_checkin::table
+            .filter(coaching_checkin::user_id.eq(user))
+            .order((
+                coaching_checkin::created_at.asc(),
+                coaching_checkin::id.asc(),
+            ))
+            .select(CheckInRow::as_select())
+            .load(conn)?,
+    )
+}
+
+/// The task mappings, oldest by when the work happened, the order the listing uses (reversed).
+fn task_mappings_of(conn: &mut DbConnection, user: &str) -> StoreResult<Vec<TaskMapping>> {
+    domain_rows(
+        task_mapping::table
+            .filter(task_mapping::user_id.eq(user))
+            .order((task_mapping::occurred_at.asc(), task_mapping::id.asc()))
+            .select(TaskMappingRow::as_select())
+            .load(conn)?,
+    )
+}
+
+/// The activity log, oldest first.
+fn activity_of(conn: &mut DbConnection, user: &str) -> StoreResult<Vec<ActivityEntry>> {
+    domain_rows(
+        activity_log::table
+            .filter(activity_log::user_id.eq(user))
+            .order((activity_log::at.asc(), activity_log::id.asc()))
+            .select(ActivityRow::as_select())
+            .load(conn)?,
+    )
+}
+
+/// The sessions, oldest first.
+fn sessions_of(conn: &mut DbConnection, user: &str) -> StoreResult<Vec<Session>> {
+    domain_rows(
+        sessions::table
+            .filter(sessions::user_id.eq(user))
+            .order((sessions::created_at.asc(), sessions::id.asc()))
+            .select(SessionRow::as_select())
+            .load(conn)?,
+    )
+}
+
+/// The API keys not revoked, oldest first.
+fn api_keys_of(conn: &mut DbConnection, user: &str) -> StoreResult<Vec<ApiKey>> {
+    domain_rows(
+        api_keys::table
+            .filter(api_keys::user_id.eq(user))
+            .filter(api_keys::revoked_at.is_null())
+            .order((api_keys::created_at.asc(), api_keys::id.asc()))
+            .select(ApiKeyRow::as_select())
+            .load(conn)?,
+    )
+}
+
+/// Whether check-ins are emailed (no when never set).
+fn email_checkins_of(conn: &mut DbConnection, user: &str) -> StoreResult<bool> {
+    Ok(notification_settings::table
+        .find(user)
+        .select(notification_settings::email_checkins)
+        .first(conn)
+        .optional()?
+        .unwrap_or(false))
+}
+
+/// The webhooks, oldest first.
+fn webhooks_of(conn: &mut DbConnection, user: &str) -> StoreResult<Vec<Webhook>> {
+    domain_rows(
+        webhooks::table
+            .filter(webhooks::user_id.eq(user))
+            .order((webhooks::created_at.asc(), webhooks::id.asc()))
+            .select(WebhookRow::as_select())
+            .load(conn)?,
+    )
 }
 
 /// The user's conversations, oldest first, with their answers (all read in two queries).

@@ -276,11 +276,23 @@ mod tests {
         assert!(admits(&schema, &reply), "a stated goal may still be null");
     }
 
-    #[test]
-    fn an_inconsistent_profile_cannot_be_expressed() {
+    type Breaks = Box<dyn Fn(&mut Value)>;
+
+    /// Each way of breaking a consistent profile makes a reply the schema refuses (the goals as
+    /// stated: a near-term goal, no long-term one).
+    fn assert_none_admitted(broken: Vec<(&str, Breaks)>) {
         let schema = extraction(&input(Some("Open a second café next year."), None)).schema;
-        type Breaks = Box<dyn Fn(&mut Value)>;
-        let broken: Vec<(&str, Breaks)> = vec![
+        for (what, breaks) in broken {
+            let mut reply = profile();
+            breaks(&mut reply);
+            assert!(!admits(&schema, &reply), "{what} was admitted");
+        }
+    }
+
+    /// A type outside 1-9 or given as text, or a triad, cannot be expressed.
+    #[test]
+    fn the_type_must_be_one_to_nine_and_no_triad_is_asked_for() {
+        assert_none_admitted(vec![
             ("type 0", Box::new(|r| r["enneagram_type"] = json!(0))),
             ("type 10", Box::new(|r| r["enneagram_type"] = json!(10))),
             (
@@ -288,6 +300,14 @@ mod tests {
                 Box::new(|r| r["enneagram_type"] = json!("9")),
             ),
             ("a triad", Box::new(|r| r["triad"] = json!("gut"))),
+        ]);
+    }
+
+    /// Every summary is required and not null, and so are the sources of each field (and only
+    /// of the fields); a goal the person did not state cannot be written.
+    #[test]
+    fn every_summary_and_its_sources_are_required() {
+        assert_none_admitted(vec![
             (
                 "no summary",
                 Box::new(|r| {
@@ -321,6 +341,14 @@ mod tests {
                         .remove("mission_summary");
                 }),
             ),
+        ]);
+    }
+
+    /// A source is the number of a sentence of the field's own step, as text, and a field has no
+    /// more of them than the domain keeps; a goal not stated has none.
+    #[test]
+    fn a_source_is_a_sentence_number_of_the_fields_own_step() {
+        assert_none_admitted(vec![
             (
                 "step numbers as sources (extractor.v1)",
                 Box::new(|r| r["sources"]["love_summary"] = json!([1])),
@@ -328,18 +356,6 @@ mod tests {
             (
                 "no such sentence",
                 Box::new(|r| r["sources"]["love_summary"] = json!(["1.2"])),
-            ),
-            (
-                "a type without a drives sentence",
-                Box::new(|r| r["type_sources"] = json!([])),
-            ),
-            (
-                "a type resting on another step",
-                Box::new(|r| r["type_sources"] = json!(["1.1"])),
-            ),
-            (
-                "a type resting on three sentences",
-                Box::new(|r| r["type_sources"] = json!(["5.1", "5.2", "5.1"])),
             ),
             (
                 "a sentence of another step",
@@ -367,12 +383,26 @@ mod tests {
                     r["sources"]["overlap_narrative"] = json!(vec!["1.1"; SOURCES_PER_FIELD + 1]);
                 }),
             ),
-        ];
-        for (what, breaks) in broken {
-            let mut reply = profile();
-            breaks(&mut reply);
-            assert!(!admits(&schema, &reply), "{what} was admitted");
-        }
+        ]);
+    }
+
+    /// The type rests on one or two sentences of the drives answer.
+    #[test]
+    fn the_type_rests_on_one_or_two_drives_sentences() {
+        assert_none_admitted(vec![
+            (
+                "a type without a drives sentence",
+                Box::new(|r| r["type_sources"] = json!([])),
+            ),
+            (
+                "a type resting on another step",
+                Box::new(|r| r["type_sources"] = json!(["1.1"])),
+            ),
+            (
+                "a type resting on three sentences",
+                Box::new(|r| r["type_sources"] = json!(["5.1", "5.2", "5.1"])),
+            ),
+        ]);
     }
 
     #[test]

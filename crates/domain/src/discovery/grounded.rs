@@ -116,6 +116,77 @@ fn goal_step(field: EditableField) -> Option<Step> {
     }
 }
 
+/// Records in `report` every field of `extraction` with a sentence resting on nothing the person
+/// wrote (how many such sentences, and the field as one to replace); returns the first such
+/// field and sentence, for the retry's feedback.
+fn mark_ungrounded(
+    rule: &Grounding,
+    input: &ExtractionInput,
+    extraction: &Extraction,
+    report: &mut GroundingReport,
+) -> Option<(EditableField, String)> {
+    let mut first_ungrounded = None;
+    for field in EditableField::ALL {
+        let Some(text) = extraction.prose.get(field) else {
+            continue;
+        };
+        let bad = rule.ungrounded(text.as_str(), &material(field, input, extraction));
+        if let Some(sentence) = bad.first() {
+            first_ungrounded.get_or_insert_with(|| (field, (*sentence).to_owned()));
+            report.ungrounded_offered += bad.len();
+            report.replaced.push(field);
+        }
+    }
+    first_ungrounded
+}
+
+/// The goals the person stated (an answer that is not blank and does not say there is no goal)
+/// that `extraction` did not keep.
+fn unkept_goals(input: &ExtractionInput, extraction: &Extraction) -> Vec<EditableField> {
+    [
+        EditableField::NearTermGoalSummary,
+        EditableField::LongTermGoalSummary,
+    ]
+    .into_iter()
+    .filter(|field| {
+        let stated = goal_step(*field)
+            .and_then(|s| input.answer(s))
+            .is_some_and(|a| !a.trim().is_empty() && !states_no_goal(a));
+        stated && extraction.prose.get(*field).is_none()
+    })
+    .collect()
+}
+
+/// `fields` of `extraction` take the mirror's text and sources.
+fn take_from_mirror(extraction: &mut Extraction, mirror: &Extraction, fields: &[EditableField]) {
+    let changes: Vec<_> = fields
+        .iter()
+        .map(|f| (*f, mirror.prose.get(*f).cloned()))
+        .collect();
+    if let Ok(edit) = ProfileEdit::new(changes) {
+        extraction.prose = extraction.prose.with(&edit);
+    }
+    for field in fields {
+        extraction
+            .sources
+            .set(*field, mirror.sources.get(*field).to_vec());
+    }
+}
+
+/// How many sentences of `extraction`'s fields rest on nothing the person wrote.
+fn count_ungrounded(rule: &Grounding, input: &ExtractionInput, extraction: &Extraction) -> usize {
+    EditableField::ALL
+        .into_iter()
+        .filter_map(|f| {
+            let text = extraction.prose.get(f)?;
+            Some(
+                rule.ungrounded(text.as_str(), &material(f, input, extraction))
+                    .len(),
+            )
+        })
+        .sum()
+}
+
 impl ExtractionDraft {
     /// [`ExtractionDraft::guard`], then the grounding guard: a field with an ungrounded sentence
     /// takes the text and sources of `mirror`'s field (the offline engine's reading of the same
@@ -147,31 +218,10 @@ impl ExtractionDraft {
         let rule = Grounding::for_material(&all);
         let mut report = GroundingReport {
             type_decision: Some(decision),
+            goals_from_mirror: unkept_goals(input, &extraction),
             ..GroundingReport::default()
         };
-        let mut first_ungrounded = None;
-        for field in EditableField::ALL {
-            let Some(text) = extraction.prose.get(field) else {
-                continue;
-            };
-            let bad = rule.ungrounded(text.as_str(), &material(field, input, &extraction));
-            if let Some(sentence) = bad.first() {
-                first_ungrounded.get_or_insert_with(|| (field, (*sentence).to_owned()));
-                report.ungrounded_offered += bad.len();
-                report.replaced.push(field);
-            }
-        }
-        for field in [
-            EditableField::NearTermGoalSummary,
-            EditableField::LongTermGoalSummary,
-        ] {
-            let stated = goal_step(field)
-                .and_then(|s| input.answer(s))
-                .is_some_and(|a| !a.trim().is_empty() && !states_no_goal(a));
-            if stated && extraction.prose.get(field).is_none() {
-                report.goals_from_mirror.push(field);
-            }
-        }
+        let first_ungrounded = mark_ungrounded(&rule, input, &extraction, &mut report);
         if report.replaced.is_empty() && report.goals_from_mirror.is_empty() {
             return Ok(Grounded { extraction, report });
         }
@@ -186,30 +236,14 @@ impl ExtractionDraft {
         report
             .goals_from_mirror
             .retain(|f| mirror.prose.get(*f).is_some());
-        let changes: Vec<_> = report
+        let taken: Vec<EditableField> = report
             .replaced
             .iter()
             .chain(&report.goals_from_mirror)
-            .map(|f| (*f, mirror.prose.get(*f).cloned()))
+            .copied()
             .collect();
-        if let Ok(edit) = ProfileEdit::new(changes) {
-            extraction.prose = extraction.prose.with(&edit);
-        }
-        for field in report.replaced.iter().chain(&report.goals_from_mirror) {
-            extraction
-                .sources
-                .set(*field, mirror.sources.get(*field).to_vec());
-        }
-        report.ungrounded_stored = EditableField::ALL
-            .into_iter()
-            .filter_map(|f| {
-                let text = extraction.prose.get(f)?;
-                Some(
-                    rule.ungrounded(text.as_str(), &material(f, input, &extraction))
-                        .len(),
-                )
-            })
-            .sum();
+        take_from_mirror(&mut extraction, mirror, &taken);
+        report.ungrounded_stored = count_ungrounded(&rule, input, &extraction);
         Ok(Grounded { extraction, report })
     }
 }

@@ -341,108 +341,86 @@ mod tests {
         assert_eq!(rev.snapshot, t.profile.snapshot());
     }
 
-    /// Every event against both states: what is allowed, what it records, and the version.
-    #[test]
-    fn the_state_machine_follows_its_table() {
-        type Case = (
-            &'static str,
-            fn() -> Profile,
-            ProfileEvent,
-            Result<(Option<RevisionOrigin>, bool, i64), TransitionError>,
-        );
-        let cases: Vec<Case> = vec![
-            (
-                "edit unlocked",
-                unlocked,
-                ProfileEvent::ManualEdit(edit(EditableField::LoveSummary, "x")),
-                Ok((Some(RevisionOrigin::ManualEdit), false, 2)),
-            ),
-            (
-                "reflect unlocked",
-                unlocked,
-                ProfileEvent::Reflection {
-                    edit: edit(EditableField::OverlapNarrative, "y"),
-                    note: None,
-                    sources: Sources::default(),
-                },
-                Ok((Some(RevisionOrigin::Reflection), false, 2)),
-            ),
-            (
-                "re-extract unlocked",
-                unlocked,
-                ProfileEvent::Reextraction(extraction(5, "other")),
-                Ok((Some(RevisionOrigin::Extraction), false, 2)),
-            ),
-            (
-                "affirm unlocked",
-                unlocked,
-                ProfileEvent::Affirm,
-                Ok((None, true, 2)),
-            ),
-            (
-                "edit locked",
-                locked,
-                ProfileEvent::ManualEdit(edit(EditableField::LoveSummary, "x")),
-                Err(TransitionError::ProfileLocked),
-            ),
-            (
-                "reflect locked",
-                locked,
-                ProfileEvent::Reflection {
-                    edit: edit(EditableField::LoveSummary, "x"),
-                    note: None,
-                    sources: Sources::default(),
-                },
-                Err(TransitionError::ProfileLocked),
-            ),
-            (
-                "re-extract locked",
-                locked,
-                ProfileEvent::Reextraction(extraction(5, "other")),
-                Err(TransitionError::ProfileLocked),
-            ),
-            (
-                "affirm locked",
-                locked,
-                ProfileEvent::Affirm,
-                Ok((None, true, 2)),
-            ),
-            (
-                "reopen unlocked",
-                unlocked,
-                ProfileEvent::Reopen,
-                Ok((None, false, 1)),
-            ),
-            (
-                "reopen locked",
-                locked,
-                ProfileEvent::Reopen,
-                Ok((None, false, 3)),
-            ),
-            (
-                "restore unlocked",
-                unlocked,
-                ProfileEvent::Restore(first_revision_of(extraction(5, "earlier"))),
-                Ok((Some(RevisionOrigin::ManualEdit), false, 2)),
-            ),
-            (
-                "restore locked",
-                locked,
-                ProfileEvent::Restore(first_revision_of(extraction(5, "earlier"))),
-                Err(TransitionError::ProfileLocked),
-            ),
-        ];
-        for (name, start, event, expected) in cases {
-            let before = start();
-            let outcome = before.clone().apply(event, T1).map(|t| {
+    /// What a transition records: the revision's origin (if any), whether the profile is then
+    /// locked, and its version.
+    type Recorded = Result<(Option<RevisionOrigin>, bool, i64), TransitionError>;
+
+    /// Rows of the state machine's table: each event against the profile `start` makes, and
+    /// what it records.
+    fn assert_table(
+        state: &str,
+        start: fn() -> Profile,
+        rows: Vec<(&str, ProfileEvent, Recorded)>,
+    ) {
+        for (name, event, expected) in rows {
+            let outcome = start().apply(event, T1).map(|t| {
                 (
                     t.revision.map(|r| r.origin),
                     t.profile.locked,
                     t.profile.version,
                 )
             });
-            assert_eq!(outcome, expected, "{name}");
+            assert_eq!(outcome, expected, "{name} {state}");
         }
+    }
+
+    fn edit_love() -> ProfileEvent {
+        ProfileEvent::ManualEdit(edit(EditableField::LoveSummary, "x"))
+    }
+
+    fn reflection(field: EditableField, value: &str) -> ProfileEvent {
+        ProfileEvent::Reflection {
+            edit: edit(field, value),
+            note: None,
+            sources: Sources::default(),
+        }
+    }
+
+    fn reextract() -> ProfileEvent {
+        ProfileEvent::Reextraction(extraction(5, "other"))
+    }
+
+    fn restore_earlier() -> ProfileEvent {
+        ProfileEvent::Restore(first_revision_of(extraction(5, "earlier")))
+    }
+
+    /// Every event against an unlocked profile is allowed: what it records, and the version.
+    #[test]
+    fn an_unlocked_profile_follows_its_table() {
+        use RevisionOrigin::{Extraction, ManualEdit, Reflection};
+        let revised = |origin| -> Recorded { Ok((Some(origin), false, 2)) };
+        let reflect = reflection(EditableField::OverlapNarrative, "y");
+        assert_table(
+            "unlocked",
+            unlocked,
+            vec![
+                ("edit", edit_love(), revised(ManualEdit)),
+                ("reflect", reflect, revised(Reflection)),
+                ("re-extract", reextract(), revised(Extraction)),
+                ("affirm", ProfileEvent::Affirm, Ok((None, true, 2))),
+                ("reopen", ProfileEvent::Reopen, Ok((None, false, 1))),
+                ("restore", restore_earlier(), revised(ManualEdit)),
+            ],
+        );
+    }
+
+    /// Against a locked profile only affirming again and reopening are allowed.
+    #[test]
+    fn a_locked_profile_follows_its_table() {
+        let refused = Err(TransitionError::ProfileLocked);
+        let reflect = reflection(EditableField::LoveSummary, "x");
+        assert_table(
+            "locked",
+            locked,
+            vec![
+                ("edit", edit_love(), refused),
+                ("reflect", reflect, refused),
+                ("re-extract", reextract(), refused),
+                ("affirm", ProfileEvent::Affirm, Ok((None, true, 2))),
+                ("reopen", ProfileEvent::Reopen, Ok((None, false, 3))),
+                ("restore", restore_earlier(), refused),
+            ],
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Profile use cases: read, edit by hand, affirm, reopen, restore a revision, and reflect with
 //! the coach.
 
+use time::OffsetDateTime;
+
 use crate::clock::Clock;
 use crate::coaching::derive_preferences;
 use crate::error::RepoError;
@@ -252,18 +254,8 @@ where
     ) -> Result<ReflectionOutcome, ReflectError> {
         let mut request = self.coach_request(user, turn.clone()).await?;
         let profile = request.profile.clone();
-        // The person's turn exists (with its id) before the coach answers, so that the quotes
-        // of the reply can be checked against it and name it.
-        let asked_at = self.clock.now();
-        let said = match &turn {
-            ReflectionTurn::Message(text) => Some(ReflectionMessage::new(
-                user,
-                Author::Person,
-                text.as_str().to_owned(),
-                asked_at,
-            )),
-            ReflectionTurn::Opener => None,
-        };
+        // The person's turn is made first, so the reply's quotes are checked against it.
+        let said = person_message(user, &turn, self.clock.now());
         let dialogue = request.dialogue.clone();
         let words = person_words(&dialogue, said.as_ref());
         let reply = ask_with_one_retry(
@@ -382,6 +374,24 @@ where
     pub async fn revisions(&self, user: UserId) -> Result<Vec<Revision>, ReadProfileError> {
         let profile = self.get(user).await?;
         Ok(self.profiles.revisions(profile.id).await?)
+    }
+}
+
+/// The person's message for `turn`, stored with the coach's reply (an opener has none). It
+/// exists, with its id, before the coach answers, so the reply's quotes can name it.
+fn person_message(
+    user: UserId,
+    turn: &ReflectionTurn,
+    asked_at: OffsetDateTime,
+) -> Option<ReflectionMessage> {
+    match turn {
+        ReflectionTurn::Message(text) => Some(ReflectionMessage::new(
+            user,
+            Author::Person,
+            text.as_str().to_owned(),
+            asked_at,
+        )),
+        ReflectionTurn::Opener => None,
     }
 }
 

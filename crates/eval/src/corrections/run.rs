@@ -8,7 +8,9 @@ use adapters_llm::offline::text::sentences;
 use domain::coaching::CoachingStyle;
 use domain::ports::CoachRequest;
 use domain::profile::{EditableField, Profile};
-use domain::reflection::{Author, ReflectionMessage, ReflectionTurn, person_words};
+use domain::reflection::{
+    Author, CoachReply, CoachReplyDraft, ReflectionMessage, ReflectionTurn, person_words,
+};
 use domain::text::MessageText;
 
 use super::corpus::{Case, Effect};
@@ -45,7 +47,6 @@ impl Outcome<'_> {
 /// Runs `case` against `profile` and judges it.
 #[must_use]
 pub fn run<'a>(profile: &Profile, case: &'a Case) -> Outcome<'a> {
-    let mut failures = Vec::new();
     let Ok(text) = MessageText::new(case.say.clone()) else {
         return Outcome {
             case,
@@ -72,9 +73,6 @@ pub fn run<'a>(profile: &Profile, case: &'a Case) -> Outcome<'a> {
     );
     let guarded = draft.clone().guard(&turn, &person_words(&[], Some(&said)));
     let changed: Vec<EditableField> = guarded.edit.changes().map(|(f, _)| f).collect();
-    if guarded.edit.len() != draft.revisions.len() {
-        failures.push("a revision did not pass the service's guard".to_owned());
-    }
     let effect = match act {
         Act::Asked => Effect::Ask,
         Act::Replied => Effect::None,
@@ -83,6 +81,35 @@ pub fn run<'a>(profile: &Profile, case: &'a Case) -> Outcome<'a> {
             .first()
             .map_or(Effect::None, |r| effect_of(profile, &r.field, &r.value)),
     };
+    let mut failures = check_failures(profile, case, &draft, &guarded);
+    let unmentioned = changed.iter().filter(|f| Some(**f) != case.field).count();
+    if unmentioned > 0 {
+        failures.push(format!("changed a field it is not about: {changed:?}"));
+    }
+    failures.extend(effect_failure(case, effect, &changed));
+    failures.extend(wording_failures(case, &draft));
+    Outcome {
+        case,
+        effect,
+        changed,
+        unmentioned,
+        failures,
+    }
+}
+
+/// Where the draft fails the service's checks: a revision the guard refused, a new sentence
+/// resting neither on the person's turn nor on the field's old text, a revision without a
+/// verified source.
+fn check_failures(
+    profile: &Profile,
+    case: &Case,
+    draft: &CoachReplyDraft,
+    guarded: &CoachReply,
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    if guarded.edit.len() != draft.revisions.len() {
+        failures.push("a revision did not pass the service's guard".to_owned());
+    }
     for revision in &draft.revisions {
         let old = old_text(profile, &revision.field);
         for sentence in sentences(&revision.value) {
@@ -94,40 +121,44 @@ pub fn run<'a>(profile: &Profile, case: &'a Case) -> Outcome<'a> {
             failures.push("no verified source".to_owned());
         }
     }
-    let unmentioned = changed.iter().filter(|f| Some(**f) != case.field).count();
-    if unmentioned > 0 {
-        failures.push(format!("changed a field it is not about: {changed:?}"));
-    }
+    failures
+}
+
+/// The effect is not the expected one, or the expected change was made to other fields.
+fn effect_failure(case: &Case, effect: Effect, changed: &[EditableField]) -> Option<String> {
     if effect != case.effect {
-        failures.push(format!(
+        Some(format!(
             "{} instead of {}",
             effect.name(),
             case.effect.name()
-        ));
+        ))
     } else if case.effect.changes() && changed != case.field.into_iter().collect::<Vec<_>>() {
-        failures.push(format!("changed {changed:?}, not {:?}", case.field));
+        Some(format!("changed {changed:?}, not {:?}", case.field))
+    } else {
+        None
     }
-    if let Some(value) = draft.revisions.first().map(|r| r.value.as_str()) {
-        let checks = [
-            (&case.has, true, "lacks"),
-            (&case.keeps, true, "lost"),
-            (&case.gone, false, "still holds"),
-        ];
-        for (words, wanted, verb) in checks {
-            if let Some(words) = words
-                && contains_phrase(value, words) != wanted
-            {
-                failures.push(format!("{verb} {words:?}: {value:?}"));
-            }
+}
+
+/// The first revision's text lacks the words it must have or keep, or still holds the words it
+/// must lose.
+fn wording_failures(case: &Case, draft: &CoachReplyDraft) -> Vec<String> {
+    let Some(value) = draft.revisions.first().map(|r| r.value.as_str()) else {
+        return Vec::new();
+    };
+    let checks = [
+        (&case.has, true, "lacks"),
+        (&case.keeps, true, "lost"),
+        (&case.gone, false, "still holds"),
+    ];
+    let mut failures = Vec::new();
+    for (words, wanted, verb) in checks {
+        if let Some(words) = words
+            && contains_phrase(value, words) != wanted
+        {
+            failures.push(format!("{verb} {words:?}: {value:?}"));
         }
     }
-    Outcome {
-        case,
-        effect,
-        changed,
-        unmentioned,
-        failures,
-    }
+    failures
 }
 
 fn old_text(profile: &Profile, field: &str) -> String {
