@@ -15,6 +15,7 @@ mod offsets;
 mod people;
 mod server_rules;
 mod shape;
+mod streaming;
 mod sweep;
 mod tags;
 mod zones;
