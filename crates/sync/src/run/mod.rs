@@ -4,6 +4,7 @@
 //! sent with a progress bar. Each tracker's run is in its own file.
 
 pub mod import;
+pub mod live;
 pub mod timewarrior;
 
 use settings::Vars;
