@@ -125,14 +125,18 @@ struct Read<'a> {
 /// Where the entries of a read are when they are sent.
 enum Entries<'a> {
     /// In memory: an ActivityWatch export's hours (a few per hour of the day, whatever the
-    /// file's size), a calendar's occurrences.
+    /// file's size).
     Held(Vec<ImportedEntry>),
-    /// Still in the file, read a second time as they are sent: a CSV report, whose first pass
-    /// kept only its counts, range and problems.
+    /// Still in the file, read again as they are sent: a CSV report or a calendar, whose
+    /// first reading kept only its counts, range and problems.
     Csv {
         file: &'a std::fs::File,
         format: &'static CsvFormat,
         options: CsvOptions,
+    },
+    Calendar {
+        file: &'a std::fs::File,
+        options: IcsOptions,
     },
 }
 
@@ -152,20 +156,29 @@ impl Entries<'_> {
                 file,
                 format,
                 options,
-            } => {
-                let again = |m: String| {
-                    Failure::Failed(format!(
-                        "the file could not be read again as it was sent (the entries before \
-                         this were sent; import it again): {m}"
-                    ))
-                };
-                std::io::Seek::rewind(&mut &*file).map_err(|e| again(e.to_string()))?;
-                read_csv(file, format, &options, entry)
-                    .map(|_| ())
-                    .map_err(|e| again(e.to_string()))
+            } => again(file, |file| {
+                read_csv(file, format, &options, entry).map(|_| ())
+            }),
+            Self::Calendar { file, options } => {
+                again(file, |file| ics::stream(file, &options, entry).map(|_| ()))
             }
         }
     }
+}
+
+/// Reads `file` again from its start with `read`.
+fn again(
+    mut file: &std::fs::File,
+    read: impl FnOnce(&std::fs::File) -> Result<(), ImportError>,
+) -> Result<(), Failure> {
+    let failed = |m: String| {
+        Failure::Failed(format!(
+            "the file could not be read again as it was sent (the entries before this were \
+             sent; import it again): {m}"
+        ))
+    };
+    std::io::Seek::rewind(&mut file).map_err(|e| failed(e.to_string()))?;
+    read(file).map_err(|e| failed(e.to_string()))
 }
 
 /// Reads `file` as `format`, reports what it skipped on stderr and prints or sends the rest:
@@ -405,27 +418,34 @@ fn read<'a>(format: &Format, file: &'a std::fs::File) -> Result<Read<'a>, Import
     })
 }
 
-/// A calendar read from `file`: the occurrences in its range.
-fn calendar(file: &std::fs::File, options: &IcsOptions) -> Result<Read<'static>, ImportError> {
-    let text = std::io::read_to_string(file)
-        .map_err(|e| ImportError::Read(format!("cannot read the calendar: {e}")))?;
-    let parsed = ics::parse(&text, options)?;
+/// A calendar read from `file`: the occurrences in its range, counted (they are read again
+/// as they are sent).
+fn calendar<'a>(file: &'a std::fs::File, options: &IcsOptions) -> Result<Read<'a>, ImportError> {
+    let (mut count, mut items) = (0, 0);
+    let parsed = ics::stream(file, options, &mut |entry| {
+        count += 1;
+        items += pieces_of(&entry);
+        true
+    })?;
     let notices = |list: Vec<ics::Notice>| list.into_iter().map(|n| (n.at, n.message)).collect();
     Ok(Read {
         // The range asked for, not the entries' first and last: the calendar is the whole
         // truth of it, so a meeting deleted at its edge is swept too.
-        range: (!parsed.entries.is_empty()).then_some(Range {
+        range: (count > 0).then_some(Range {
             from: options.from,
             to: options.to,
         }),
-        rows: parsed.entries.len() + parsed.skipped.len(),
+        rows: count + parsed.skipped.len(),
         other_people: 0,
         left_out: Some(parsed.left_out),
         skipped: notices(parsed.skipped),
         warnings: notices(parsed.warnings),
-        count: parsed.entries.len(),
-        items: parsed.entries.iter().map(pieces_of).sum(),
-        entries: Entries::Held(parsed.entries),
+        count,
+        items,
+        entries: Entries::Calendar {
+            file,
+            options: options.clone(),
+        },
     })
 }
 

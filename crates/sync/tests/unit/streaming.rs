@@ -18,6 +18,12 @@ struct Counting<R> {
     read: Rc<Cell<usize>>,
 }
 
+impl<R: std::io::Seek> std::io::Seek for Counting<R> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.inner.seek(to)
+    }
+}
+
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
@@ -148,4 +154,72 @@ fn the_streamed_entries_are_the_parsed_ones() {
         })
         .unwrap();
     assert_eq!(streamed, parsed.entries);
+}
+
+/// `events` one-hour meetings on consecutive days from 2026-01-05 09:00 UTC, and an override
+/// at the very end of the file moving the first one an hour later.
+fn calendar(events: usize) -> String {
+    let mut text = String::from("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n");
+    let first = time::macros::date!(2026 - 01 - 05);
+    for i in 0..events {
+        let day = first + time::Duration::days(i64::try_from(i).unwrap());
+        let (y, m, d) = (day.year(), u8::from(day.month()), day.day());
+        text.push_str(&format!(
+            "BEGIN:VEVENT\r\nUID:m{i}@example.org\r\nDTSTART:{y}{m:02}{d:02}T090000Z\r\n\
+             DTEND:{y}{m:02}{d:02}T100000Z\r\nSUMMARY:Meeting {i}\r\nEND:VEVENT\r\n"
+        ));
+    }
+    text.push_str(
+        "BEGIN:VEVENT\r\nUID:m0@example.org\r\nRECURRENCE-ID:20260105T090000Z\r\n\
+         DTSTART:20260105T100000Z\r\nDTEND:20260105T103000Z\r\nSUMMARY:Moved\r\nEND:VEVENT\r\n\
+         END:VCALENDAR\r\n",
+    );
+    text
+}
+
+#[test]
+fn a_calendar_is_read_twice_as_it_streams_and_its_entries_leave_during_the_second_pass() {
+    use discovery_sync::import::ics::{IcsOptions, stream};
+    let events = 3_000;
+    let text = calendar(events);
+    let options = IcsOptions {
+        zone: discovery_sync::zone::Zone::Fixed(offset!(+1)),
+        strict: true,
+        from: time::macros::datetime!(2026-01-01 00:00 UTC),
+        to: time::macros::datetime!(2035-01-01 00:00 UTC),
+        owner: None,
+    };
+    let consumed = Rc::new(Cell::new(0));
+    let mut seen = Vec::new();
+    let mut batches = Batches::new(|batch: Vec<Item>| {
+        seen.push((batch.len(), consumed.get()));
+        true
+    });
+    let input = Counting {
+        inner: std::io::Cursor::new(text.as_bytes()),
+        read: Rc::clone(&consumed),
+    };
+    let mut first = None;
+    let parsed = stream(input, &options, &mut |entry| {
+        first.get_or_insert_with(|| entry.clone());
+        batches.push(entry)
+    })
+    .unwrap();
+    let (items, _) = batches.finish();
+    assert!(parsed.entries.is_empty() && parsed.skipped.is_empty());
+    assert_eq!(items, events);
+    // The override at the end of the file applies to the first event.
+    let first = first.unwrap();
+    assert_eq!(
+        (first.task_label.as_deref(), first.minutes),
+        (Some("Moved"), 30)
+    );
+    assert!(seen.iter().all(|s| s.0 <= MAX_BATCH), "{seen:?}");
+    // The first batch left when the second pass had read under half of the file.
+    let length = text.len();
+    assert!(
+        seen[0].1 > length && seen[0].1 < length + length / 2,
+        "{} of 2 x {length}",
+        seen[0].1
+    );
 }
