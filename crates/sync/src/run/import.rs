@@ -107,9 +107,8 @@ impl Report {
 /// What any export read, with its problems located in the file's own terms.
 struct Read<'a> {
     entries: Entries<'a>,
-    /// How many entries were read, and the items they make (a split entry makes several).
-    count: usize,
-    items: usize,
+    /// How many entries were read, and the items they make.
+    counts: Counts,
     rows: usize,
     /// `(where, why)`: `line 6` or `aw-watcher-window_laptop events[3]`.
     skipped: Vec<(String, String)>,
@@ -120,6 +119,31 @@ struct Read<'a> {
     other_people: usize,
     /// A calendar's occurrences left out, by why.
     left_out: Option<LeftOut>,
+}
+
+/// Entries counted as they are read.
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    entries: usize,
+    /// The items they make: a split entry makes several.
+    items: usize,
+    /// Entries over 1,440 minutes, sent as several items.
+    split: usize,
+}
+
+impl Counts {
+    fn add(&mut self, entry: &ImportedEntry) {
+        let pieces = pieces_of(entry);
+        self.entries += 1;
+        self.items += pieces;
+        self.split += usize::from(pieces > 1);
+    }
+
+    fn of(entries: &[ImportedEntry]) -> Self {
+        let mut counts = Self::default();
+        entries.iter().for_each(|e| counts.add(e));
+        counts
+    }
 }
 
 /// Where the entries of a read are when they are sent.
@@ -239,7 +263,8 @@ fn run_into(
         skipped::write_file(path, &read.skipped)?;
     }
     check_skipped(&read, upload.max_skipped())?;
-    report.entries = read.items;
+    report.entries = read.counts.items;
+    report.split = read.counts.split;
     let sweeping = match (&client, read.range) {
         (Some(client), Some(range)) if sweep => {
             if read.skipped.is_empty() {
@@ -258,8 +283,7 @@ fn run_into(
     // Only the entries whose later split pieces the sweep looks for are kept as they pass.
     let mut tail: Vec<ImportedEntry> = Vec::new();
     let tail_from = read.range.map(|range| range.to - sweep::TAIL);
-    let mut split = 0;
-    let (totals, result) = deliver_streamed(read.items, client.as_ref(), |batch| {
+    let (totals, result) = deliver_streamed(read.counts.items, client.as_ref(), |batch| {
         let mut batches = Batches::new(batch);
         read.entries.each(&mut |entry| {
             if tail_from.is_some_and(|from| entry.occurred_at >= from) {
@@ -267,10 +291,9 @@ fn run_into(
             }
             batches.push(entry)
         })?;
-        split = batches.finish().1;
+        batches.finish();
         Ok(())
     });
-    report.split = split;
     report.totals = totals;
     result?;
     if let Some((client, range, since)) = sweeping {
@@ -300,7 +323,7 @@ fn not_sent_since(
 fn check_skipped(read: &Read, max: MaxSkipped) -> Result<(), Failure> {
     let own = read.rows - read.other_people;
     let skipped = read.skipped.len();
-    if own > 0 && read.count == 0 {
+    if own > 0 && read.counts.entries == 0 {
         return Err(Failure::Failed(format!(
             "nothing to import: {own} rows read, {skipped} skipped, none gave an entry (nothing \
              was sent)"
@@ -372,8 +395,7 @@ fn read<'a>(format: &Format, file: &'a std::fs::File) -> Result<Read<'a>, Import
                     .into_iter()
                     .map(|w| (w.at, w.message))
                     .collect(),
-                count: parsed.entries.len(),
-                items: parsed.entries.iter().map(pieces_of).sum(),
+                counts: Counts::of(&parsed.entries),
                 entries: Entries::Held(parsed.entries),
             });
         }
@@ -385,17 +407,16 @@ fn read<'a>(format: &Format, file: &'a std::fs::File) -> Result<Read<'a>, Import
         std::io::Seek::rewind(&mut &*file)
             .map_err(|e| ImportError::Read(format!("cannot read the CSV again: {e}")))?;
     }
-    let (mut count, mut items) = (0, 0);
+    let mut counts = Counts::default();
     let csv = read_csv(file, csv_format, &options, &mut |entry| {
-        count += 1;
-        items += pieces_of(&entry);
+        counts.add(&entry);
         true
     })?;
     Ok(Read {
         range: csv
             .local_days
             .map(|(first, last)| days_range(first, last, &options)),
-        rows: count + csv.skipped.len() + csv.other_people,
+        rows: counts.entries + csv.skipped.len() + csv.other_people,
         other_people: csv.other_people,
         left_out: None,
         skipped: csv
@@ -408,8 +429,7 @@ fn read<'a>(format: &Format, file: &'a std::fs::File) -> Result<Read<'a>, Import
             .into_iter()
             .map(|w| (format!("line {}", w.line), w.message))
             .collect(),
-        count,
-        items,
+        counts,
         entries: Entries::Csv {
             file,
             format: csv_format,
@@ -421,27 +441,25 @@ fn read<'a>(format: &Format, file: &'a std::fs::File) -> Result<Read<'a>, Import
 /// A calendar read from `file`: the occurrences in its range, counted (they are read again
 /// as they are sent).
 fn calendar<'a>(file: &'a std::fs::File, options: &IcsOptions) -> Result<Read<'a>, ImportError> {
-    let (mut count, mut items) = (0, 0);
+    let mut counts = Counts::default();
     let parsed = ics::stream(file, options, &mut |entry| {
-        count += 1;
-        items += pieces_of(&entry);
+        counts.add(&entry);
         true
     })?;
     let notices = |list: Vec<ics::Notice>| list.into_iter().map(|n| (n.at, n.message)).collect();
     Ok(Read {
         // The range asked for, not the entries' first and last: the calendar is the whole
         // truth of it, so a meeting deleted at its edge is swept too.
-        range: (count > 0).then_some(Range {
+        range: (counts.entries > 0).then_some(Range {
             from: options.from,
             to: options.to,
         }),
-        rows: count + parsed.skipped.len(),
+        rows: counts.entries + parsed.skipped.len(),
         other_people: 0,
         left_out: Some(parsed.left_out),
         skipped: notices(parsed.skipped),
         warnings: notices(parsed.warnings),
-        count,
-        items,
+        counts,
         entries: Entries::Calendar {
             file,
             options: options.clone(),

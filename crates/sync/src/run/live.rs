@@ -106,7 +106,8 @@ fn run_into(report: &mut LiveReport, live: &Live, now: OffsetDateTime) -> Result
     report.state = Some(state.clone());
     let end = hour_of(now - SETTLE);
     let start = match cursor::read(&state)? {
-        Some(until) => until,
+        // Whole hours: an hour read in two parts would be sent twice, the second time short.
+        Some(until) => hour_of(until),
         None => hour_of(live.since.unwrap_or(now - FIRST_RUN)),
     };
     if start >= end {

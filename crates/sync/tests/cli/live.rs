@@ -230,6 +230,20 @@ async fn live_story(server: &str, scenario: &Scenario) {
         stored(&app, &key, scenario.base).await,
         scenario.expected(from, to2)
     );
+
+    // A cursor off the hour (edited by hand) is read from its hour's start: the hour is sent
+    // whole again, never its second part alone over the whole.
+    let off = to2 - Duration::minutes(43);
+    let edited = json!({"imported_until": off.format(&Rfc3339).unwrap()});
+    std::fs::write(state, edited.to_string()).unwrap();
+    let whole = live_run(&app, &key, server, state).await;
+    assert_eq!(whole.code, 0, "{whole:?}");
+    assert_eq!(time_of(&whole.summary, "from"), to2 - Duration::hours(1));
+    let to3 = time_of(&whole.summary, "to");
+    assert_eq!(
+        stored(&app, &key, scenario.base).await,
+        scenario.expected(from, to3)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
