@@ -201,12 +201,25 @@ fn parse_day(text: &str) -> Result<Date, String> {
     .map_err(|_| format!("bad day {text:?} (expected YYYY-MM-DD)"))
 }
 
-/// The flags of an ActivityWatch import.
+/// The flags of an ActivityWatch import: an export file, or a running aw-server.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("source").required(true).args(["export", "server"])))]
 pub struct ExportImport {
     /// The export: ActivityWatch's JSON of all buckets.
     #[arg(long, value_name = "FILE")]
-    pub export: PathBuf,
+    pub export: Option<PathBuf>,
+    /// Instead of a file, a running aw-server (`http://127.0.0.1:5600`): every complete UTC
+    /// hour since the last run, read over its REST API. For a timer every few minutes.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["no_sweep", "max_skipped", "skipped_file"])]
+    pub server: Option<String>,
+    /// With --server: the file keeping where the last run stopped. Default:
+    /// $XDG_STATE_HOME/discovery-sync/activitywatch-<host>-<port>.json (~/.local/state/...).
+    #[arg(long, value_name = "FILE", requires = "server")]
+    pub state: Option<PathBuf>,
+    /// With --server, for the first run only (no state file yet): the UTC day to start from.
+    /// Default: 7 days back.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_day, requires = "server")]
+    pub since: Option<Date>,
     #[command(flatten)]
     pub upload: Upload,
 }

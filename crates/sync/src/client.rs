@@ -3,7 +3,7 @@
 //! to.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -133,55 +133,97 @@ impl Client {
         body: impl Fn(usize) -> Result<String, Failure> + Sync,
         accepted: impl Fn(usize) + Sync,
     ) -> Result<Totals, (Failure, Totals)> {
-        let next = AtomicUsize::new(0);
+        self.send_streamed(
+            Some(count),
+            |push| {
+                for i in 0..count {
+                    if !push(body(i)?, i) {
+                        break;
+                    }
+                }
+                Ok(())
+            },
+            accepted,
+        )
+    }
+
+    /// Sends the bodies `produce` hands to its `push` as it makes them (with a number of the
+    /// caller's, given back to `accepted` once the service accepted that body), [`IN_FLIGHT`]
+    /// at a time: a body waits for a free sender before the next is made, so at most
+    /// `IN_FLIGHT + 1` are held however many there are. `push` answers `false` once a batch
+    /// failed: `produce` should stop there. `count`, when known, only words the failure
+    /// (`batch 3 of 12`).
+    ///
+    /// # Errors
+    /// As [`Client::send`]; else the failure `produce` returned, as it is.
+    pub fn send_streamed(
+        &self,
+        count: Option<usize>,
+        produce: impl FnOnce(&mut dyn FnMut(String, usize) -> bool) -> Result<(), Failure>,
+        accepted: impl Fn(usize) + Sync,
+    ) -> Result<Totals, (Failure, Totals)> {
         let stop = AtomicBool::new(false);
         let totals = Mutex::new(Totals::default());
         let first_failure: Mutex<Option<(usize, String)>> = Mutex::new(None);
-        std::thread::scope(|scope| {
-            for _ in 0..IN_FLIGHT.min(count) {
+        let fail = |i: usize, e: String| {
+            stop.store(true, Ordering::SeqCst);
+            let mut failure = first_failure.lock().unwrap_or_else(|e| e.into_inner());
+            // The earliest batch that failed is the one to report.
+            if failure.as_ref().is_none_or(|(at, _)| i < *at) {
+                *failure = Some((i, e));
+            }
+        };
+        // A rendezvous channel: a body is handed over only when a sender is free to take it.
+        let (sender, bodies) = std::sync::mpsc::sync_channel::<(usize, String, usize)>(0);
+        let bodies = Mutex::new(bodies);
+        let mut made = 0;
+        let produced = std::thread::scope(|scope| {
+            for _ in 0..IN_FLIGHT {
                 scope.spawn(|| {
-                    while !stop.load(Ordering::SeqCst) {
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        if i >= count {
+                    loop {
+                        let next = bodies.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                        let Ok((i, body, tag)) = next else {
                             return;
+                        };
+                        if stop.load(Ordering::SeqCst) {
+                            continue;
                         }
-                        match body(i)
-                            .map_err(|f| f.message().to_owned())
-                            .and_then(|body| self.send_one(&body))
-                        {
+                        match self.send_one(&body) {
                             Ok((created, updated)) => {
                                 let mut t = totals.lock().unwrap_or_else(|e| e.into_inner());
                                 t.created += created;
                                 t.updated += updated;
                                 t.batches += 1;
                                 drop(t);
-                                accepted(i);
+                                accepted(tag);
                             }
-                            Err(e) => {
-                                stop.store(true, Ordering::SeqCst);
-                                let mut failure =
-                                    first_failure.lock().unwrap_or_else(|e| e.into_inner());
-                                // The earliest batch that failed is the one to report.
-                                if failure.as_ref().is_none_or(|(at, _)| i < *at) {
-                                    *failure = Some((i, e));
-                                }
-                            }
+                            Err(e) => fail(i, e),
                         }
                     }
                 });
             }
+            let produced = produce(&mut |body, tag| {
+                if stop.load(Ordering::SeqCst) {
+                    return false;
+                }
+                let i = made;
+                made += 1;
+                sender.send((i, body, tag)).is_ok() && !stop.load(Ordering::SeqCst)
+            });
+            drop(sender);
+            produced
         });
         let totals = totals.into_inner().unwrap_or_else(|e| e.into_inner());
         match first_failure
             .into_inner()
             .unwrap_or_else(|e| e.into_inner())
         {
-            None => Ok(totals),
+            None => produced.map(|()| totals).map_err(|f| (f, totals)),
             Some((i, e)) => {
-                let at = if count > 1 {
-                    format!("batch {} of {}: ", i + 1, count)
-                } else {
-                    String::new()
+                let at = match count {
+                    Some(count) if count > 1 => format!("batch {} of {}: ", i + 1, count),
+                    Some(_) => String::new(),
+                    None => format!("batch {}: ", i + 1),
                 };
                 Err((Failure::Failed(self.redact(&format!("{at}{e}"))), totals))
             }

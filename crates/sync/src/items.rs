@@ -10,6 +10,7 @@ use time::Duration;
 /// What comes between an entry's id and the day number of its later pieces.
 pub const PIECE_MARK: &str = ":d";
 
+use crate::client::MAX_BATCH;
 use crate::entries::{Item, pieces};
 use crate::import::ImportedEntry;
 
@@ -17,6 +18,13 @@ use crate::import::ImportedEntry;
 #[must_use]
 pub fn items_of(entries: &[ImportedEntry]) -> (Vec<Item>, usize) {
     into_items(entries.to_vec())
+}
+
+/// How many items `entry` makes: one, or one per UTC day of an entry over 1,440 minutes.
+#[must_use]
+pub fn pieces_of(entry: &ImportedEntry) -> usize {
+    let start = entry.occurred_at;
+    pieces(start, start + Duration::minutes(i64::from(entry.minutes))).len()
 }
 
 /// [`items_of`], taking the entries: their text moves into the items instead of being copied,
@@ -60,4 +68,70 @@ pub fn into_items(entries: Vec<ImportedEntry>) -> (Vec<Item>, usize) {
         }));
     }
     (items, split)
+}
+
+/// Entries made into items and handed on in batches of [`MAX_BATCH`] as they come: it never
+/// holds more than one batch, however many entries pass through it (what lets an importer
+/// stream a file of any size to the service).
+pub struct Batches<F: FnMut(Vec<Item>) -> bool> {
+    batch: Vec<Item>,
+    flush: F,
+    /// Items handed on so far, and entries split.
+    pub items: usize,
+    pub split: usize,
+    /// `flush` answered `false`: the batches after it are dropped.
+    stopped: bool,
+}
+
+impl<F: FnMut(Vec<Item>) -> bool> Batches<F> {
+    /// Batches handed to `flush`, which answers `false` to stop (a batch failed).
+    pub fn new(flush: F) -> Self {
+        Self {
+            batch: Vec::with_capacity(MAX_BATCH),
+            flush,
+            items: 0,
+            split: 0,
+            stopped: false,
+        }
+    }
+
+    /// Adds `entry`'s items, handing on each batch that fills up. `false` once stopped.
+    pub fn push(&mut self, entry: ImportedEntry) -> bool {
+        let (items, split) = into_items(vec![entry]);
+        self.split += split;
+        for item in items {
+            self.batch.push(item);
+            if self.batch.len() == MAX_BATCH {
+                self.hand_on();
+            }
+        }
+        !self.stopped
+    }
+
+    /// Hands on the last, partial batch; the items and entries split, in all.
+    pub fn finish(mut self) -> (usize, usize) {
+        if !self.batch.is_empty() {
+            self.hand_on();
+        }
+        (self.items, self.split)
+    }
+
+    fn hand_on(&mut self) {
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(MAX_BATCH));
+        if self.stopped {
+            return;
+        }
+        self.items += batch.len();
+        self.stopped = !(self.flush)(batch);
+    }
+}
+
+impl<F: FnMut(Vec<Item>) -> bool> std::fmt::Debug for Batches<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Batches")
+            .field("held", &self.batch.len())
+            .field("items", &self.items)
+            .field("split", &self.split)
+            .finish_non_exhaustive()
+    }
 }

@@ -7,14 +7,17 @@
 //! (intervals to task mappings: ids, minutes, labels), [`import`] (Toggl, Clockify and
 //! ActivityWatch exports, calendars), [`items`] (imported entries to task mappings), [`tags`] (the
 //! contract's limits on tags), [`zone`] (an export's local times in UTC), [`client`] (the batched upload), [`sweep`] (deleting what the
-//! tracker no longer has) and [`cleartext`] (the warning
+//! tracker no longer has), [`awserver`] (a running ActivityWatch read over its REST API),
+//! [`cursor`] (the live import's state file) and [`cleartext`] (the warning
 //! for a key sent in clear). The binary's side: [`cli`] (the flags), [`run`] (one subcommand to
 //! the end), [`skipped`] (the limit on skipped rows and their file), [`progress`] (the bar)
 //! and [`summary`] (the summary line and exit code).
 
+pub mod awserver;
 pub mod cleartext;
 pub mod cli;
 pub mod client;
+pub mod cursor;
 pub mod entries;
 pub mod import;
 pub mod items;

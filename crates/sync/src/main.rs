@@ -9,6 +9,7 @@ use discovery_sync::Failure;
 use discovery_sync::cli::{Cli, Tracker, Upload};
 use discovery_sync::import::activitywatch::ExportOptions;
 use discovery_sync::run::import::{self, Format};
+use discovery_sync::run::live::{self, Live};
 use discovery_sync::run::timewarrior::{self, Classify};
 use discovery_sync::summary::finish;
 use discovery_sync::timew::Source;
@@ -71,12 +72,27 @@ fn main() -> ExitCode {
         Tracker::Clockify(args) => {
             import(Format::Clockify(args.options()), &args.csv, &args.upload)
         }
-        Tracker::ActivityWatch(args) => {
-            let options = ExportOptions {
-                strict: args.upload.strict,
-            };
-            import(Format::ActivityWatch(options), &args.export, &args.upload)
-        }
+        Tracker::ActivityWatch(args) => match (&args.export, &args.server) {
+            (Some(export), _) => {
+                let options = ExportOptions {
+                    strict: args.upload.strict,
+                };
+                import(Format::ActivityWatch(options), export, &args.upload)
+            }
+            // clap lets exactly one of --export and --server through.
+            (None, server) => {
+                let live = Live {
+                    server: server.clone().unwrap_or_default(),
+                    state: args.state.clone(),
+                    since: args.since.map(|day| day.midnight().assume_utc()),
+                    strict: args.upload.strict,
+                    dry_run: args.upload.dry_run,
+                    url: args.upload.url.clone(),
+                };
+                let (report, result) = live::run(&live, time::OffsetDateTime::now_utc());
+                ("activitywatch", report.json(), result)
+            }
+        },
         Tracker::Ics(args) => match args.options(time::OffsetDateTime::now_utc()) {
             Ok(options) => import(Format::Ics(options), &args.file, &args.upload),
             Err(message) => ("ics", json!({}), Err(Failure::Usage(message))),

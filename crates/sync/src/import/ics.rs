@@ -31,12 +31,16 @@
 //! [`IcsOptions::strict`] the first is an [`ImportError::Item`]. Other components (to-dos,
 //! time-zone definitions, alarms) are not read.
 //!
-//! The file is read whole: an override may come anywhere in it, and a calendar is small.
+//! **Memory.** The file is read twice as it streams in ([`blocks`]), never whole: the first
+//! pass keeps the overrides' lines (an override may come anywhere in the file) and the
+//! calendar's name, the second reads one event at a time. An event whose lines the parser
+//! cannot read is skipped like any malformed event.
 
+mod blocks;
 mod expand;
 mod when;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use icalendar::{Component, Event};
 use time::format_description::well_known::Rfc3339;
@@ -116,87 +120,166 @@ struct Occurrence<'a> {
     event: &'a Event,
 }
 
-/// Reads a calendar.
+/// Reads a calendar, every entry into [`ParsedCalendar::entries`] in start order.
 ///
 /// # Errors
 /// [`ImportError::Header`] when the text is not an iCalendar file; [`ImportError::Item`] for
 /// the first malformed event in strict mode.
 pub fn parse(text: &str, options: &IcsOptions) -> Result<ParsedCalendar, ImportError> {
-    let unfolded = icalendar::parser::unfold(text.trim_start_matches('\u{feff}'));
-    // The parser's own message quotes the text around the fault: someone's meetings.
-    let calendar: icalendar::Calendar = icalendar::parser::read_calendar(&unfolded)
-        .map_err(|_| {
-            ImportError::Header(
-                "not an iCalendar file: expected BEGIN:VCALENDAR and lines of NAME:VALUE"
-                    .to_owned(),
-            )
-        })?
-        .into();
+    let mut entries = Vec::new();
+    let mut parsed = stream(std::io::Cursor::new(text.as_bytes()), options, &mut |e| {
+        entries.push(e);
+        true
+    })?;
+    entries.sort_by_key(|e| e.occurred_at);
+    parsed.entries = entries;
+    Ok(parsed)
+}
+
+/// Reads a calendar as it streams in, handing each entry to `entry` (which answers `false`
+/// to stop) instead of keeping it ([`ParsedCalendar::entries`] stays empty), in file order.
+/// Two passes: the first keeps only the overrides (`RECURRENCE-ID`: they may come anywhere,
+/// before or after their event) and the calendar's name; the second reads one event at a
+/// time with its overrides.
+///
+/// # Errors
+/// As [`parse`]; [`ImportError::Read`] when the input cannot be read or rewound.
+pub fn stream<R: std::io::Read + std::io::Seek>(
+    mut input: R,
+    options: &IcsOptions,
+    entry: &mut dyn FnMut(ImportedEntry) -> bool,
+) -> Result<ParsedCalendar, ImportError> {
+    let mut overrides: HashMap<String, Vec<String>> = HashMap::new();
+    let top = blocks::scan(std::io::BufReader::new(&mut input), &mut |block| {
+        if let (true, Some(uid)) = (block.is_override, block.uid) {
+            overrides.entry(uid).or_default().push(block.text);
+        }
+        Ok(true)
+    })?;
+    input
+        .rewind()
+        .map_err(|e| ImportError::Read(format!("cannot read the calendar again: {e}")))?;
     let owner = options.owner.clone().or_else(|| {
-        calendar
-            .property_value("X-WR-CALNAME")
+        top.calname
+            .as_deref()
             .map(str::trim)
             .filter(|name| name.contains('@') && !name.contains(' '))
             .map(str::to_owned)
     });
-    let mut parsed = ParsedCalendar {
-        owner: owner.clone(),
-        ..ParsedCalendar::default()
+    let mut reading = Reading {
+        parsed: ParsedCalendar {
+            owner: owner.clone(),
+            ..ParsedCalendar::default()
+        },
+        seen: HashMap::new(),
+        options,
+        entry,
     };
-    let mut masters: Vec<(String, &Event)> = Vec::new();
-    let mut overrides: HashMap<String, Vec<&Event>> = HashMap::new();
-    for (n, event) in calendar.events().enumerate() {
-        let Some(uid) = event.get_uid().map(str::trim).filter(|u| !u.is_empty()) else {
-            skip(
-                &mut parsed,
-                options.strict,
-                format!("event #{}", n + 1),
-                "no UID",
-            )?;
-            continue;
+    // The UIDs of the overrides whose event was found.
+    let mut mastered: HashSet<String> = HashSet::new();
+    let mut n = 0;
+    blocks::scan(std::io::BufReader::new(&mut input), &mut |block| {
+        n += 1;
+        let Some(uid) = block.uid else {
+            reading.skip(format!("event #{n}"), "no UID")?;
+            return Ok(true);
         };
-        if event.properties().contains_key("RECURRENCE-ID") {
-            overrides.entry(uid.to_owned()).or_default().push(event);
-        } else {
-            masters.push((uid.to_owned(), event));
+        if block.is_override {
+            return Ok(true);
+        }
+        let moved = overrides.get(&uid).map_or(&[][..], Vec::as_slice);
+        if !moved.is_empty() {
+            mastered.insert(uid.clone());
+        }
+        reading.event(&uid, &block.text, moved)
+    })?;
+    // An override without its event (an invitation to one occurrence) stands alone.
+    let mut orphans: Vec<(&String, &Vec<String>)> = overrides
+        .iter()
+        .filter(|(uid, _)| !mastered.contains(*uid))
+        .collect();
+    orphans.sort();
+    for (uid, texts) in orphans {
+        for text in texts {
+            if !reading.event(uid, text, &[])? {
+                return Ok(reading.parsed);
+            }
         }
     }
-    // An override without its master (an invitation to one occurrence) stands alone.
-    let orphans: Vec<(String, &Event)> = overrides
-        .iter()
-        .filter(|(uid, _)| !masters.iter().any(|(m, _)| m == *uid))
-        .flat_map(|(uid, events)| events.iter().map(|e| (uid.clone(), *e)))
-        .collect();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for (uid, event) in masters.iter().chain(&orphans) {
-        let moved = overrides
-            .get(uid)
-            .filter(|_| !event.properties().contains_key("RECURRENCE-ID"))
-            .map_or(&[][..], Vec::as_slice);
-        let occurrences = match occurrences(event, moved, options) {
+    Ok(reading.parsed)
+}
+
+/// What the second pass keeps while it reads.
+struct Reading<'a> {
+    parsed: ParsedCalendar,
+    /// Entries per id so far, keyed by the id's 64 bits (a repeated one gets `:2`, ...).
+    seen: HashMap<u64, usize>,
+    options: &'a IcsOptions,
+    entry: &'a mut dyn FnMut(ImportedEntry) -> bool,
+}
+
+impl Reading<'_> {
+    fn skip(&mut self, at: String, reason: &str) -> Result<(), ImportError> {
+        skip(&mut self.parsed, self.options.strict, at, reason)
+    }
+
+    /// One event (the lines of a [`blocks::Block`]) and its overrides' lines: its entries
+    /// handed on; `false` once the receiver said stop.
+    fn event(&mut self, uid: &str, text: &str, moved: &[String]) -> Result<bool, ImportError> {
+        let mut calendar = String::from("BEGIN:VCALENDAR\r\n");
+        for lines in std::iter::once(text).chain(moved.iter().map(String::as_str)) {
+            calendar.push_str("BEGIN:VEVENT\r\n");
+            calendar.push_str(lines);
+        }
+        calendar.push_str("END:VCALENDAR\r\n");
+        let unfolded = icalendar::parser::unfold(&calendar);
+        // The parser's own message quotes the text around the fault: someone's meetings.
+        let Ok(read) = icalendar::parser::read_calendar(&unfolded) else {
+            self.skip(
+                format!("event {uid}"),
+                "its lines are not iCalendar lines of NAME:VALUE",
+            )?;
+            return Ok(true);
+        };
+        let calendar: icalendar::Calendar = read.into();
+        let mut events = calendar.events();
+        let Some(event) = events.next() else {
+            return Ok(true);
+        };
+        let moved: Vec<&Event> = events.collect();
+        let occurrences = match occurrences(event, &moved, self.options) {
             Ok(occurrences) => occurrences,
             Err(reason) => {
-                skip(&mut parsed, options.strict, format!("event {uid}"), &reason)?;
-                continue;
+                self.skip(format!("event {uid}"), &reason)?;
+                return Ok(true);
             }
         };
+        let owner = self.parsed.owner.clone();
         for occurrence in occurrences {
-            if occurrence.start < options.from || occurrence.start >= options.to {
+            if occurrence.start < self.options.from || occurrence.start >= self.options.to {
                 continue;
             }
-            if let Some(entry) = judge(uid, &occurrence, owner.as_deref(), &mut parsed) {
-                let n = seen.entry(entry.external_task_id.clone()).or_insert(0);
-                *n += 1;
-                let mut entry = entry;
-                if *n > 1 {
-                    entry.external_task_id = format!("{}:{n}", entry.external_task_id);
-                }
-                parsed.entries.push(entry);
+            let Some(mut entry) = judge(uid, &occurrence, owner.as_deref(), &mut self.parsed)
+            else {
+                continue;
+            };
+            let key = entry
+                .external_task_id
+                .rsplit(':')
+                .next()
+                .and_then(|hex| u64::from_str_radix(hex, 16).ok())
+                .unwrap_or_default();
+            let n = self.seen.entry(key).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                entry.external_task_id = format!("{}:{n}", entry.external_task_id);
+            }
+            if !(self.entry)(entry) {
+                return Ok(false);
             }
         }
+        Ok(true)
     }
-    parsed.entries.sort_by_key(|e| e.occurred_at);
-    Ok(parsed)
 }
 
 fn skip(

@@ -298,23 +298,81 @@ impl Columns {
     }
 }
 
-/// Reads a detailed-report CSV of `format`. With [`SlashDates::Detect`], the date order is
-/// taken from the file first (it is then read whole into memory: a caller with a file resolves
-/// the order with [`slash_dates`] over a first pass instead).
+/// Reads a detailed-report CSV of `format`, every entry into [`Parsed::entries`]. With
+/// [`SlashDates::Detect`], the date order is taken from the file first (it is then read whole
+/// into memory: a caller with a file resolves the order with [`slash_dates`] over a first pass
+/// instead, and streams the entries with [`read_csv`]).
 pub(crate) fn parse_csv<R: Read>(
     mut input: R,
     format: &CsvFormat,
     mut options: CsvOptions,
 ) -> Result<Parsed, ImportError> {
-    if options.slash_dates == SlashDates::Detect {
+    let mut entries = Vec::new();
+    let mut keep = |entry| {
+        entries.push(entry);
+        true
+    };
+    let mut parsed = if options.slash_dates == SlashDates::Detect {
         let mut bytes = Vec::new();
         input
             .read_to_end(&mut bytes)
             .map_err(|e| ImportError::Read(format!("cannot read the CSV: {e}")))?;
         options.slash_dates = date_order::detect(bytes.as_slice(), format)?;
-        return parse_rows(bytes.as_slice(), format, options);
+        read_csv(bytes.as_slice(), format, &options, &mut keep)?
+    } else {
+        read_csv(input, format, &options, &mut keep)?
+    };
+    parsed.entries = entries;
+    Ok(parsed)
+}
+
+/// Reads a detailed-report CSV of `format` in one pass as it streams in, handing each entry
+/// to `entry` as soon as its row is read instead of keeping it ([`Parsed::entries`] stays
+/// empty); `entry` answers `false` to stop the reading there. What is kept while reading is
+/// the skipped rows, the warnings, the people seen and 8 bytes per row (to number the entries
+/// of one person that start at one moment, see the module's **Ids**), never the rows. The
+/// slash dates must be resolved ([`slash_dates`]): `Detect` reads them month first.
+///
+/// # Errors
+/// As [`parse_csv`].
+pub(crate) fn read_csv<R: Read>(
+    input: R,
+    format: &CsvFormat,
+    options: &CsvOptions,
+    entry: &mut dyn FnMut(ImportedEntry) -> bool,
+) -> Result<Parsed, ImportError> {
+    parse_rows(input, format, options, entry)
+}
+
+/// A detailed-report CSV format, to stream a report of it ([`Report::stream`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Report {
+    Toggl,
+    Clockify,
+}
+
+impl Report {
+    /// Reads a report of this format as it streams in, handing each entry to `entry` (which
+    /// answers `false` to stop) instead of keeping it (what is kept is in `read_csv`). The date order must
+    /// be given, not [`SlashDates::Detect`] (found with a first pass of its own).
+    ///
+    /// # Errors
+    /// As [`toggl::parse`].
+    pub fn stream<R: Read>(
+        self,
+        input: R,
+        options: &CsvOptions,
+        entry: &mut dyn FnMut(ImportedEntry) -> bool,
+    ) -> Result<Parsed, ImportError> {
+        read_csv(input, self.format(), options, entry)
     }
-    parse_rows(input, format, options)
+
+    pub(crate) fn format(self) -> &'static CsvFormat {
+        match self {
+            Self::Toggl => &toggl::FORMAT,
+            Self::Clockify => &clockify::FORMAT,
+        }
+    }
 }
 
 /// The order `input`'s slash dates are written in, read in one pass of its start-date column
@@ -375,11 +433,13 @@ impl Lines {
 fn parse_rows<R: Read>(
     input: R,
     format: &CsvFormat,
-    options: CsvOptions,
+    options: &CsvOptions,
+    sink: &mut dyn FnMut(ImportedEntry) -> bool,
 ) -> Result<Parsed, ImportError> {
     let (mut reader, columns, lines) = open_csv(input, format)?;
     let mut parsed = Parsed::default();
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    // Keyed by the id's 64 bits, not its text: this is kept for every row of the file.
+    let mut seen: HashMap<u64, usize> = HashMap::new();
     let mut record = csv::StringRecord::new();
     let mut roster = people::Roster::default();
     // The last record, when it was short: a file that ends with one was cut off.
@@ -423,7 +483,7 @@ fn parse_rows<R: Read>(
             parsed.other_people += 1;
             continue;
         }
-        match read_row(&record, &columns, &options, line, &mut parsed.warnings) {
+        match read_row(&record, &columns, options, line, &mut parsed.warnings) {
             Ok((who, local, mut entry)) => {
                 let day = local.date();
                 parsed.local_days = Some(match parsed.local_days {
@@ -431,10 +491,14 @@ fn parse_rows<R: Read>(
                     Some((first, last)) => (first.min(day), last.max(day)),
                 });
                 let id = stable_id(format.source, &who, local);
-                let n = seen.entry(id.clone()).or_insert(0);
+                let key = u64::from_str_radix(id.rsplit(':').next().unwrap_or_default(), 16)
+                    .unwrap_or_default();
+                let n = seen.entry(key).or_insert(0);
                 *n += 1;
                 entry.external_task_id = if *n == 1 { id } else { format!("{id}:{n}") };
-                parsed.entries.push(entry);
+                if !sink(entry) {
+                    return Ok(parsed);
+                }
             }
             Err(reason) => skip(&mut parsed, options.strict, line, reason)?,
         }

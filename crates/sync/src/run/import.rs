@@ -10,17 +10,17 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::{client_for, deliver};
+use super::{client_for, deliver_streamed};
 use crate::Failure;
 use crate::cli::Upload;
 use crate::client::{Client, Totals};
 use crate::import::activitywatch::{self, ExportOptions};
 use crate::import::ics::{self, IcsOptions, LeftOut};
 use crate::import::{
-    CsvFormat, CsvOptions, ImportError, ImportedEntry, Parsed, SlashDates, clockify, parse_csv,
-    slash_dates, toggl,
+    CsvFormat, CsvOptions, ImportError, ImportedEntry, SlashDates, clockify, read_csv, slash_dates,
+    toggl,
 };
-use crate::items::into_items;
+use crate::items::{Batches, pieces_of};
 use crate::skipped::{self, MaxSkipped};
 use crate::sweep::{self, Range};
 
@@ -105,8 +105,10 @@ impl Report {
 }
 
 /// What any export read, with its problems located in the file's own terms.
-struct Read {
-    entries: Vec<ImportedEntry>,
+struct Read<'a> {
+    entries: Entries<'a>,
+    /// How many entries were read, and the items they make.
+    counts: Counts,
     rows: usize,
     /// `(where, why)`: `line 6` or `aw-watcher-window_laptop events[3]`.
     skipped: Vec<(String, String)>,
@@ -117,6 +119,90 @@ struct Read {
     other_people: usize,
     /// A calendar's occurrences left out, by why.
     left_out: Option<LeftOut>,
+}
+
+/// Entries counted as they are read.
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    entries: usize,
+    /// The items they make: a split entry makes several.
+    items: usize,
+    /// Entries over 1,440 minutes, sent as several items.
+    split: usize,
+}
+
+impl Counts {
+    fn add(&mut self, entry: &ImportedEntry) {
+        let pieces = pieces_of(entry);
+        self.entries += 1;
+        self.items += pieces;
+        self.split += usize::from(pieces > 1);
+    }
+
+    fn of(entries: &[ImportedEntry]) -> Self {
+        let mut counts = Self::default();
+        entries.iter().for_each(|e| counts.add(e));
+        counts
+    }
+}
+
+/// Where the entries of a read are when they are sent.
+enum Entries<'a> {
+    /// In memory: an ActivityWatch export's hours (a few per hour of the day, whatever the
+    /// file's size).
+    Held(Vec<ImportedEntry>),
+    /// Still in the file, read again as they are sent: a CSV report or a calendar, whose
+    /// first reading kept only its counts, range and problems.
+    Csv {
+        file: &'a std::fs::File,
+        format: &'static CsvFormat,
+        options: CsvOptions,
+    },
+    Calendar {
+        file: &'a std::fs::File,
+        options: IcsOptions,
+    },
+}
+
+impl Entries<'_> {
+    /// Hands each entry to `entry`, which answers `false` to stop.
+    fn each(self, entry: &mut dyn FnMut(ImportedEntry) -> bool) -> Result<(), Failure> {
+        match self {
+            Self::Held(entries) => {
+                for e in entries {
+                    if !entry(e) {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            Self::Csv {
+                file,
+                format,
+                options,
+            } => again(file, |file| {
+                read_csv(file, format, &options, entry).map(|_| ())
+            }),
+            Self::Calendar { file, options } => {
+                again(file, |file| ics::stream(file, &options, entry).map(|_| ()))
+            }
+        }
+    }
+}
+
+/// Reads `file` again from its start with `read`.
+fn again(
+    mut file: &std::fs::File,
+    read: impl FnOnce(&std::fs::File) -> Result<(), ImportError>,
+) -> Result<(), Failure> {
+    let failed = |m: String| {
+        Failure::Failed(format!(
+            "the file could not be read again as it was sent (the entries before this were \
+             sent; import it again): {m}"
+        ))
+    };
+    std::io::Seek::rewind(&mut file).map_err(|e| failed(e.to_string()))?;
+    read(file).map_err(|e| failed(e.to_string()))
 }
 
 /// Reads `file` as `format`, reports what it skipped on stderr and prints or sends the rest:
@@ -144,7 +230,7 @@ fn run_into(
     let client = client_for(&upload.url, report.dry_run)?;
     let opened = std::fs::File::open(file)
         .map_err(|e| Failure::Failed(format!("cannot read {}: {e}", file.display())))?;
-    let mut read = read(format, &opened).map_err(|e| {
+    let read = read(format, &opened).map_err(|e| {
         Failure::Failed(match &e {
             ImportError::Row { .. } | ImportError::Event { .. } | ImportError::Item { .. } => {
                 eprintln!("stopped at {e}");
@@ -177,17 +263,8 @@ fn run_into(
         skipped::write_file(path, &read.skipped)?;
     }
     check_skipped(&read, upload.max_skipped())?;
-    // Only the entries whose later split pieces the sweep looks for are kept past this point.
-    let tail: Vec<ImportedEntry> = read.range.map_or_else(Vec::new, |range| {
-        read.entries
-            .iter()
-            .filter(|e| e.occurred_at >= range.to - sweep::TAIL)
-            .cloned()
-            .collect()
-    });
-    let (items, split) = into_items(std::mem::take(&mut read.entries));
-    report.entries = items.len();
-    report.split = split;
+    report.entries = read.counts.items;
+    report.split = read.counts.split;
     let sweeping = match (&client, read.range) {
         (Some(client), Some(range)) if sweep => {
             if read.skipped.is_empty() {
@@ -203,7 +280,20 @@ fn run_into(
         }
         _ => None,
     };
-    let (totals, result) = deliver(&items, client.as_ref());
+    // Only the entries whose later split pieces the sweep looks for are kept as they pass.
+    let mut tail: Vec<ImportedEntry> = Vec::new();
+    let tail_from = read.range.map(|range| range.to - sweep::TAIL);
+    let (totals, result) = deliver_streamed(read.counts.items, client.as_ref(), |batch| {
+        let mut batches = Batches::new(batch);
+        read.entries.each(&mut |entry| {
+            if tail_from.is_some_and(|from| entry.occurred_at >= from) {
+                tail.push(entry.clone());
+            }
+            batches.push(entry)
+        })?;
+        batches.finish();
+        Ok(())
+    });
     report.totals = totals;
     result?;
     if let Some((client, range, since)) = sweeping {
@@ -233,7 +323,7 @@ fn not_sent_since(
 fn check_skipped(read: &Read, max: MaxSkipped) -> Result<(), Failure> {
     let own = read.rows - read.other_people;
     let skipped = read.skipped.len();
-    if own > 0 && read.entries.is_empty() {
+    if own > 0 && read.counts.entries == 0 {
         return Err(Failure::Failed(format!(
             "nothing to import: {own} rows read, {skipped} skipped, none gave an entry (nothing \
              was sent)"
@@ -282,11 +372,12 @@ fn format_time(at: time::OffsetDateTime) -> String {
 }
 
 /// Reads `file` in one pass as it streams in (two for a CSV whose date order is taken from it:
-/// the first reads only its start dates), never holding the file's text.
-fn read(format: &Format, file: &std::fs::File) -> Result<Read, ImportError> {
-    let (csv, options) = match format {
-        Format::Toggl(options) => (csv_of(file, &toggl::FORMAT, options)?, options),
-        Format::Clockify(options) => (csv_of(file, &clockify::FORMAT, options)?, options),
+/// the first reads only its start dates), never holding the file's text; a CSV's entries are
+/// only counted, and read again as they are sent.
+fn read<'a>(format: &Format, file: &'a std::fs::File) -> Result<Read<'a>, ImportError> {
+    let (csv_format, options) = match format {
+        Format::Toggl(options) => (&toggl::FORMAT, options),
+        Format::Clockify(options) => (&clockify::FORMAT, options),
         Format::ActivityWatch(options) => {
             let parsed = activitywatch::parse(file, *options)?;
             return Ok(Read {
@@ -304,16 +395,28 @@ fn read(format: &Format, file: &std::fs::File) -> Result<Read, ImportError> {
                     .into_iter()
                     .map(|w| (w.at, w.message))
                     .collect(),
-                entries: parsed.entries,
+                counts: Counts::of(&parsed.entries),
+                entries: Entries::Held(parsed.entries),
             });
         }
         Format::Ics(options) => return calendar(file, options),
     };
+    let mut options = options.clone();
+    if options.slash_dates == SlashDates::Detect {
+        options.slash_dates = slash_dates(file, csv_format)?;
+        std::io::Seek::rewind(&mut &*file)
+            .map_err(|e| ImportError::Read(format!("cannot read the CSV again: {e}")))?;
+    }
+    let mut counts = Counts::default();
+    let csv = read_csv(file, csv_format, &options, &mut |entry| {
+        counts.add(&entry);
+        true
+    })?;
     Ok(Read {
         range: csv
             .local_days
-            .map(|(first, last)| days_range(first, last, options)),
-        rows: csv.entries.len() + csv.skipped.len() + csv.other_people,
+            .map(|(first, last)| days_range(first, last, &options)),
+        rows: counts.entries + csv.skipped.len() + csv.other_people,
         other_people: csv.other_people,
         left_out: None,
         skipped: csv
@@ -326,45 +429,42 @@ fn read(format: &Format, file: &std::fs::File) -> Result<Read, ImportError> {
             .into_iter()
             .map(|w| (format!("line {}", w.line), w.message))
             .collect(),
-        entries: csv.entries,
+        counts,
+        entries: Entries::Csv {
+            file,
+            format: csv_format,
+            options,
+        },
     })
 }
 
-/// A calendar read from `file`: the occurrences in its range.
-fn calendar(file: &std::fs::File, options: &IcsOptions) -> Result<Read, ImportError> {
-    let text = std::io::read_to_string(file)
-        .map_err(|e| ImportError::Read(format!("cannot read the calendar: {e}")))?;
-    let parsed = ics::parse(&text, options)?;
+/// A calendar read from `file`: the occurrences in its range, counted (they are read again
+/// as they are sent).
+fn calendar<'a>(file: &'a std::fs::File, options: &IcsOptions) -> Result<Read<'a>, ImportError> {
+    let mut counts = Counts::default();
+    let parsed = ics::stream(file, options, &mut |entry| {
+        counts.add(&entry);
+        true
+    })?;
     let notices = |list: Vec<ics::Notice>| list.into_iter().map(|n| (n.at, n.message)).collect();
     Ok(Read {
         // The range asked for, not the entries' first and last: the calendar is the whole
         // truth of it, so a meeting deleted at its edge is swept too.
-        range: (!parsed.entries.is_empty()).then_some(Range {
+        range: (counts.entries > 0).then_some(Range {
             from: options.from,
             to: options.to,
         }),
-        rows: parsed.entries.len() + parsed.skipped.len(),
+        rows: counts.entries + parsed.skipped.len(),
         other_people: 0,
         left_out: Some(parsed.left_out),
         skipped: notices(parsed.skipped),
         warnings: notices(parsed.warnings),
-        entries: parsed.entries,
+        counts,
+        entries: Entries::Calendar {
+            file,
+            options: options.clone(),
+        },
     })
-}
-
-/// A detailed-report CSV of `format` read from `file`.
-fn csv_of(
-    file: &std::fs::File,
-    format: &CsvFormat,
-    options: &CsvOptions,
-) -> Result<Parsed, ImportError> {
-    let mut options = options.clone();
-    if options.slash_dates == SlashDates::Detect {
-        options.slash_dates = slash_dates(file, format)?;
-        std::io::Seek::rewind(&mut &*file)
-            .map_err(|e| ImportError::Read(format!("cannot read the CSV again: {e}")))?;
-    }
-    parse_csv(file, format, options)
 }
 
 /// Whole local days `first..=last` of a CSV report, in UTC.

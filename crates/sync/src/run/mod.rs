@@ -4,6 +4,7 @@
 //! sent with a progress bar. Each tracker's run is in its own file.
 
 pub mod import;
+pub mod live;
 pub mod timewarrior;
 
 use settings::Vars;
@@ -43,27 +44,59 @@ pub fn client_for(url: &str, dry_run: bool) -> Result<Option<Client>, Failure> {
 /// totals of the batches accepted (in a dry run, the batches printed), and the failure that
 /// stopped the sending if one did.
 pub fn deliver(items: &[Item], client: Option<&Client>) -> (Totals, Result<(), Failure>) {
-    // Each body is made as it is printed or sent, so the bodies of a large file are never all
-    // held at once.
-    let batches: Vec<&[Item]> = items.chunks(MAX_BATCH).collect();
-    let Some(client) = client else {
-        for batch in &batches {
-            match client::batch_body(batch) {
-                Ok(body) => println!("{body}"),
-                Err(failure) => return (Totals::default(), Err(failure)),
+    deliver_streamed(items.len(), client, |batch| {
+        for chunk in items.chunks(MAX_BATCH) {
+            if !batch(chunk.to_vec()) {
+                break;
             }
         }
-        let printed = Totals {
-            batches: batches.len(),
-            ..Totals::default()
+        Ok(())
+    })
+}
+
+/// [`deliver`] of the batches `produce` hands to its argument as it makes them (`total` items
+/// in all, for the progress bar and the failure's `batch 3 of 12`): each body is made as it is
+/// printed or sent, and `produce` waits while the senders are busy, so a large import holds a
+/// few batches at once, never all of them. The argument answers `false` once a batch failed:
+/// `produce` should stop there.
+pub fn deliver_streamed(
+    total: usize,
+    client: Option<&Client>,
+    produce: impl FnOnce(&mut dyn FnMut(Vec<Item>) -> bool) -> Result<(), Failure>,
+) -> (Totals, Result<(), Failure>) {
+    let mut unencodable = None;
+    let Some(client) = client else {
+        let mut printed = Totals::default();
+        let produced = produce(&mut |batch| match client::batch_body(&batch) {
+            Ok(body) => {
+                println!("{body}");
+                printed.batches += 1;
+                true
+            }
+            Err(failure) => {
+                unencodable = Some(failure);
+                false
+            }
+        });
+        return match unencodable {
+            Some(failure) => (Totals::default(), Err(failure)),
+            None => (printed, produced),
         };
-        return (printed, Ok(()));
     };
-    let progress = Progress::entries(items.len());
-    let sent = client.send_made(
-        batches.len(),
-        |i| client::batch_body(batches[i]),
-        |batch| progress.sent(batches.get(batch).map_or(0, |b| b.len())),
+    let progress = Progress::entries(total);
+    let sent = client.send_streamed(
+        Some(total.div_ceil(MAX_BATCH)),
+        |push| {
+            let produced = produce(&mut |batch| match client::batch_body(&batch) {
+                Ok(body) => push(body, batch.len()),
+                Err(failure) => {
+                    unencodable = Some(failure);
+                    false
+                }
+            });
+            unencodable.take().map_or(produced, Err)
+        },
+        |n| progress.sent(n),
     );
     progress.finish();
     match sent {

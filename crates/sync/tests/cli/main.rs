@@ -14,6 +14,8 @@
     missing_debug_implementations
 )]
 
+mod aw_peer;
+mod aw_stub;
 mod expected;
 mod harness;
 
@@ -23,6 +25,7 @@ mod exit_codes;
 mod failures;
 mod importers;
 mod input;
+mod live;
 mod memory;
 mod same_year;
 mod server_rules;

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod activitywatch;
+mod cursor;
 mod date_order;
 mod durations;
 mod ics;
@@ -15,6 +16,7 @@ mod offsets;
 mod people;
 mod server_rules;
 mod shape;
+mod streaming;
 mod sweep;
 mod tags;
 mod zones;
