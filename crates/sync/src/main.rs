@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 use discovery_sync::Failure;
-use discovery_sync::cli::{Cli, Tracker, Upload};
+use discovery_sync::cli::{Cli, ExportImport, Tracker, Upload};
 use discovery_sync::import::activitywatch::ExportOptions;
 use discovery_sync::run::import::{self, Format};
 use discovery_sync::run::live::{self, Live};
@@ -23,25 +23,7 @@ fn main() -> ExitCode {
             let _ = e.print();
             return ExitCode::SUCCESS;
         }
-        Err(e) => {
-            let _ = e.print();
-            // clap's message up to its usage line ("error: the following required arguments
-            // were not provided: --csv <FILE>"), without the prefix, on one line.
-            let rendered = e.render().to_string();
-            let message = rendered
-                .lines()
-                .take_while(|l| !l.trim().is_empty())
-                .map(str::trim)
-                .collect::<Vec<_>>()
-                .join(" ")
-                .trim_start_matches("error: ")
-                .to_owned();
-            let command = std::env::args()
-                .nth(1)
-                .filter(|c| Cli::command().find_subcommand(c).is_some());
-            let failure = Failure::Usage(message);
-            return ExitCode::from(finish(command.as_deref(), &json!({}), Some(&failure)));
-        }
+        Err(e) => return ExitCode::from(bad_usage(&e)),
     };
     let (command, fields, result) = match cli.tracker {
         Tracker::Timewarrior {
@@ -72,33 +54,55 @@ fn main() -> ExitCode {
         Tracker::Clockify(args) => {
             import(Format::Clockify(args.options()), &args.csv, &args.upload)
         }
-        Tracker::ActivityWatch(args) => match (&args.export, &args.server) {
-            (Some(export), _) => {
-                let options = ExportOptions {
-                    strict: args.upload.strict,
-                };
-                import(Format::ActivityWatch(options), export, &args.upload)
-            }
-            // clap lets exactly one of --export and --server through.
-            (None, server) => {
-                let live = Live {
-                    server: server.clone().unwrap_or_default(),
-                    state: args.state.clone(),
-                    since: args.since.map(|day| day.midnight().assume_utc()),
-                    strict: args.upload.strict,
-                    dry_run: args.upload.dry_run,
-                    url: args.upload.url.clone(),
-                };
-                let (report, result) = live::run(&live, time::OffsetDateTime::now_utc());
-                ("activitywatch", report.json(), result)
-            }
-        },
+        Tracker::ActivityWatch(args) => activitywatch(&args),
         Tracker::Ics(args) => match args.options(time::OffsetDateTime::now_utc()) {
             Ok(options) => import(Format::Ics(options), &args.file, &args.upload),
             Err(message) => ("ics", json!({}), Err(Failure::Usage(message))),
         },
     };
     ExitCode::from(finish(Some(command), &fields, result.err().as_ref()))
+}
+
+/// A command line clap refused: its message on stderr as clap prints it, and the summary line
+/// with the message up to its usage line ("error: the following required arguments were not
+/// provided: --csv <FILE>"), without the prefix, on one line. Returns the exit code (2).
+fn bad_usage(e: &clap::Error) -> u8 {
+    let _ = e.print();
+    let rendered = e.render().to_string();
+    let message = rendered
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_start_matches("error: ")
+        .to_owned();
+    let command = std::env::args()
+        .nth(1)
+        .filter(|c| Cli::command().find_subcommand(c).is_some());
+    let failure = Failure::Usage(message);
+    finish(command.as_deref(), &json!({}), Some(&failure))
+}
+
+/// An ActivityWatch export file, or the live server: clap lets exactly one of `--export` and
+/// `--server` through.
+fn activitywatch(args: &ExportImport) -> (&'static str, Value, Result<(), Failure>) {
+    if let Some(export) = &args.export {
+        let options = ExportOptions {
+            strict: args.upload.strict,
+        };
+        return import(Format::ActivityWatch(options), export, &args.upload);
+    }
+    let live = Live {
+        server: args.server.clone().unwrap_or_default(),
+        state: args.state.clone(),
+        since: args.since.map(|day| day.midnight().assume_utc()),
+        strict: args.upload.strict,
+        dry_run: args.upload.dry_run,
+        url: args.upload.url.clone(),
+    };
+    let (report, result) = live::run(&live, time::OffsetDateTime::now_utc());
+    ("activitywatch", report.json(), result)
 }
 
 /// One import run: its name, its summary fields and how it ended.

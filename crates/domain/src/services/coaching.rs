@@ -627,9 +627,19 @@ mod tests {
     }
 
     fn rows() -> Vec<Row> {
-        let d = Duration::days;
-        let just_inside = |days| Some(d(days) - Duration::seconds(1));
-        let row = |name, stored, last_days_ago, due| Row {
+        let mut rows = stored_frequency_rows();
+        rows.extend(other_rows());
+        rows
+    }
+
+    /// A locked gut type (derived weekly) with the stored frequency and last check-in given.
+    fn row(
+        name: &'static str,
+        stored: Option<CoachingFrequency>,
+        last_days_ago: Option<Duration>,
+        due: bool,
+    ) -> Row {
+        Row {
             name,
             locked: true,
             type_: 9,
@@ -637,7 +647,13 @@ mod tests {
             last_days_ago,
             logged_minutes: 0,
             due,
-        };
+        }
+    }
+
+    /// Each stored frequency at its boundary: due on the day, not a second before.
+    fn stored_frequency_rows() -> Vec<Row> {
+        let d = Duration::days;
+        let just_inside = |days| Some(d(days) - Duration::seconds(1));
         use CoachingFrequency::{Biweekly, Monthly, Weekly};
         vec![
             row("weekly, never checked in", Some(Weekly), None, true),
@@ -664,6 +680,14 @@ mod tests {
                 just_inside(30),
                 false,
             ),
+        ]
+    }
+
+    /// Derived frequencies, an unlocked profile, and logged work.
+    fn other_rows() -> Vec<Row> {
+        let d = Duration::days;
+        use CoachingFrequency::Weekly;
+        vec![
             row("derived (gut: weekly), 7 days ago", None, Some(d(7)), true),
             Row {
                 type_: 5,

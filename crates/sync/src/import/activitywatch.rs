@@ -173,35 +173,12 @@ struct Reading {
 /// strict mode.
 pub fn parse<R: Read>(input: R, options: ExportOptions) -> Result<ParsedExport, ImportError> {
     let mut apps = Apps::default();
-    let mut reading = Reading::default();
-    let no_buckets = || {
-        ImportError::Header(
-            "not an ActivityWatch export: no \"buckets\" object at the top".to_owned(),
-        )
-    };
-    let found = stream::read(
-        std::io::BufReader::new(input),
-        &mut apps,
-        &mut |id, bucket| {
-            read_bucket(id, bucket, &mut reading);
-        },
-    )
-    .map_err(|e| match e.classify() {
-        serde_json::error::Category::Io => {
-            ImportError::Read(format!("cannot read the export: {e}"))
-        }
-        serde_json::error::Category::Data => no_buckets(),
-        _ => ImportError::Header(format!("not an ActivityWatch export: not JSON ({e})")),
-    })?;
-    if !found {
-        return Err(no_buckets());
-    }
     let Reading {
         hosts,
         bucket_ids,
         mut skipped,
         events,
-    } = reading;
+    } = read_export(input, &mut apps)?;
     // Reported in bucket-id order, then event order, whatever order the file keeps.
     skipped.sort_by(|a, b| a.bucket.cmp(&b.bucket));
     if options.strict
@@ -218,7 +195,48 @@ pub fn parse<R: Read>(input: R, options: ExportOptions) -> Result<ParsedExport, 
         events,
         ..ParsedExport::default()
     };
-    let mut active: BTreeMap<(i128, String, String), i128> = BTreeMap::new();
+    let active = active_by_hour(hosts, &bucket_ids, &apps, &mut parsed.warnings);
+    for ((hour, host, app), nanos) in active {
+        if let Some(entry) = hourly_entry(hour, &host, &app, nanos, &mut parsed.warnings) {
+            parsed.entries.push(entry);
+        }
+    }
+    Ok(parsed)
+}
+
+/// Streams the export's buckets into a [`Reading`].
+fn read_export<R: Read>(input: R, apps: &mut Apps) -> Result<Reading, ImportError> {
+    let mut reading = Reading::default();
+    let no_buckets = || {
+        ImportError::Header(
+            "not an ActivityWatch export: no \"buckets\" object at the top".to_owned(),
+        )
+    };
+    let found = stream::read(std::io::BufReader::new(input), apps, &mut |id, bucket| {
+        read_bucket(id, bucket, &mut reading);
+    })
+    .map_err(|e| match e.classify() {
+        serde_json::error::Category::Io => {
+            ImportError::Read(format!("cannot read the export: {e}"))
+        }
+        serde_json::error::Category::Data => no_buckets(),
+        _ => ImportError::Header(format!("not an ActivityWatch export: not JSON ({e})")),
+    })?;
+    if !found {
+        return Err(no_buckets());
+    }
+    Ok(reading)
+}
+
+/// Active time per UTC hour, host and app, in nanoseconds; a warning for each host without an
+/// AFK bucket, whose window time is then counted whole.
+fn active_by_hour(
+    hosts: BTreeMap<String, Host>,
+    bucket_ids: &[String],
+    apps: &Apps,
+    warnings: &mut Vec<ExportWarning>,
+) -> BTreeMap<(i128, String, String), i128> {
+    let mut active = BTreeMap::new();
     for (name, host) in hosts {
         if host.not_afk.is_none()
             && let Some(bucket) = host
@@ -227,7 +245,7 @@ pub fn parse<R: Read>(input: R, options: ExportOptions) -> Result<ParsedExport, 
                 .map(|b| &bucket_ids[*b as usize])
                 .min()
         {
-            parsed.warnings.push(ExportWarning {
+            warnings.push(ExportWarning {
                 at: event_locator(bucket, None),
                 message: format!(
                     "host {name:?} has no AFK bucket ({AFK_TYPE}): its window time is \
@@ -235,48 +253,50 @@ pub fn parse<R: Read>(input: R, options: ExportOptions) -> Result<ParsedExport, 
                 ),
             });
         }
-        for ((hour, app), nanos) in active_time(host, &bucket_ids) {
+        for ((hour, app), nanos) in active_time(host, bucket_ids) {
             active.insert((hour, name.clone(), apps.name(app).to_owned()), nanos);
         }
     }
-    for ((hour, host, app), nanos) in active {
-        let minutes = (nanos + 30 * NANOS_PER_SECOND) / NANOS_PER_MINUTE;
-        if minutes == 0 {
-            continue;
-        }
-        let Ok(occurred_at) = OffsetDateTime::from_unix_timestamp_nanos(hour) else {
-            continue;
-        };
-        let tags = fit_tags_with(
-            [format!("app:{app}"), format!("host:{host}")]
-                .iter()
-                .map(String::as_str),
-            |message| {
-                let warning = ExportWarning {
-                    at: format!("host {host}"),
-                    message,
-                };
-                // Once per host and app, not once per hour.
-                if !parsed.warnings.contains(&warning) {
-                    parsed.warnings.push(warning);
-                }
-            },
-        );
-        parsed.entries.push(ImportedEntry {
-            external_task_id: stable_id(&host, &app, occurred_at),
-            task_label: Some(
-                without_refused(&app)
-                    .chars()
-                    .take(MAX_LABEL_CHARS)
-                    .collect(),
-            ),
-            tags,
-            project: None,
-            minutes: u32::try_from(minutes).unwrap_or(u32::MAX),
-            occurred_at,
-        });
+    active
+}
+
+/// One app's entry for one hour on one host: its active time rounded to the minute (none
+/// under half a minute).
+fn hourly_entry(
+    hour: i128,
+    host: &str,
+    app: &str,
+    nanos: i128,
+    warnings: &mut Vec<ExportWarning>,
+) -> Option<ImportedEntry> {
+    let minutes = (nanos + 30 * NANOS_PER_SECOND) / NANOS_PER_MINUTE;
+    if minutes == 0 {
+        return None;
     }
-    Ok(parsed)
+    let occurred_at = OffsetDateTime::from_unix_timestamp_nanos(hour).ok()?;
+    let tags = fit_tags_with(
+        [format!("app:{app}"), format!("host:{host}")]
+            .iter()
+            .map(String::as_str),
+        |message| {
+            let warning = ExportWarning {
+                at: format!("host {host}"),
+                message,
+            };
+            // Once per host and app, not once per hour.
+            if !warnings.contains(&warning) {
+                warnings.push(warning);
+            }
+        },
+    );
+    Some(ImportedEntry {
+        external_task_id: stable_id(host, app, occurred_at),
+        task_label: Some(without_refused(app).chars().take(MAX_LABEL_CHARS).collect()),
+        tags,
+        project: None,
+        minutes: u32::try_from(minutes).unwrap_or(u32::MAX),
+        occurred_at,
+    })
 }
 
 /// Adds one bucket to `reading`: window events, AFK spans, or nothing for other types.
@@ -318,13 +338,28 @@ fn read_bucket(id: String, bucket: RawBucket, reading: &mut Reading) {
     };
     reading.events += events.len();
     let number = u32::try_from(reading.bucket_ids.len()).unwrap_or(u32::MAX);
-    let mut skipped = Vec::new();
     let entry = reading.hosts.entry(host.to_owned()).or_default();
     if kind == AFK_TYPE {
         entry.not_afk.get_or_insert_with(Vec::new);
     } else {
         entry.window_buckets.push(number);
     }
+    let skipped = read_events(kind, events, entry, number);
+    for (index, reason) in skipped {
+        skip(reading, Some(index), reason);
+    }
+    reading.bucket_ids.push(id);
+}
+
+/// Adds one bucket's events to its host: not-AFK spans, or windows with their app; returns
+/// the events skipped, with why.
+fn read_events(
+    kind: &str,
+    events: Vec<RawEvent>,
+    entry: &mut Host,
+    number: u32,
+) -> Vec<(usize, String)> {
+    let mut skipped = Vec::new();
     for (index, event) in events.into_iter().enumerate() {
         let (span, app, status) = match event {
             RawEvent::Read { span, app, status } => (span, app, status),
@@ -357,10 +392,7 @@ fn read_bucket(id: String, bucket: RawBucket, reading: &mut Reading) {
             }
         }
     }
-    for (index, reason) in skipped {
-        skip(reading, Some(index), reason);
-    }
-    reading.bucket_ids.push(id);
+    skipped
 }
 
 /// The event's `[timestamp, timestamp + duration)` in nanoseconds.

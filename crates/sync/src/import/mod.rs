@@ -449,33 +449,14 @@ fn parse_rows<R: Read>(
             Ok(false) => break,
             Ok(true) => record.position().map_or(0, |p| lines.of(p)),
             Err(e) => {
-                let Some(line) = e.position().map(|p| lines.of(p)) else {
-                    return Err(ImportError::Read(format!("cannot read the CSV: {e}")));
-                };
-                let reason = match e.kind() {
-                    csv::ErrorKind::Utf8 { .. } => "not UTF-8 text".to_owned(),
-                    _ => format!("unreadable row ({e})"),
-                };
+                let (line, reason) = unreadable(&e, &lines)?;
                 short_at_end = None;
                 skip(&mut parsed, options.strict, line, reason)?;
                 continue;
             }
         };
         short_at_end = (record.len() < columns.width).then_some((line, record.len()));
-        if shape::swallows_rows(&record, columns.width, columns.delimiter) {
-            let reason = "a quote left open in this row swallows the rows after it, up to the \
-                          next quote (close it, and import again)"
-                .to_owned();
-            skip(&mut parsed, options.strict, line, reason)?;
-            continue;
-        }
-        if record.len() != columns.width {
-            let reason = format!(
-                "the row has {} cells where the header has {}: a quote left open (which swallows the rows \
-                 after it), or a delimiter inside a cell without quotes",
-                record.len(),
-                columns.width
-            );
+        if let Some(reason) = misshapen(&record, &columns) {
             skip(&mut parsed, options.strict, line, reason)?;
             continue;
         }
@@ -512,6 +493,38 @@ fn parse_rows<R: Read>(
     }
     roster.check(&options.people)?;
     Ok(parsed)
+}
+
+/// The line and reason of a record the CSV reader could not read; an error when it cannot say
+/// where (the file itself could not be read).
+fn unreadable(e: &csv::Error, lines: &Lines) -> Result<(usize, String), ImportError> {
+    let Some(line) = e.position().map(|p| lines.of(p)) else {
+        return Err(ImportError::Read(format!("cannot read the CSV: {e}")));
+    };
+    let reason = match e.kind() {
+        csv::ErrorKind::Utf8 { .. } => "not UTF-8 text".to_owned(),
+        _ => format!("unreadable row ({e})"),
+    };
+    Ok((line, reason))
+}
+
+/// Why a record's cells do not line up with the header's, if they do not.
+fn misshapen(record: &csv::StringRecord, columns: &Columns) -> Option<String> {
+    if shape::swallows_rows(record, columns.width, columns.delimiter) {
+        return Some(
+            "a quote left open in this row swallows the rows after it, up to the next quote \
+             (close it, and import again)"
+                .to_owned(),
+        );
+    }
+    (record.len() != columns.width).then(|| {
+        format!(
+            "the row has {} cells where the header has {}: a quote left open (which swallows the rows \
+             after it), or a delimiter inside a cell without quotes",
+            record.len(),
+            columns.width
+        )
+    })
 }
 
 fn skip(parsed: &mut Parsed, strict: bool, line: usize, reason: String) -> Result<(), ImportError> {

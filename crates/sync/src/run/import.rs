@@ -242,23 +242,7 @@ fn run_into(
             }
         })
     })?;
-    for (at, why) in &read.skipped {
-        eprintln!("skipped {at}: {why}");
-    }
-    for (at, what) in &read.warnings {
-        eprintln!("warning {at}: {what}");
-    }
-    report.rows = read.rows;
-    report.skipped = read.skipped.len();
-    report.warnings = read.warnings.len();
-    report.other_users = read.other_people;
-    report.left_out = read.left_out;
-    if let Some(l) = read.left_out {
-        eprintln!(
-            "left out: {} all-day, {} cancelled and {} declined occurrences",
-            l.all_day, l.cancelled, l.declined
-        );
-    }
+    tell_what_was_read(report, &read);
     if let Some(path) = &upload.skipped_file {
         skipped::write_file(path, &read.skipped)?;
     }
@@ -300,6 +284,27 @@ fn run_into(
         report.swept = Some(sweep_range(client, format, &tail, range, since)?);
     }
     Ok(())
+}
+
+/// What the first pass found, on stderr line by line and in the summary's counts.
+fn tell_what_was_read(report: &mut Report, read: &Read<'_>) {
+    for (at, why) in &read.skipped {
+        eprintln!("skipped {at}: {why}");
+    }
+    for (at, what) in &read.warnings {
+        eprintln!("warning {at}: {what}");
+    }
+    report.rows = read.rows;
+    report.skipped = read.skipped.len();
+    report.warnings = read.warnings.len();
+    report.other_users = read.other_people;
+    report.left_out = read.left_out;
+    if let Some(l) = read.left_out {
+        eprintln!(
+            "left out: {} all-day, {} cancelled and {} declined occurrences",
+            l.all_day, l.cancelled, l.declined
+        );
+    }
 }
 
 /// How long the service's `Date` can lag its clock: whole seconds, from a value the server
