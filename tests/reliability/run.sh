@@ -7,7 +7,8 @@
 #   load       wrk against the main routes beside raw-database baselines, peak RSS, a report
 #   backup-drill  back up under load, restore into a fresh instance, check it (SQLite, PostgreSQL)
 #   disk-full  SQLite on a small tmpfs of its own, filled under load (needs root: it mounts one)
-#   crash      the kill -9 campaign, short mode: 50 rounds per backend (CRASH_MODE=long: 1,000)
+#   crash      the kill -9 campaign, short mode: 50 rounds per backend (SQLite, PostgreSQL) and 20 of
+#              PostgreSQL's postmaster killed (CRASH_MODE=long: 1,000 and 200)
 #
 #   DURATION=15 bash tests/reliability/run.sh     # what CI runs (about 6-7 minutes, warm build)
 #

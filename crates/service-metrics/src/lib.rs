@@ -77,6 +77,8 @@ pub struct ActivityCounters {
     /// Entries given up: the database refused their batch through every retry, or they arrived
     /// after shutdown had closed the queue.
     pub lost: IntCounter,
+    /// State changes answered although their entry could not be stored (also counted in `lost`).
+    pub unrecorded: IntCounter,
 }
 
 /// The instruments of one service.
@@ -106,6 +108,10 @@ impl ActivityCounters {
             lost: r.plain_counter(
                 "activity_entries_lost_total",
                 "Activity-log entries given up after every retry (or queued after shutdown).",
+            )?,
+            unrecorded: r.plain_counter(
+                "activity_changes_unrecorded_total",
+                "State-changing requests answered as committed although their activity-log entry could not be stored.",
             )?,
         })
     }

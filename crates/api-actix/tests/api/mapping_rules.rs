@@ -418,28 +418,30 @@ async fn a_failed_step_changes_no_entry_and_the_job_ends_as_one_pass_once_it_can
     .await;
     let before = mapped(&app, &ada).await;
     assert!(before.values().all(|m| *m == by("vocation", "rule")));
-    // The database refuses to re-map one entry in the middle, as a full disk could any row.
+    // The database refuses to re-map one entry in the middle, as a full disk could any row: e10,
+    // inside the first stretch however small the SQLite writer makes it (never under 16 rows;
+    // 16 when another write contended for the writer, as the rule change's activity row may).
     let untrigger = match app.backend {
         Backend::Sqlite => {
             execute(
                 &app,
-                "CREATE TRIGGER refuse_e20 BEFORE UPDATE ON task_mapping \
-                 WHEN NEW.external_task_id = 'e20' BEGIN SELECT RAISE(ABORT, 'refused'); END",
+                "CREATE TRIGGER refuse_e10 BEFORE UPDATE ON task_mapping \
+                 WHEN NEW.external_task_id = 'e10' BEGIN SELECT RAISE(ABORT, 'refused'); END",
             );
-            "DROP TRIGGER refuse_e20"
+            "DROP TRIGGER refuse_e10"
         }
         Backend::Postgres => {
             execute(
                 &app,
-                "CREATE FUNCTION refuse_e20() RETURNS trigger LANGUAGE plpgsql AS \
+                "CREATE FUNCTION refuse_e10() RETURNS trigger LANGUAGE plpgsql AS \
                  $$ BEGIN RAISE EXCEPTION 'refused'; END; $$",
             );
             execute(
                 &app,
-                "CREATE TRIGGER refuse_e20 BEFORE UPDATE ON task_mapping FOR EACH ROW \
-                 WHEN (NEW.external_task_id = 'e20') EXECUTE FUNCTION refuse_e20()",
+                "CREATE TRIGGER refuse_e10 BEFORE UPDATE ON task_mapping FOR EACH ROW \
+                 WHEN (NEW.external_task_id = 'e10') EXECUTE FUNCTION refuse_e10()",
             );
-            "DROP TRIGGER refuse_e20 ON task_mapping"
+            "DROP TRIGGER refuse_e10 ON task_mapping"
         }
     };
     let path = format!("/integration/rules/{}", rule["id"].as_str().unwrap());
@@ -450,19 +452,11 @@ async fn a_failed_step_changes_no_entry_and_the_job_ends_as_one_pass_once_it_can
     .await;
     assert_eq!(replaced.status(), 200, "the rule write commits at once");
     assert_eq!(rules(&app, &ada).await[0]["foundation"], "mission");
-    // The worker's steps fail on e20 and are rolled back whole; the job stays queued. Entries
-    // before e20 may be re-mapped by stretches that committed first: on SQLite a stretch's size
-    // follows the writer's load (`SqliteWriter::background_cap`), so how many depends on the
-    // machine; the refused stretch and everything after it must be untouched, and the progress
-    // must count only what committed.
+    // The worker's steps fail on e10 and are rolled back whole; the job stays queued.
     tokio::time::sleep(std::time::Duration::from_millis(600)).await;
     let progress = reclassification(&app, &ada).await;
     assert_eq!(progress["state"], "running", "{progress}");
-    let done = progress["done"].as_u64().unwrap();
-    assert!(
-        done < 20,
-        "progress stops before the refused row: {progress}"
-    );
+    assert_eq!(progress["done"], 0, "{progress}");
     let patterns = json_body(
         send(app.with_bearer(&ada.access_jwt, Method::GET, "/integration/work-patterns")).await,
         200,
@@ -473,18 +467,10 @@ async fn a_failed_step_changes_no_entry_and_the_job_ends_as_one_pass_once_it_can
         count(
             &app,
             "SELECT COUNT(*) AS n FROM task_mapping \
-             WHERE foundation = 'vocation' AND mapped_by = 'rule' AND external_task_id >= 'e20'"
+             WHERE foundation = 'vocation' AND mapped_by = 'rule'"
         ),
-        20,
+        40,
         "no entry was re-mapped by a failed step"
-    );
-    let remapped = count(
-        &app,
-        "SELECT COUNT(*) AS n FROM task_mapping WHERE foundation = 'mission'",
-    );
-    assert!(
-        remapped >= i64::try_from(done).unwrap() && remapped < 20,
-        "only entries before the refused row, in committed stretches: {remapped} re-mapped, {progress}"
     );
 
     execute(&app, untrigger);
