@@ -2,6 +2,7 @@
 //! the activity log and the HTTP routes.
 
 pub mod activity;
+pub mod answers;
 pub mod auth;
 pub mod delivery_worker;
 pub mod error;

@@ -1,5 +1,5 @@
 //! Type aliases naming the domain's use-case services over the concrete adapters this binary wires
-//! (Diesel storage, the metered model, the system clock), so `AppState` and the workers can name them.
+//! (Diesel storage, the metered model, the system clock), so the handlers and the workers can name them.
 
 use adapters_delivery::{SignedLinks, SmtpMailer, WebhookClient};
 use adapters_diesel::{

@@ -1,63 +1,39 @@
-//! The application state shared by every worker: the use-case services over the concrete
-//! adapters, the credential checks, the cookie settings of sign-in and the metrics.
+//! The app data handlers take, one piece per concern, so a handler's arguments say what it
+//! uses: the use cases (`service_types`), the database (health and metrics), and the small
+//! values below. `startup` registers each once; a handler asking for one that is not
+//! registered fails its test with actix's "app data is not configured" 500.
 
 use std::sync::Arc;
 
-use adapters_delivery::SignedLinks;
-use adapters_diesel::{Database, DieselActivityRepository};
-use adapters_llm::LanguageModel;
 use domain::ports::IdentityProvider;
+use settings::api::AuthSettings;
 
-use crate::auth::cookies::CookieJar;
-use crate::auth::csrf::TrustedOrigins;
-use crate::service_types::{
-    Accounts, Authenticator, Coaching, Deliveries, Discovery, Integration, Notifications, Profiles,
-};
-use service_metrics::Metrics;
-use settings::api::ApiSettings as Settings;
-
-/// Everything a handler may need.
-pub struct AppState {
-    pub settings: Settings,
-    pub db: Database,
-    pub accounts: Accounts,
-    pub discovery: Discovery,
-    pub profiles: Profiles,
-    pub coaching: Coaching,
-    pub integration: Integration,
-    pub notifications: Notifications,
-    /// The delivery worker's use case (the in-process worker, and the outbox's metrics).
-    pub deliveries: Arc<Deliveries>,
-    /// Checks the tokens of the e-mails' one-click unsubscribe links.
-    pub links: SignedLinks,
-    /// The extractor and coach the services use (`LLM_PROVIDER`), for the request preview.
-    pub language_model: LanguageModel,
-    pub activity: DieselActivityRepository,
-    /// The instruments rendered at `/metrics`.
-    pub metrics: Arc<Metrics>,
+/// What the sign-in routes read besides the account use cases and the credential checks.
+pub struct SignIn {
+    /// The sign-in settings: allowed e-mail domains, where to go after sign-in, token lifetimes.
+    pub settings: AuthSettings,
+    /// The identity provider (`OIDC_*`), when one is set up.
     pub identity: Option<Arc<dyn IdentityProvider>>,
-    /// The token keys, the credential cache and the admins; also the authentication
-    /// middleware's own app data.
-    pub auth: Arc<Authenticator>,
-    /// The origins whose pages may write with the session cookie (also the middleware's).
-    pub origins: Arc<TrustedOrigins>,
-    pub cookies: CookieJar,
     /// Whether dev login may be used: enabled and bound to loopback.
     pub dev_login: bool,
+    /// Whether the client's address is read from `X-Forwarded-For` (`TRUST_FORWARDED_FOR`), for
+    /// the device a session is opened from.
+    pub trust_forwarded_for: bool,
 }
 
-impl std::fmt::Debug for AppState {
+impl std::fmt::Debug for SignIn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AppState")
-            .field("settings", &self.settings)
+        f.debug_struct("SignIn")
+            .field("identity", &self.identity.is_some())
+            .field("dev_login", &self.dev_login)
             .finish_non_exhaustive()
     }
 }
 
-impl AppState {
-    /// Whether this server sends e-mail (`SMTP_URL` is set).
-    #[must_use]
-    pub fn email_available(&self) -> bool {
-        self.settings.delivery.smtp.is_some()
-    }
-}
+/// Whether this server sends e-mail (`SMTP_URL` is set).
+#[derive(Debug, Clone, Copy)]
+pub struct EmailAvailable(pub bool);
+
+/// The token a scrape of `/metrics` must present (`METRICS_TOKEN`); `None` leaves it open.
+#[derive(Debug, Clone)]
+pub struct MetricsToken(pub Option<String>);

@@ -3,7 +3,7 @@
 
 use super::declaration::Route;
 use crate::auth::policy::Policy;
-use actix_web::{HttpResponse, web};
+use actix_web::web;
 use domain::account::ActivityQuery;
 use domain::clock::{Clock, SystemClock};
 use domain::ids::UserId;
@@ -14,8 +14,8 @@ use crate::auth::{AdminCaller, Caller};
 use crate::error::{ApiError, ErrorBody};
 use crate::requests::account::{AdminActivityQuery, SummaryQuery};
 use crate::requests::{self, page::PageQuery};
-use crate::state::AppState;
 use crate::views::activity::{ActivityPage, ActivitySummaryView};
+use adapters_diesel::DieselActivityRepository;
 
 /// The routes of this file, mounted at the root in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {
@@ -28,19 +28,18 @@ pub fn routes() -> Vec<Route> {
 
 /// `?limit=&before=` as the contract pages every growing list.
 async fn page(
-    state: &AppState,
+    activity: &DieselActivityRepository,
     user_id: Option<UserId>,
     (limit, before): (PageLimit, Option<Cursor>),
-) -> Result<HttpResponse, ApiError> {
-    let page = state
-        .activity
+) -> Result<web::Json<ActivityPage>, ApiError> {
+    let page = activity
         .list(&ActivityQuery {
             user_id,
             limit,
             before,
         })
         .await?;
-    Ok(HttpResponse::Ok().json(ActivityPage::from(&page)))
+    Ok(web::Json(ActivityPage::from(&page)))
 }
 
 #[utoipa::path(
@@ -55,11 +54,11 @@ async fn page(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn list(
-    state: web::Data<AppState>,
+    activity: web::Data<DieselActivityRepository>,
     caller: Caller,
     params: web::Query<PageQuery>,
-) -> Result<HttpResponse, ApiError> {
-    page(&state, Some(caller.user_id), params.parse()?).await
+) -> Result<web::Json<ActivityPage>, ApiError> {
+    page(&activity, Some(caller.user_id), params.parse()?).await
 }
 
 #[utoipa::path(
@@ -75,13 +74,13 @@ pub(crate) async fn list(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn admin_list(
-    state: web::Data<AppState>,
+    activity: web::Data<DieselActivityRepository>,
     _admin: AdminCaller,
     params: web::Query<AdminActivityQuery>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<ActivityPage>, ApiError> {
     let user_id = params.user_id()?;
     page(
-        &state,
+        &activity,
         user_id,
         requests::page::page(params.limit, params.before.as_deref())?,
     )
@@ -100,12 +99,12 @@ pub(crate) async fn admin_list(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn summary(
-    state: web::Data<AppState>,
+    activity: web::Data<DieselActivityRepository>,
     caller: Caller,
     params: web::Query<SummaryQuery>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<ActivitySummaryView>, ApiError> {
     let days = params.days()?;
     let since = SystemClock.now() - time::Duration::days(i64::from(days));
-    let summary = state.activity.summary(caller.user_id, since).await?;
-    Ok(HttpResponse::Ok().json(ActivitySummaryView::new(days, &summary)))
+    let summary = activity.summary(caller.user_id, since).await?;
+    Ok(web::Json(ActivitySummaryView::new(days, &summary)))
 }

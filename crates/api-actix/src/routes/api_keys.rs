@@ -1,8 +1,9 @@
 //! `/api/me/api-keys`: personal API keys — created (the key shown once), listed, revoked.
 
 use super::declaration::Route;
+use crate::answers::{Created, NoContent};
 use crate::auth::policy::Policy;
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use actix_web::{HttpMessage, HttpRequest, web};
 use domain::ids::ApiKeyId;
 
 use crate::activity::Action;
@@ -10,7 +11,7 @@ use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::requests::account::ApiKeyRequest;
-use crate::state::AppState;
+use crate::service_types::{Accounts, Authenticator};
 use crate::views::account::{ApiKeyCreated, ApiKeyView};
 use credentials::secrets;
 
@@ -35,20 +36,19 @@ pub fn routes() -> Vec<Route> {
     security(("cookie" = [])),
 )]
 pub(crate) async fn create(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
     caller: Caller,
     body: ApiJson<ApiKeyRequest>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<Created<ApiKeyCreated>, ApiError> {
     req.extensions_mut().insert(Action("api_key.create"));
     let new = body.new_key()?;
     let (key, prefix) = secrets::new_api_key()
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
-    let stored = state
-        .accounts
+    let stored = accounts
         .create_api_key(caller.user_id, new, prefix, secrets::hash(&key))
         .await?;
-    Ok(HttpResponse::Created().json(ApiKeyCreated::new(&stored, &key)))
+    Ok(Created(ApiKeyCreated::new(&stored, &key)))
 }
 
 #[utoipa::path(
@@ -62,12 +62,12 @@ pub(crate) async fn create(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn list(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    let keys = state.accounts.api_keys(caller.user_id).await?;
+) -> Result<web::Json<Vec<ApiKeyView>>, ApiError> {
+    let keys = accounts.api_keys(caller.user_id).await?;
     let items: Vec<ApiKeyView> = keys.iter().map(Into::into).collect();
-    Ok(HttpResponse::Ok().json(items))
+    Ok(web::Json(items))
 }
 
 #[utoipa::path(
@@ -83,14 +83,15 @@ pub(crate) async fn list(
     security(("cookie" = [])),
 )]
 pub(crate) async fn revoke(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
+    auth: web::Data<Authenticator>,
     caller: Caller,
     id: web::Path<String>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<NoContent, ApiError> {
     req.extensions_mut().insert(Action("api_key.revoke"));
     let id: ApiKeyId = id.parse().map_err(|_| ApiError::NotFound)?;
-    state.accounts.revoke_api_key(caller.user_id, id).await?;
-    state.auth.cache.forget_api_keys();
-    Ok(HttpResponse::NoContent().finish())
+    accounts.revoke_api_key(caller.user_id, id).await?;
+    auth.cache.forget_api_keys();
+    Ok(NoContent)
 }

@@ -14,15 +14,19 @@ use domain::services::account::{Device, RefreshError};
 use domain::text::PersonName;
 
 use crate::activity::Action;
-use crate::auth::{Caller, cookies};
+use crate::auth::Caller;
+use crate::auth::cookies::{self, CookieJar};
+use crate::auth::csrf::TrustedOrigins;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::middleware::client_ip;
 use crate::requests::account::{CallbackQuery, DevLoginRequest, LoginQuery};
-use crate::state::AppState;
+use crate::service_types::{Accounts, Authenticator};
+use crate::state::SignIn;
 use crate::views::account::{AuthConfig, UserView};
 use credentials::login_state::{self, LoginState, is_local_path};
 use credentials::secrets;
+use settings::api::AuthSettings;
 
 pub use credentials::DEV_LOGIN_ISSUER;
 
@@ -39,10 +43,10 @@ pub fn routes() -> Vec<Route> {
 }
 
 /// Where sign-in failures go, with a code the sign-in page explains.
-fn failed(state: &AppState, code: &str) -> HttpResponse {
+fn failed(cookies: &CookieJar, code: &str) -> HttpResponse {
     HttpResponse::Found()
         .insert_header((header::LOCATION, format!("/login?error={code}")))
-        .cookie(state.cookies.cleared_login_state())
+        .cookie(cookies.cleared_login_state())
         .finish()
 }
 
@@ -55,10 +59,10 @@ fn failed(state: &AppState, code: &str) -> HttpResponse {
         (status = 200, description = "`sign_in`: an identity provider is configured; `dev_login`: dev login is on.", body = AuthConfig),
     ),
 )]
-pub(crate) async fn config(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(AuthConfig {
-        sign_in: state.identity.is_some(),
-        dev_login: state.dev_login,
+pub(crate) async fn config(sign_in: web::Data<SignIn>) -> web::Json<AuthConfig> {
+    web::Json(AuthConfig {
+        sign_in: sign_in.identity.is_some(),
+        dev_login: sign_in.dev_login,
     })
 }
 
@@ -73,10 +77,15 @@ pub(crate) async fn config(state: web::Data<AppState>) -> HttpResponse {
         (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
 )]
-pub(crate) async fn login(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+pub(crate) async fn login(
+    auth: web::Data<Authenticator>,
+    cookies: web::Data<CookieJar>,
+    sign_in: web::Data<SignIn>,
+    req: HttpRequest,
+) -> HttpResponse {
     req.extensions_mut().insert(Action("auth.login_start"));
-    let Some(identity) = &state.identity else {
-        return failed(&state, "sign_in_unavailable");
+    let Some(identity) = &sign_in.identity else {
+        return failed(&cookies, "sign_in_unavailable");
     };
     let redirect = web::Query::<LoginQuery>::from_query(req.query_string())
         .ok()
@@ -86,32 +95,28 @@ pub(crate) async fn login(state: web::Data<AppState>, req: HttpRequest) -> HttpR
         Ok(request) => request,
         Err(e) => {
             tracing::warn!(error = %format!("{e:#}"), "identity provider unavailable at sign-in");
-            return failed(&state, "provider_unavailable");
+            return failed(&cookies, "provider_unavailable");
         }
     };
     let sealed = LoginState::new(
-        &state.auth.jwt,
+        &auth.jwt,
         request.state,
         request.nonce,
         request.pkce_verifier,
         redirect,
         SystemClock.now(),
     )
-    .seal(&state.auth.jwt);
+    .seal(&auth.jwt);
     let sealed = match sealed {
         Ok(sealed) => sealed,
         Err(e) => {
             tracing::error!(error = %e, "could not seal the login state");
-            return failed(&state, "server_error");
+            return failed(&cookies, "server_error");
         }
     };
     HttpResponse::Found()
         .insert_header((header::LOCATION, request.url))
-        .cookie(
-            state
-                .cookies
-                .login_state(sealed, login_state::LIFETIME_SECONDS),
-        )
+        .cookie(cookies.login_state(sealed, login_state::LIFETIME_SECONDS))
         .finish()
 }
 
@@ -126,21 +131,50 @@ pub(crate) async fn login(state: web::Data<AppState>, req: HttpRequest) -> HttpR
         (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
 )]
-pub(crate) async fn callback(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+pub(crate) async fn callback(
+    accounts: web::Data<Accounts>,
+    auth: web::Data<Authenticator>,
+    cookies: web::Data<CookieJar>,
+    sign_in: web::Data<SignIn>,
+    req: HttpRequest,
+) -> HttpResponse {
     req.extensions_mut().insert(Action("auth.login"));
-    match finish_sign_in(&state, &req).await {
+    let sessions = Sessions {
+        accounts: &accounts,
+        auth: &auth,
+        cookies: &cookies,
+        sign_in: &sign_in,
+    };
+    match finish_sign_in(&sessions, &req).await {
         Ok(response) => response,
-        Err(code) => failed(&state, code),
+        Err(code) => failed(&cookies, code),
     }
 }
 
-async fn finish_sign_in(state: &AppState, req: &HttpRequest) -> Result<HttpResponse, &'static str> {
-    let provider = state.identity.as_ref().ok_or("sign_in_unavailable")?;
+/// What opening a session in the browser reads: the accounts, the token keys and cache, the
+/// cookies and the sign-in settings.
+struct Sessions<'a> {
+    accounts: &'a Accounts,
+    auth: &'a Authenticator,
+    cookies: &'a CookieJar,
+    sign_in: &'a SignIn,
+}
+
+async fn finish_sign_in(
+    sessions: &Sessions<'_>,
+    req: &HttpRequest,
+) -> Result<HttpResponse, &'static str> {
+    let provider = sessions
+        .sign_in
+        .identity
+        .as_ref()
+        .ok_or("sign_in_unavailable")?;
     let params = web::Query::<CallbackQuery>::from_query(req.query_string())
         .map_err(|_| "invalid_request")?
         .into_inner();
     let sealed = req.cookie(cookies::LOGIN_STATE).ok_or("login_expired")?;
-    let login = LoginState::open(&state.auth.jwt, sealed.value()).map_err(|_| "login_expired")?;
+    let login =
+        LoginState::open(&sessions.auth.jwt, sealed.value()).map_err(|_| "login_expired")?;
     if params.error.is_some() {
         return Err("access_denied");
     }
@@ -165,7 +199,7 @@ async fn finish_sign_in(state: &AppState, req: &HttpRequest) -> Result<HttpRespo
         return Err("email_not_verified");
     }
     let email = Email::new(&verified.email).map_err(|_| "invalid_email")?;
-    let domains = &state.settings.auth.allowed_email_domains;
+    let domains = &sessions.sign_in.settings.allowed_email_domains;
     if !domains.is_empty() && !domains.iter().any(|d| d == email.domain()) {
         return Err("email_domain_not_allowed");
     }
@@ -181,15 +215,15 @@ async fn finish_sign_in(state: &AppState, req: &HttpRequest) -> Result<HttpRespo
     };
     let target = login
         .redirect
-        .unwrap_or_else(|| state.settings.auth.post_login_redirect.clone());
-    let session_cookies = open_session(state, req, &identity).await.map_err(|e| {
+        .unwrap_or_else(|| sessions.sign_in.settings.post_login_redirect.clone());
+    let session_cookies = open_session(sessions, req, &identity).await.map_err(|e| {
         tracing::error!(error = %e.for_log(), "could not open a session");
         "server_error"
     })?;
     let mut response = HttpResponse::Found();
     response
         .insert_header((header::LOCATION, target))
-        .cookie(state.cookies.cleared_login_state());
+        .cookie(sessions.cookies.cleared_login_state());
     for cookie in session_cookies {
         response.cookie(cookie);
     }
@@ -198,23 +232,23 @@ async fn finish_sign_in(state: &AppState, req: &HttpRequest) -> Result<HttpRespo
 
 /// Signs the person in: a session, its cookies, and the caller recorded for the activity log.
 async fn open_session(
-    state: &AppState,
+    sessions: &Sessions<'_>,
     req: &HttpRequest,
     identity: &LoginIdentity,
 ) -> Result<Vec<Cookie<'static>>, ApiError> {
     let refresh = secrets::random_token()
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
-    let (user, session) = state
+    let (user, session) = sessions
         .accounts
         .sign_in(
             identity,
-            device(req, state.settings.rate_limits.trust_forwarded_for),
+            device(req, sessions.sign_in.trust_forwarded_for),
             secrets::hash(&refresh),
         )
         .await?;
-    let admin = state.auth.is_admin(&user);
+    let admin = sessions.auth.is_admin(&user);
     // The sign-in changed `last_login_at` (and maybe the name or e-mail).
-    state.auth.cache.forget_user(user.id);
+    sessions.auth.cache.forget_user(user.id);
     req.extensions_mut().insert(Caller {
         user_id: user.id,
         is_admin: admin,
@@ -223,7 +257,7 @@ async fn open_session(
         key_scopes: None,
     });
     session_cookies(
-        state,
+        (sessions.auth, sessions.cookies, &sessions.sign_in.settings),
         &user.id.to_string(),
         &session.id.to_string(),
         admin,
@@ -233,7 +267,7 @@ async fn open_session(
 }
 
 fn session_cookies(
-    state: &AppState,
+    (auth, cookies, settings): (&Authenticator, &CookieJar, &AuthSettings),
     user: &str,
     session: &str,
     admin: bool,
@@ -241,16 +275,15 @@ fn session_cookies(
     expires_at: time::OffsetDateTime,
 ) -> Result<Vec<Cookie<'static>>, ApiError> {
     let now = SystemClock.now();
-    let ttl = state.settings.auth.access_ttl_seconds;
-    let jwt = state
-        .auth
+    let ttl = settings.access_ttl_seconds;
+    let jwt = auth
         .jwt
         .access_token(user, session, admin, now, ttl)
         .map_err(|e| ApiError::Internal(e.into()))?;
     let refresh_age = (expires_at - now).whole_seconds().max(0);
     Ok(vec![
-        state.cookies.access(jwt, ttl),
-        state.cookies.refresh(refresh, refresh_age),
+        cookies.access(jwt, ttl),
+        cookies.refresh(refresh, refresh_age),
     ])
 }
 
@@ -266,9 +299,9 @@ fn device(req: &HttpRequest, trust_forwarded_for: bool) -> Device {
 }
 
 /// A 401 that also clears the session cookies.
-fn signed_out(state: &AppState) -> HttpResponse {
+fn signed_out(cookies: &CookieJar) -> HttpResponse {
     let mut response = ApiError::Unauthenticated.error_response();
-    for cookie in state.cookies.cleared() {
+    for cookie in cookies.cleared() {
         let _ = response.add_cookie(&cookie);
     }
     response
@@ -287,27 +320,30 @@ fn signed_out(state: &AppState) -> HttpResponse {
     ),
 )]
 pub(crate) async fn refresh(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
+    auth: web::Data<Authenticator>,
+    origins: web::Data<TrustedOrigins>,
+    cookies: web::Data<CookieJar>,
+    sign_in: web::Data<SignIn>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("auth.refresh"));
-    if !state.origins.allows(&req) {
+    if !origins.allows(&req) {
         return Err(ApiError::Forbidden(
             "This request must come from the service's own pages.",
         ));
     }
     let Some(presented) = req.cookie(cookies::REFRESH) else {
-        return Ok(signed_out(&state));
+        return Ok(signed_out(&cookies));
     };
     let next = secrets::random_token()
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
-    match state
-        .accounts
+    match accounts
         .refresh(&secrets::hash(presented.value()), secrets::hash(&next))
         .await
     {
         Ok((user, session)) => {
-            let admin = state.auth.is_admin(&user);
+            let admin = auth.is_admin(&user);
             req.extensions_mut().insert(Caller {
                 user_id: user.id,
                 is_admin: admin,
@@ -317,7 +353,7 @@ pub(crate) async fn refresh(
             });
             let mut response = HttpResponse::NoContent();
             for cookie in session_cookies(
-                &state,
+                (&auth, &cookies, &sign_in.settings),
                 &user.id.to_string(),
                 &session.id.to_string(),
                 admin,
@@ -330,10 +366,10 @@ pub(crate) async fn refresh(
         }
         Err(RefreshError::Reused) => {
             tracing::warn!("a rotated refresh token was presented again; its session is revoked");
-            state.auth.cache.forget_all_sessions();
-            Ok(signed_out(&state))
+            auth.cache.forget_all_sessions();
+            Ok(signed_out(&cookies))
         }
-        Err(RefreshError::Unknown | RefreshError::Expired) => Ok(signed_out(&state)),
+        Err(RefreshError::Unknown | RefreshError::Expired) => Ok(signed_out(&cookies)),
         Err(RefreshError::Repo(e)) => Err(e.into()),
     }
 }
@@ -349,7 +385,10 @@ pub(crate) async fn refresh(
     ),
 )]
 pub(crate) async fn logout(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
+    auth: web::Data<Authenticator>,
+    origins: web::Data<TrustedOrigins>,
+    cookies: web::Data<CookieJar>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("auth.logout"));
@@ -358,7 +397,7 @@ pub(crate) async fn logout(
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
-    if bearer.is_none() && !state.origins.allows(&req) {
+    if bearer.is_none() && !origins.allows(&req) {
         return Err(ApiError::Forbidden(
             "This request must come from the service's own pages.",
         ));
@@ -366,20 +405,19 @@ pub(crate) async fn logout(
     let access = bearer
         .map(str::to_owned)
         .or_else(|| req.cookie(cookies::ACCESS).map(|c| c.value().to_owned()));
-    if let Some(claims) = access.and_then(|t| state.auth.jwt.verify_access(&t).ok())
+    if let Some(claims) = access.and_then(|t| auth.jwt.verify_access(&t).ok())
         && let (Ok(user), Ok(session)) = (claims.sub.parse(), claims.sid.parse())
     {
-        let _ = state.accounts.revoke_session(user, session).await;
-        state.auth.cache.forget_session(session);
+        let _ = accounts.revoke_session(user, session).await;
+        auth.cache.forget_session(session);
     } else if let Some(presented) = req.cookie(cookies::REFRESH) {
-        state
-            .accounts
+        accounts
             .sign_out_by_refresh(&secrets::hash(presented.value()))
             .await?;
-        state.auth.cache.forget_all_sessions();
+        auth.cache.forget_all_sessions();
     }
     let mut response = HttpResponse::NoContent();
-    for cookie in state.cookies.cleared() {
+    for cookie in cookies.cleared() {
         response.cookie(cookie);
     }
     Ok(response.finish())
@@ -399,7 +437,11 @@ pub(crate) async fn logout(
     ),
 )]
 pub(crate) async fn dev_login(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
+    auth: web::Data<Authenticator>,
+    origins: web::Data<TrustedOrigins>,
+    cookies: web::Data<CookieJar>,
+    sign_in: web::Data<SignIn>,
     req: HttpRequest,
     body: ApiJson<DevLoginRequest>,
 ) -> Result<HttpResponse, ApiError> {
@@ -413,7 +455,7 @@ pub(crate) async fn dev_login(
         return Err(ApiError::NotFound);
     }
     // Browsers send Origin on every cross-site POST: refuse a page elsewhere signing someone in.
-    if req.headers().contains_key(header::ORIGIN) && !state.origins.allows(&req) {
+    if req.headers().contains_key(header::ORIGIN) && !origins.allows(&req) {
         return Err(ApiError::Forbidden(
             "This request must come from the service's own pages.",
         ));
@@ -425,10 +467,20 @@ pub(crate) async fn dev_login(
         email,
         name: None,
     };
-    let session_cookies = open_session(&state, &req, &identity).await?;
+    let session_cookies = open_session(
+        &Sessions {
+            accounts: &accounts,
+            auth: &auth,
+            cookies: &cookies,
+            sign_in: &sign_in,
+        },
+        &req,
+        &identity,
+    )
+    .await?;
     let caller = req.extensions().get::<Caller>().copied();
     let user = match caller {
-        Some(c) => state.accounts.user(c.user_id).await?,
+        Some(c) => accounts.user(c.user_id).await?,
         None => None,
     }
     .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("signed-in user vanished")))?;
@@ -436,5 +488,5 @@ pub(crate) async fn dev_login(
     for cookie in session_cookies {
         response.cookie(cookie);
     }
-    Ok(response.json(UserView::new(&user, state.auth.is_admin(&user))))
+    Ok(response.json(UserView::new(&user, auth.is_admin(&user))))
 }

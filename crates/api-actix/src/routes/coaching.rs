@@ -2,8 +2,9 @@
 //! create now, respond once) and the admin's run of the due check-ins.
 
 use super::declaration::Route;
+use crate::answers::Created;
 use crate::auth::policy::Policy;
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use actix_web::{HttpMessage, HttpRequest, web};
 use domain::account::KeyScope;
 use domain::ids::CheckInId;
 use domain::services::coaching::{CreateCheckInError, PreferencesError, RespondError};
@@ -14,9 +15,10 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::requests::coaching::{CheckInResponseRequest, PreferencesRequest};
 use crate::requests::page::PageQuery;
-use crate::state::AppState;
+use crate::service_types::{Accounts, Coaching};
 use crate::views::coaching::{CheckInPage, CheckInView, PreferencesView, RunReportView};
 use service_metrics::CheckInOrigin;
+use service_metrics::Metrics;
 
 /// The routes of this file, mounted under `/coaching` in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {
@@ -60,11 +62,11 @@ impl From<PreferencesError> for ApiError {
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn preferences(
-    state: web::Data<AppState>,
+    coaching: web::Data<Coaching>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    let preferences = state.coaching.preferences(caller.user_id).await?;
-    Ok(HttpResponse::Ok().json(PreferencesView::from(&preferences)))
+) -> Result<web::Json<PreferencesView>, ApiError> {
+    let preferences = coaching.preferences(caller.user_id).await?;
+    Ok(web::Json(PreferencesView::from(&preferences)))
 }
 
 #[utoipa::path(
@@ -80,17 +82,16 @@ pub(crate) async fn preferences(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn set_preferences(
-    state: web::Data<AppState>,
+    coaching: web::Data<Coaching>,
     caller: Caller,
     body: ApiJson<PreferencesRequest>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<PreferencesView>, ApiError> {
     req.extensions_mut().insert(Action("preferences.set"));
-    let preferences = state
-        .coaching
+    let preferences = coaching
         .set_preferences(caller.user_id, body.into_inner().into())
         .await?;
-    Ok(HttpResponse::Ok().json(PreferencesView::from(&preferences)))
+    Ok(web::Json(PreferencesView::from(&preferences)))
 }
 
 #[utoipa::path(
@@ -105,14 +106,14 @@ pub(crate) async fn set_preferences(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn regenerate(
-    state: web::Data<AppState>,
+    coaching: web::Data<Coaching>,
     caller: Caller,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<PreferencesView>, ApiError> {
     req.extensions_mut()
         .insert(Action("preferences.regenerate"));
-    let preferences = state.coaching.regenerate(caller.user_id).await?;
-    Ok(HttpResponse::Ok().json(PreferencesView::from(&preferences)))
+    let preferences = coaching.regenerate(caller.user_id).await?;
+    Ok(web::Json(PreferencesView::from(&preferences)))
 }
 
 #[utoipa::path(
@@ -127,16 +128,13 @@ pub(crate) async fn regenerate(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn checkins(
-    state: web::Data<AppState>,
+    coaching: web::Data<Coaching>,
     caller: Caller,
     params: web::Query<PageQuery>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<CheckInPage>, ApiError> {
     let (limit, before) = params.parse()?;
-    let page = state
-        .coaching
-        .checkins(caller.user_id, limit, before)
-        .await?;
-    Ok(HttpResponse::Ok().json(CheckInPage::from(&page)))
+    let page = coaching.checkins(caller.user_id, limit, before).await?;
+    Ok(web::Json(CheckInPage::from(&page)))
 }
 
 #[utoipa::path(
@@ -153,17 +151,19 @@ pub(crate) async fn checkins(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn create_checkin(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
+    coaching: web::Data<Coaching>,
+    metrics: web::Data<Metrics>,
     caller: Caller,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<Created<CheckInView>, ApiError> {
     req.extensions_mut().insert(Action("checkin.create"));
     // The observation covers the person's own calendar days.
-    let zone = state.accounts.time_zone(caller.user_id).await?;
-    match state.coaching.create_checkin(caller.user_id, &zone).await {
+    let zone = accounts.time_zone(caller.user_id).await?;
+    match coaching.create_checkin(caller.user_id, &zone).await {
         Ok(checkin) => {
-            state.metrics.checkins_created(CheckInOrigin::Manual, 1);
-            Ok(HttpResponse::Created().json(CheckInView::from(&checkin)))
+            metrics.checkins_created(CheckInOrigin::Manual, 1);
+            Ok(Created(CheckInView::from(&checkin)))
         }
         Err(CreateCheckInError::NoProfile) => Err(ApiError::NotFound),
         Err(CreateCheckInError::NotAffirmed) => Err(ApiError::Conflict {
@@ -189,22 +189,21 @@ pub(crate) async fn create_checkin(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn respond(
-    state: web::Data<AppState>,
+    coaching: web::Data<Coaching>,
     caller: Caller,
     id: web::Path<String>,
     body: ApiJson<CheckInResponseRequest>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<CheckInView>, ApiError> {
     req.extensions_mut().insert(Action("checkin.respond"));
     // An id that cannot exist names no check-in of the caller's.
     let id: CheckInId = id.parse().map_err(|_| ApiError::NotFound)?;
     let CheckInResponseRequest { still_valid, note } = body.into_inner();
-    match state
-        .coaching
+    match coaching
         .respond(caller.user_id, id, still_valid, note)
         .await
     {
-        Ok(checkin) => Ok(HttpResponse::Ok().json(CheckInView::from(&checkin))),
+        Ok(checkin) => Ok(web::Json(CheckInView::from(&checkin))),
         Err(RespondError::NotFound) => Err(ApiError::NotFound),
         Err(RespondError::AlreadyResponded(_)) => Err(ApiError::Conflict {
             code: "already_responded",
@@ -226,19 +225,18 @@ pub(crate) async fn respond(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn run(
-    state: web::Data<AppState>,
+    coaching: web::Data<Coaching>,
+    metrics: web::Data<Metrics>,
     _admin: AdminCaller,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<RunReportView>, ApiError> {
     req.extensions_mut().insert(Action("coaching.run"));
-    let report = state.coaching.run_due().await?;
-    state
-        .metrics
-        .checkins_created(CheckInOrigin::Batch, report.created);
+    let report = coaching.run_due().await?;
+    metrics.checkins_created(CheckInOrigin::Batch, report.created);
     tracing::info!(
         considered = report.considered,
         created = report.created,
         "due check-ins run"
     );
-    Ok(HttpResponse::Ok().json(RunReportView::from(&report)))
+    Ok(web::Json(RunReportView::from(&report)))
 }

@@ -2,8 +2,10 @@
 //! complete (extraction into the profile).
 
 use super::declaration::Route;
+use crate::answers::Created;
+use crate::answers::CreatedOrOk;
 use crate::auth::policy::Policy;
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use actix_web::{HttpMessage, HttpRequest, web};
 use domain::discovery::PROMPTS;
 use domain::services::discovery::{AnswerError, CompleteError, GetConversationError};
 
@@ -12,10 +14,11 @@ use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::requests::discovery::{AnswerRequest, StepPath};
-use crate::state::AppState;
+use crate::service_types::Discovery;
 use crate::views::discovery::{ConversationView, PromptView};
 use crate::views::profile::ProfileView;
 use service_metrics::LlmOperation;
+use service_metrics::Metrics;
 
 /// The routes of this file, mounted under `/discovery` in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {
@@ -37,9 +40,9 @@ pub fn routes() -> Vec<Route> {
         (status = 200, description = "The prompts.", body = [crate::views::discovery::PromptView]),
     ),
 )]
-pub(crate) async fn prompts() -> HttpResponse {
+pub(crate) async fn prompts() -> web::Json<Vec<PromptView>> {
     let prompts: Vec<PromptView> = PROMPTS.iter().map(PromptView::from).collect();
-    HttpResponse::Ok().json(prompts)
+    web::Json(prompts)
 }
 
 #[utoipa::path(
@@ -54,18 +57,16 @@ pub(crate) async fn prompts() -> HttpResponse {
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn start(
-    state: web::Data<AppState>,
+    discovery: web::Data<Discovery>,
     caller: Caller,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<CreatedOrOk<ConversationView>, ApiError> {
     req.extensions_mut().insert(Action("conversation.start"));
-    let (conversation, created) = state.discovery.start(caller.user_id).await?;
-    let mut response = if created {
-        HttpResponse::Created()
-    } else {
-        HttpResponse::Ok()
-    };
-    Ok(response.json(ConversationView::from(&conversation)))
+    let (conversation, created) = discovery.start(caller.user_id).await?;
+    Ok(CreatedOrOk {
+        created,
+        body: ConversationView::from(&conversation),
+    })
 }
 
 #[utoipa::path(
@@ -80,11 +81,11 @@ pub(crate) async fn start(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn get(
-    state: web::Data<AppState>,
+    discovery: web::Data<Discovery>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    match state.discovery.get(caller.user_id).await {
-        Ok(conversation) => Ok(HttpResponse::Ok().json(ConversationView::from(&conversation))),
+) -> Result<web::Json<ConversationView>, ApiError> {
+    match discovery.get(caller.user_id).await {
+        Ok(conversation) => Ok(web::Json(ConversationView::from(&conversation))),
         Err(GetConversationError::NotFound) => Err(ApiError::NotFound),
         Err(GetConversationError::Repo(e)) => Err(e.into()),
     }
@@ -105,20 +106,19 @@ pub(crate) async fn get(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn answer(
-    state: web::Data<AppState>,
+    discovery: web::Data<Discovery>,
     caller: Caller,
     step: web::Path<StepPath>,
     body: ApiJson<AnswerRequest>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<ConversationView>, ApiError> {
     req.extensions_mut().insert(Action("conversation.answer"));
     let step = step.step()?;
-    match state
-        .discovery
+    match discovery
         .answer(caller.user_id, step, body.into_inner().text)
         .await
     {
-        Ok(conversation) => Ok(HttpResponse::Ok().json(ConversationView::from(&conversation))),
+        Ok(conversation) => Ok(web::Json(ConversationView::from(&conversation))),
         Err(AnswerError::NotFound) => Err(ApiError::NotFound),
         Err(AnswerError::Completed) => Err(ApiError::Conflict {
             code: "conversation_completed",
@@ -143,13 +143,14 @@ pub(crate) async fn answer(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn complete(
-    state: web::Data<AppState>,
+    discovery: web::Data<Discovery>,
+    metrics: web::Data<Metrics>,
     caller: Caller,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<Created<ProfileView>, ApiError> {
     req.extensions_mut().insert(Action("conversation.complete"));
-    match state.discovery.complete(caller.user_id).await {
-        Ok(profile) => Ok(HttpResponse::Created().json(ProfileView::from(&profile))),
+    match discovery.complete(caller.user_id).await {
+        Ok(profile) => Ok(Created(ProfileView::from(&profile))),
         Err(CompleteError::NotFound) => Err(ApiError::NotFound),
         Err(CompleteError::Completed) => Err(ApiError::Conflict {
             code: "conversation_completed",
@@ -169,7 +170,7 @@ pub(crate) async fn complete(
         }),
         Err(CompleteError::ExtractorUnavailable(e)) => {
             tracing::warn!(error = %e, "extractor unavailable");
-            state.metrics.llm_failed(LlmOperation::Extract, &e);
+            metrics.llm_failed(LlmOperation::Extract, &e);
             Err(ApiError::CoachUnavailable)
         }
         Err(CompleteError::Repo(e)) => Err(e.into()),

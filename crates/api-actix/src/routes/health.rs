@@ -2,11 +2,11 @@
 
 use super::declaration::Route;
 use crate::auth::policy::Policy;
-use actix_web::{HttpResponse, web};
+use actix_web::web;
 
 use crate::error::ApiError;
-use crate::state::AppState;
 use crate::views::operations::Health;
+use adapters_diesel::Database;
 
 /// The routes of this file, mounted at the root in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {
@@ -25,8 +25,8 @@ pub fn routes() -> Vec<Route> {
         (status = 200, description = "Always, while the process runs.", body = Health),
     ),
 )]
-pub async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().json(Health::OK)
+pub async fn healthz() -> web::Json<Health> {
+    web::Json(Health::OK)
 }
 
 #[utoipa::path(
@@ -38,9 +38,9 @@ pub async fn healthz() -> HttpResponse {
         (status = 200, description = "The database answers.", body = Health),
     ),
 )]
-pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    match state.db.ping().await {
-        Ok(()) => Ok(HttpResponse::Ok().json(Health::OK)),
+pub async fn readyz(db: web::Data<Database>) -> Result<web::Json<Health>, ApiError> {
+    match db.ping().await {
+        Ok(()) => Ok(web::Json(Health::OK)),
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");
             Err(ApiError::Unavailable(anyhow::anyhow!(

@@ -2,8 +2,11 @@
 //! update, all-or-nothing batches, filtered listing, deletion) and the work-pattern read-back.
 
 use super::declaration::Route;
+use crate::answers::CreatedOrOk;
+use crate::answers::NoContent;
 use crate::auth::policy::Policy;
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use crate::service_types::Accounts;
+use actix_web::{HttpMessage, HttpRequest, web};
 use domain::account::KeyScope;
 use domain::foundation::Foundation;
 use domain::integration::{MAX_BATCH, UpsertOutcome, Window};
@@ -17,7 +20,7 @@ use crate::requests::integration::{
     TaskMappingBatchRequest, TaskMappingListQuery, TaskMappingRequest, WorkPatternQuery,
 };
 use crate::routes::fallback;
-use crate::state::AppState;
+use crate::service_types::Integration;
 use crate::views::integration::{
     BatchReport, FoundationView, TaskMappingPage, TaskMappingView, WorkPatternView,
 };
@@ -72,9 +75,9 @@ pub const MAX_BATCH_BODY_BYTES: usize = 4 * 1024 * 1024;
     ),
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
-pub(crate) async fn foundations(_caller: Caller) -> HttpResponse {
+pub(crate) async fn foundations(_caller: Caller) -> web::Json<Vec<FoundationView>> {
     let all: Vec<FoundationView> = Foundation::ALL.into_iter().map(Into::into).collect();
-    HttpResponse::Ok().json(all)
+    web::Json(all)
 }
 
 #[utoipa::path(
@@ -90,19 +93,18 @@ pub(crate) async fn foundations(_caller: Caller) -> HttpResponse {
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn upsert(
-    state: web::Data<AppState>,
+    integration: web::Data<Integration>,
     caller: Caller,
     body: ApiJson<TaskMappingRequest>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<CreatedOrOk<TaskMappingView>, ApiError> {
     req.extensions_mut().insert(Action("task_mapping.upsert"));
     let input = body.into_inner().into_input(String::new)?;
-    let (mapping, outcome) = state.integration.upsert(caller.user_id, &input).await?;
-    let mut response = match outcome {
-        UpsertOutcome::Created => HttpResponse::Created(),
-        UpsertOutcome::Updated => HttpResponse::Ok(),
-    };
-    Ok(response.json(TaskMappingView::from(&mapping)))
+    let (mapping, outcome) = integration.upsert(caller.user_id, &input).await?;
+    Ok(CreatedOrOk {
+        created: matches!(outcome, UpsertOutcome::Created),
+        body: TaskMappingView::from(&mapping),
+    })
 }
 
 #[utoipa::path(
@@ -118,15 +120,15 @@ pub(crate) async fn upsert(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn batch(
-    state: web::Data<AppState>,
+    integration: web::Data<Integration>,
     caller: Caller,
     body: ApiJson<TaskMappingBatchRequest, MAX_BATCH_BODY_BYTES>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<BatchReport>, ApiError> {
     req.extensions_mut().insert(Action("task_mapping.batch"));
     let inputs = body.into_inner().into_inputs()?;
-    match state.integration.upsert_batch(caller.user_id, inputs).await {
-        Ok(outcome) => Ok(HttpResponse::Ok().json(BatchReport::from(outcome))),
+    match integration.upsert_batch(caller.user_id, inputs).await {
+        Ok(outcome) => Ok(web::Json(BatchReport::from(outcome))),
         Err(BatchError::TooLarge(n)) => Err(ApiError::invalid(
             "items",
             format!("at most {MAX_BATCH} items per batch (got {n})"),
@@ -147,13 +149,13 @@ pub(crate) async fn batch(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn list(
-    state: web::Data<AppState>,
+    integration: web::Data<Integration>,
     caller: Caller,
     params: web::Query<TaskMappingListQuery>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<TaskMappingPage>, ApiError> {
     let query = params.into_inner().into_query()?;
-    let page = state.integration.list(caller.user_id, &query).await?;
-    Ok(HttpResponse::Ok().json(TaskMappingPage::from(&page)))
+    let page = integration.list(caller.user_id, &query).await?;
+    Ok(web::Json(TaskMappingPage::from(&page)))
 }
 
 #[utoipa::path(
@@ -169,12 +171,12 @@ pub(crate) async fn list(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn delete(
-    state: web::Data<AppState>,
+    integration: web::Data<Integration>,
     caller: Caller,
     external_task_id: web::Path<String>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
-    delete_mapping(&state, &caller, &external_task_id, &req).await
+) -> Result<NoContent, ApiError> {
+    delete_mapping(&integration, &caller, &external_task_id, &req).await
 }
 
 #[utoipa::path(
@@ -189,26 +191,22 @@ pub(crate) async fn delete(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn delete_named_batch(
-    state: web::Data<AppState>,
+    integration: web::Data<Integration>,
     caller: Caller,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
-    delete_mapping(&state, &caller, "batch", &req).await
+) -> Result<NoContent, ApiError> {
+    delete_mapping(&integration, &caller, "batch", &req).await
 }
 
 async fn delete_mapping(
-    state: &AppState,
+    integration: &Integration,
     caller: &Caller,
     external_task_id: &str,
     req: &HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<NoContent, ApiError> {
     req.extensions_mut().insert(Action("task_mapping.delete"));
-    match state
-        .integration
-        .delete(caller.user_id, external_task_id)
-        .await
-    {
-        Ok(()) => Ok(HttpResponse::NoContent().finish()),
+    match integration.delete(caller.user_id, external_task_id).await {
+        Ok(()) => Ok(NoContent),
         Err(DeleteMappingError::NotFound) => Err(ApiError::NotFound),
         Err(DeleteMappingError::Repo(e)) => Err(e.into()),
     }
@@ -226,18 +224,15 @@ async fn delete_mapping(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn work_patterns(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
+    integration: web::Data<Integration>,
     caller: Caller,
     params: web::Query<WorkPatternQuery>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<WorkPatternView>, ApiError> {
     let days = params.days.unwrap_or(i64::from(Window::DEFAULT_DAYS));
-    let zone = state.accounts.time_zone(caller.user_id).await?;
-    match state
-        .integration
-        .work_patterns(caller.user_id, days, &zone)
-        .await
-    {
-        Ok(pattern) => Ok(HttpResponse::Ok().json(WorkPatternView::from(&pattern))),
+    let zone = accounts.time_zone(caller.user_id).await?;
+    match integration.work_patterns(caller.user_id, days, &zone).await {
+        Ok(pattern) => Ok(web::Json(WorkPatternView::from(&pattern))),
         Err(WorkPatternError::InvalidDays(e)) => Err(ApiError::invalid("days", e)),
         Err(WorkPatternError::Repo(e)) => Err(e.into()),
     }

@@ -4,8 +4,9 @@
 //! still to classify.
 
 use super::declaration::Route;
+use crate::answers::{Created, NoContent};
 use crate::auth::policy::Policy;
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use actix_web::{HttpMessage, HttpRequest, web};
 use domain::account::KeyScope;
 use domain::ids::RuleId;
 use domain::integration::{MAX_RULES_PER_USER, RuleChangeError, Window};
@@ -17,7 +18,7 @@ use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::requests::mapping_rules::{RuleRequest, UnmappedQuery};
-use crate::state::AppState;
+use crate::service_types::Integration;
 use crate::views::mapping_rules::{ReclassificationView, RuleView, UnmappedGroupView};
 
 /// The routes of this file, mounted under `/integration` in this order (see `routes::api`).
@@ -72,12 +73,12 @@ fn rule_id(raw: &str) -> Result<RuleId, ApiError> {
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn list(
-    state: web::Data<AppState>,
+    integration: web::Data<Integration>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    let rules = state.integration.rules(caller.user_id).await?;
+) -> Result<web::Json<Vec<RuleView>>, ApiError> {
+    let rules = integration.rules(caller.user_id).await?;
     let views: Vec<RuleView> = rules.iter().map(Into::into).collect();
-    Ok(HttpResponse::Ok().json(views))
+    Ok(web::Json(views))
 }
 
 #[utoipa::path(
@@ -98,15 +99,15 @@ pub(crate) async fn list(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn create(
-    state: web::Data<AppState>,
+    integration: web::Data<Integration>,
     caller: Caller,
     body: ApiJson<RuleRequest>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<Created<RuleView>, ApiError> {
     req.extensions_mut().insert(Action("mapping_rule.create"));
     let rule = body.into_inner().into_rule()?;
-    let created = state.integration.add_rule(caller.user_id, &rule).await?;
-    Ok(HttpResponse::Created().json(RuleView::from(&created)))
+    let created = integration.add_rule(caller.user_id, &rule).await?;
+    Ok(Created(RuleView::from(&created)))
 }
 
 #[utoipa::path(
@@ -126,20 +127,17 @@ pub(crate) async fn create(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn replace(
-    state: web::Data<AppState>,
+    integration: web::Data<Integration>,
     caller: Caller,
     id: web::Path<String>,
     body: ApiJson<RuleRequest>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<RuleView>, ApiError> {
     req.extensions_mut().insert(Action("mapping_rule.replace"));
     let id = rule_id(&id)?;
     let rule = body.into_inner().into_rule()?;
-    let replaced = state
-        .integration
-        .replace_rule(caller.user_id, id, &rule)
-        .await?;
-    Ok(HttpResponse::Ok().json(RuleView::from(&replaced)))
+    let replaced = integration.replace_rule(caller.user_id, id, &rule).await?;
+    Ok(web::Json(RuleView::from(&replaced)))
 }
 
 #[utoipa::path(
@@ -156,15 +154,15 @@ pub(crate) async fn replace(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn delete(
-    state: web::Data<AppState>,
+    integration: web::Data<Integration>,
     caller: Caller,
     id: web::Path<String>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<NoContent, ApiError> {
     req.extensions_mut().insert(Action("mapping_rule.delete"));
     let id = rule_id(&id)?;
-    state.integration.delete_rule(caller.user_id, id).await?;
-    Ok(HttpResponse::NoContent().finish())
+    integration.delete_rule(caller.user_id, id).await?;
+    Ok(NoContent)
 }
 
 #[utoipa::path(
@@ -179,11 +177,11 @@ pub(crate) async fn delete(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn reclassification(
-    state: web::Data<AppState>,
+    integration: web::Data<Integration>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    let progress = state.integration.reclassification(caller.user_id).await?;
-    Ok(HttpResponse::Ok().json(ReclassificationView::from(progress)))
+) -> Result<web::Json<ReclassificationView>, ApiError> {
+    let progress = integration.reclassification(caller.user_id).await?;
+    Ok(web::Json(ReclassificationView::from(progress)))
 }
 
 #[utoipa::path(
@@ -198,23 +196,19 @@ pub(crate) async fn reclassification(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn unmapped(
-    state: web::Data<AppState>,
+    integration: web::Data<Integration>,
     caller: Caller,
     params: web::Query<UnmappedQuery>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<Vec<UnmappedGroupView>>, ApiError> {
     let days = params.days.unwrap_or(i64::from(Window::DEFAULT_DAYS));
     let limit = match params.limit {
         None => PageLimit::DEFAULT,
         Some(n) => PageLimit::new(n).map_err(|e| ApiError::invalid("limit", e))?,
     };
-    match state
-        .integration
-        .unmapped(caller.user_id, days, limit)
-        .await
-    {
+    match integration.unmapped(caller.user_id, days, limit).await {
         Ok(groups) => {
             let views: Vec<UnmappedGroupView> = groups.iter().map(Into::into).collect();
-            Ok(HttpResponse::Ok().json(views))
+            Ok(web::Json(views))
         }
         Err(WorkPatternError::InvalidDays(e)) => Err(ApiError::invalid("days", e)),
         Err(WorkPatternError::Repo(e)) => Err(e.into()),

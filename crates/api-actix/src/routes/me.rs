@@ -8,8 +8,9 @@ use domain::services::account::RevokeError;
 
 use crate::activity::Action;
 use crate::auth::Caller;
+use crate::auth::cookies::CookieJar;
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::service_types::{Accounts, Authenticator};
 use crate::views::account::{StatsView, UserView};
 use crate::views::export::ExportView;
 
@@ -34,22 +35,22 @@ pub fn routes() -> Vec<Route> {
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn get(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
+    auth: web::Data<Authenticator>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    let user = match state.auth.cache.user(caller.user_id) {
+) -> Result<web::Json<UserView>, ApiError> {
+    let user = match auth.cache.user(caller.user_id) {
         Some(user) => user,
         None => {
-            let user = state
-                .accounts
+            let user = accounts
                 .user(caller.user_id)
                 .await?
                 .ok_or(ApiError::Unauthenticated)?;
-            state.auth.cache.remember_user(user.clone());
+            auth.cache.remember_user(user.clone());
             user
         }
     };
-    Ok(HttpResponse::Ok().json(UserView::new(&user, caller.is_admin)))
+    Ok(web::Json(UserView::new(&user, caller.is_admin)))
 }
 
 #[utoipa::path(
@@ -63,22 +64,24 @@ pub(crate) async fn get(
     security(("cookie" = [])),
 )]
 pub(crate) async fn delete(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
+    auth: web::Data<Authenticator>,
+    cookies: web::Data<CookieJar>,
     caller: Caller,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("account.delete"));
-    match state.accounts.delete_account(caller.user_id).await {
+    match accounts.delete_account(caller.user_id).await {
         Ok(()) | Err(RevokeError::NotFound) => {}
         Err(RevokeError::Repo(e)) => return Err(e.into()),
     }
-    state.auth.cache.forget_everything();
+    auth.cache.forget_everything();
     // The activity entry of this very request must not point at the deleted user.
     req.extensions_mut().remove::<Caller>();
     req.extensions_mut()
         .remove::<crate::auth::caller::Identified>();
     let mut response = HttpResponse::NoContent();
-    for cookie in state.cookies.cleared() {
+    for cookie in cookies.cleared() {
         response.cookie(cookie);
     }
     Ok(response.finish())
@@ -95,12 +98,12 @@ pub(crate) async fn delete(
     security(("cookie" = [])),
 )]
 pub(crate) async fn export(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
     caller: Caller,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     req.extensions_mut().insert(Action("account.export"));
-    let data = state.accounts.export(caller.user_id).await?;
+    let data = accounts.export(caller.user_id).await?;
     let document = ExportView::new(
         &data,
         caller.is_admin,
@@ -126,9 +129,9 @@ pub(crate) async fn export(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn stats(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    let stats = state.accounts.stats(caller.user_id).await?;
-    Ok(HttpResponse::Ok().json(StatsView::from(&stats)))
+) -> Result<web::Json<StatsView>, ApiError> {
+    let stats = accounts.stats(caller.user_id).await?;
+    Ok(web::Json(StatsView::from(&stats)))
 }

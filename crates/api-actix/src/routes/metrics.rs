@@ -9,9 +9,12 @@ use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::activity::ActivityQueue;
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::service_types::Deliveries;
+use crate::state::MetricsToken;
+use adapters_diesel::Database;
 use credentials::secrets::same_secret;
 use service_metrics::CONTENT_TYPE;
+use service_metrics::Metrics;
 
 /// The routes of this file, mounted at the root in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {
@@ -36,11 +39,14 @@ pub fn routes() -> Vec<Route> {
     ),
 )]
 pub async fn metrics(
-    state: web::Data<AppState>,
+    deliveries: web::Data<Deliveries>,
+    metrics: web::Data<Metrics>,
+    db: web::Data<Database>,
+    token: web::Data<MetricsToken>,
     queue: web::Data<ActivityQueue>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    if let Some(expected) = &state.settings.auth.metrics_token {
+    if let Some(expected) = &token.0 {
         let presented = req
             .headers()
             .get(header::AUTHORIZATION)
@@ -53,15 +59,12 @@ pub async fn metrics(
     }
     // The outbox is shared by every worker, so it is read from the database, not counted here;
     // a database that cannot answer leaves the last reading.
-    match state.deliveries.stats().await {
-        Ok(stats) => state
-            .metrics
-            .outbox(&stats, time::OffsetDateTime::now_utc()),
+    match deliveries.stats().await {
+        Ok(stats) => metrics.outbox(&stats, time::OffsetDateTime::now_utc()),
         Err(e) => tracing::warn!(error = %e, "the outbox could not be read for the metrics"),
     }
-    let text = state
-        .metrics
-        .render(queue.depth(), state.db.pool_state())
+    let text = metrics
+        .render(queue.depth(), db.pool_state())
         .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("rendering the metrics")))?;
     Ok(HttpResponse::Ok()
         .content_type(CONTENT_TYPE)

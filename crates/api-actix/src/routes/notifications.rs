@@ -3,8 +3,12 @@
 //! the e-mails' one-click unsubscribe.
 
 use super::declaration::Route;
+use crate::answers::{Accepted, Created, NoContent};
 use crate::auth::policy::Policy;
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use crate::service_types::{Accounts, Notifications};
+use crate::state::EmailAvailable;
+use actix_web::{HttpMessage, HttpRequest, web};
+use adapters_delivery::SignedLinks;
 use domain::ids::WebhookId;
 use domain::notifications::WebhookSecret;
 use domain::services::notifications::{RegisterWebhookError, SetEmailError};
@@ -17,7 +21,6 @@ use crate::requests::notifications::{
     NotificationSettingsRequest, UnsubscribeQuery, WebhookRequest,
 };
 use crate::requests::page::PageQuery;
-use crate::state::AppState;
 use crate::views::notifications::{
     DeliveryPage, NotificationSettingsView, UnsubscribedView, WebhookCreatedView, WebhookView,
 };
@@ -62,9 +65,8 @@ impl From<RegisterWebhookError> for ApiError {
 }
 
 /// The account's e-mail address, for the setting's view.
-async fn email_of(state: &AppState, caller: &Caller) -> Result<String, ApiError> {
-    let user = state
-        .accounts
+async fn email_of(accounts: &Accounts, caller: &Caller) -> Result<String, ApiError> {
+    let user = accounts
         .user(caller.user_id)
         .await?
         .ok_or(ApiError::Unauthenticated)?;
@@ -82,15 +84,15 @@ async fn email_of(state: &AppState, caller: &Caller) -> Result<String, ApiError>
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn settings(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
+    notifications: web::Data<Notifications>,
+    mail: web::Data<EmailAvailable>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    let settings = state.notifications.settings(caller.user_id).await?;
-    let email = email_of(&state, &caller).await?;
-    Ok(HttpResponse::Ok().json(NotificationSettingsView::new(
-        &settings,
-        &email,
-        state.email_available(),
+) -> Result<web::Json<NotificationSettingsView>, ApiError> {
+    let settings = notifications.settings(caller.user_id).await?;
+    let email = email_of(&accounts, &caller).await?;
+    Ok(web::Json(NotificationSettingsView::new(
+        &settings, &email, mail.0,
     )))
 }
 
@@ -107,21 +109,20 @@ pub(crate) async fn settings(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn put_settings(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
+    notifications: web::Data<Notifications>,
+    mail: web::Data<EmailAvailable>,
     caller: Caller,
     body: ApiJson<NotificationSettingsRequest>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<NotificationSettingsView>, ApiError> {
     req.extensions_mut().insert(Action("notifications.update"));
-    let settings = state
-        .notifications
-        .set_email(caller.user_id, body.email_checkins, state.email_available())
+    let settings = notifications
+        .set_email(caller.user_id, body.email_checkins, mail.0)
         .await?;
-    let email = email_of(&state, &caller).await?;
-    Ok(HttpResponse::Ok().json(NotificationSettingsView::new(
-        &settings,
-        &email,
-        state.email_available(),
+    let email = email_of(&accounts, &caller).await?;
+    Ok(web::Json(NotificationSettingsView::new(
+        &settings, &email, mail.0,
     )))
 }
 
@@ -138,20 +139,19 @@ pub(crate) async fn put_settings(
     security(("cookie" = [])),
 )]
 pub(crate) async fn create(
-    state: web::Data<AppState>,
+    notifications: web::Data<Notifications>,
     caller: Caller,
     body: ApiJson<WebhookRequest>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<Created<WebhookCreatedView>, ApiError> {
     req.extensions_mut().insert(Action("webhook.create"));
     let registration = body.registration()?;
     let secret = secrets::new_webhook_secret()
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
-    let webhook = state
-        .notifications
+    let webhook = notifications
         .register(caller.user_id, registration, WebhookSecret::new(secret))
         .await?;
-    Ok(HttpResponse::Created().json(WebhookCreatedView::from(&webhook)))
+    Ok(Created(WebhookCreatedView::from(&webhook)))
 }
 
 #[utoipa::path(
@@ -165,12 +165,12 @@ pub(crate) async fn create(
     security(("cookie" = [])),
 )]
 pub(crate) async fn list(
-    state: web::Data<AppState>,
+    notifications: web::Data<Notifications>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    let webhooks = state.notifications.webhooks(caller.user_id).await?;
+) -> Result<web::Json<Vec<WebhookView>>, ApiError> {
+    let webhooks = notifications.webhooks(caller.user_id).await?;
     let items: Vec<WebhookView> = webhooks.iter().map(Into::into).collect();
-    Ok(HttpResponse::Ok().json(items))
+    Ok(web::Json(items))
 }
 
 /// The endpoint id of the path; any other value finds nothing.
@@ -191,17 +191,17 @@ fn webhook_id(raw: &str) -> Result<WebhookId, ApiError> {
     security(("cookie" = [])),
 )]
 pub(crate) async fn delete(
-    state: web::Data<AppState>,
+    notifications: web::Data<Notifications>,
     caller: Caller,
     id: web::Path<String>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<NoContent, ApiError> {
     req.extensions_mut().insert(Action("webhook.delete"));
     let id = webhook_id(&id)?;
-    if !state.notifications.delete(caller.user_id, id).await? {
+    if !notifications.delete(caller.user_id, id).await? {
         return Err(ApiError::NotFound);
     }
-    Ok(HttpResponse::NoContent().finish())
+    Ok(NoContent)
 }
 
 #[utoipa::path(
@@ -218,17 +218,17 @@ pub(crate) async fn delete(
     security(("cookie" = [])),
 )]
 pub(crate) async fn test(
-    state: web::Data<AppState>,
+    notifications: web::Data<Notifications>,
     caller: Caller,
     id: web::Path<String>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<Accepted, ApiError> {
     req.extensions_mut().insert(Action("webhook.test"));
     let id = webhook_id(&id)?;
-    if !state.notifications.test(caller.user_id, id).await? {
+    if !notifications.test(caller.user_id, id).await? {
         return Err(ApiError::NotFound);
     }
-    Ok(HttpResponse::Accepted().finish())
+    Ok(Accepted)
 }
 
 #[utoipa::path(
@@ -244,19 +244,18 @@ pub(crate) async fn test(
     security(("cookie" = [])),
 )]
 pub(crate) async fn deliveries(
-    state: web::Data<AppState>,
+    notifications: web::Data<Notifications>,
     caller: Caller,
     id: web::Path<String>,
     params: web::Query<PageQuery>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<DeliveryPage>, ApiError> {
     let id = webhook_id(&id)?;
     let (limit, before) = params.parse()?;
-    let page = state
-        .notifications
+    let page = notifications
         .deliveries(caller.user_id, id, limit, before)
         .await?
         .ok_or(ApiError::NotFound)?;
-    Ok(HttpResponse::Ok().json(DeliveryPage::from(&page)))
+    Ok(web::Json(DeliveryPage::from(&page)))
 }
 
 /// The one-click unsubscribe, mounted at the root (see `routes::api`): the e-mail's link
@@ -280,18 +279,18 @@ pub fn public_routes() -> Vec<Route> {
     ),
 )]
 pub(crate) async fn unsubscribe(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
+    notifications: web::Data<Notifications>,
+    links: web::Data<SignedLinks>,
+    mail: web::Data<EmailAvailable>,
     query: web::Query<UnsubscribeQuery>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<UnsubscribedView>, ApiError> {
     req.extensions_mut()
         .insert(Action("notifications.unsubscribe"));
-    let user = state.links.verify(&query.token).ok_or(ApiError::NotFound)?;
+    let user = links.verify(&query.token).ok_or(ApiError::NotFound)?;
     // A person who deleted their account has nothing left to turn off.
-    state.accounts.user(user).await?.ok_or(ApiError::NotFound)?;
-    state
-        .notifications
-        .set_email(user, false, state.email_available())
-        .await?;
-    Ok(HttpResponse::Ok().json(UnsubscribedView::default()))
+    accounts.user(user).await?.ok_or(ApiError::NotFound)?;
+    notifications.set_email(user, false, mail.0).await?;
+    Ok(web::Json(UnsubscribedView::default()))
 }

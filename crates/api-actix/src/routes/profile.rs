@@ -3,9 +3,10 @@
 //! reflection dialogue and revision history.
 
 use super::declaration::Route;
+use crate::answers::Versioned;
 use crate::auth::policy::Policy;
 use actix_web::http::header::{self, HeaderMap};
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use actix_web::{HttpMessage, HttpRequest, web};
 use domain::account::KeyScope;
 use domain::profile::Profile;
 use domain::services::profile::{ChangeProfileError, ReadProfileError, ReflectError};
@@ -17,9 +18,10 @@ use crate::extract::ApiJson;
 use crate::requests::profile::{
     IfMatchHeader, ProfileEditRequest, ReflectRequest, RevisionNumberPath,
 };
-use crate::state::AppState;
+use crate::service_types::Profiles;
 use crate::views::profile::{ProfileView, ReflectReplyView, ReflectionMessageView, RevisionView};
 use service_metrics::LlmOperation;
+use service_metrics::Metrics;
 
 /// The routes of this file, mounted under `/discovery` in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {
@@ -54,10 +56,11 @@ const STALE: ApiError = ApiError::Conflict {
 };
 
 /// The profile with its version as the entity tag, so a client can send it back in `If-Match`.
-fn profile_response(profile: &Profile) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header((header::ETAG, format!("\"{}\"", profile.version)))
-        .json(ProfileView::from(profile))
+fn profile_response(profile: &Profile) -> Versioned<ProfileView> {
+    Versioned {
+        version: profile.version,
+        body: ProfileView::from(profile),
+    }
 }
 
 impl From<ReadProfileError> for ApiError {
@@ -92,10 +95,10 @@ impl From<ChangeProfileError> for ApiError {
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn get(
-    state: web::Data<AppState>,
+    profiles: web::Data<Profiles>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    let profile = state.profiles.get(caller.user_id).await?;
+) -> Result<Versioned<ProfileView>, ApiError> {
+    let profile = profiles.get(caller.user_id).await?;
     Ok(profile_response(&profile))
 }
 
@@ -135,15 +138,15 @@ fn if_match(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn edit(
-    state: web::Data<AppState>,
+    profiles: web::Data<Profiles>,
     caller: Caller,
     body: ApiJson<ProfileEditRequest>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<Versioned<ProfileView>, ApiError> {
     req.extensions_mut().insert(Action("profile.edit"));
     let version = if_match(req.headers())?;
     let edit = body.into_inner().into_edit()?;
-    let profile = state.profiles.edit(caller.user_id, edit, version).await?;
+    let profile = profiles.edit(caller.user_id, edit, version).await?;
     Ok(profile_response(&profile))
 }
 
@@ -159,12 +162,12 @@ pub(crate) async fn edit(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn affirm(
-    state: web::Data<AppState>,
+    profiles: web::Data<Profiles>,
     caller: Caller,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<Versioned<ProfileView>, ApiError> {
     req.extensions_mut().insert(Action("profile.affirm"));
-    let profile = state.profiles.affirm(caller.user_id).await?;
+    let profile = profiles.affirm(caller.user_id).await?;
     Ok(profile_response(&profile))
 }
 
@@ -182,12 +185,12 @@ pub(crate) async fn affirm(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn reopen(
-    state: web::Data<AppState>,
+    profiles: web::Data<Profiles>,
     caller: Caller,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<Versioned<ProfileView>, ApiError> {
     req.extensions_mut().insert(Action("profile.reopen"));
-    let profile = state.profiles.reopen(caller.user_id).await?;
+    let profile = profiles.reopen(caller.user_id).await?;
     Ok(profile_response(&profile))
 }
 
@@ -208,18 +211,15 @@ pub(crate) async fn reopen(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn restore(
-    state: web::Data<AppState>,
+    profiles: web::Data<Profiles>,
     caller: Caller,
     number: web::Path<RevisionNumberPath>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<Versioned<ProfileView>, ApiError> {
     req.extensions_mut().insert(Action("profile.restore"));
     let number = number.number()?;
     let version = if_match(req.headers())?;
-    let profile = state
-        .profiles
-        .restore(caller.user_id, number, version)
-        .await?;
+    let profile = profiles.restore(caller.user_id, number, version).await?;
     Ok(profile_response(&profile))
 }
 
@@ -239,23 +239,24 @@ pub(crate) async fn restore(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn reflect(
-    state: web::Data<AppState>,
+    profiles: web::Data<Profiles>,
+    metrics: web::Data<Metrics>,
     caller: Caller,
     body: ApiJson<ReflectRequest>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<ReflectReplyView>, ApiError> {
     req.extensions_mut().insert(Action("profile.reflect"));
     let turn = body.into_inner().turn()?;
-    let outcome = match state.profiles.reflect(caller.user_id, turn).await {
+    let outcome = match profiles.reflect(caller.user_id, turn).await {
         Ok(outcome) => outcome,
         Err(e) => {
             if let ReflectError::CoachUnavailable(failure) = &e {
-                state.metrics.llm_failed(LlmOperation::Reflect, failure);
+                metrics.llm_failed(LlmOperation::Reflect, failure);
             }
             return Err(e.into());
         }
     };
-    Ok(HttpResponse::Ok().json(ReflectReplyView::from(&outcome)))
+    Ok(web::Json(ReflectReplyView::from(&outcome)))
 }
 
 impl From<ReflectError> for ApiError {
@@ -285,12 +286,12 @@ impl From<ReflectError> for ApiError {
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn reflection(
-    state: web::Data<AppState>,
+    profiles: web::Data<Profiles>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    let messages = state.profiles.reflection(caller.user_id).await?;
+) -> Result<web::Json<Vec<ReflectionMessageView>>, ApiError> {
+    let messages = profiles.reflection(caller.user_id).await?;
     let messages: Vec<ReflectionMessageView> = messages.iter().map(Into::into).collect();
-    Ok(HttpResponse::Ok().json(messages))
+    Ok(web::Json(messages))
 }
 
 #[utoipa::path(
@@ -305,12 +306,12 @@ pub(crate) async fn reflection(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn revisions(
-    state: web::Data<AppState>,
+    profiles: web::Data<Profiles>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    let revisions = state.profiles.revisions(caller.user_id).await?;
+) -> Result<web::Json<Vec<RevisionView>>, ApiError> {
+    let revisions = profiles.revisions(caller.user_id).await?;
     let revisions: Vec<RevisionView> = revisions.iter().map(Into::into).collect();
-    Ok(HttpResponse::Ok().json(revisions))
+    Ok(web::Json(revisions))
 }
 
 #[cfg(test)]

@@ -17,8 +17,9 @@ use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::requests::profile::ReflectRequest;
-use crate::state::AppState;
+use crate::service_types::Profiles;
 use crate::views::profile::ReflectPreviewView;
+use adapters_llm::LanguageModel;
 
 /// The routes of this file, mounted under `/discovery` in this order (see `routes::api`).
 pub fn routes() -> Vec<Route> {
@@ -42,12 +43,19 @@ pub fn routes() -> Vec<Route> {
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn preview_get(
-    state: web::Data<AppState>,
+    profiles: web::Data<Profiles>,
+    language_model: web::Data<LanguageModel>,
     caller: Caller,
     query: web::Query<ReflectRequest>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    preview(&state, &caller, query.into_inner(), &req).await
+    preview(
+        (&profiles, &language_model),
+        &caller,
+        query.into_inner(),
+        &req,
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -64,16 +72,23 @@ pub(crate) async fn preview_get(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn preview_post(
-    state: web::Data<AppState>,
+    profiles: web::Data<Profiles>,
+    language_model: web::Data<LanguageModel>,
     caller: Caller,
     body: ApiJson<ReflectRequest>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    preview(&state, &caller, body.into_inner(), &req).await
+    preview(
+        (&profiles, &language_model),
+        &caller,
+        body.into_inner(),
+        &req,
+    )
+    .await
 }
 
 async fn preview(
-    state: &AppState,
+    (profiles, language_model): (&Profiles, &LanguageModel),
     caller: &Caller,
     turn: ReflectRequest,
     req: &HttpRequest,
@@ -81,8 +96,8 @@ async fn preview(
     req.extensions_mut()
         .insert(Action("profile.reflect_preview"));
     let turn = turn.turn()?;
-    let request = state.profiles.coach_request(caller.user_id, turn).await?;
-    let preview = state.language_model.reflection_preview(&request);
+    let request = profiles.coach_request(caller.user_id, turn).await?;
+    let preview = language_model.reflection_preview(&request);
     // The person's own words and profile: never kept by a cache.
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))

@@ -1,14 +1,15 @@
 //! `/api/me/sessions`: the caller's open sessions, and revoking one.
 
 use super::declaration::Route;
+use crate::answers::NoContent;
 use crate::auth::policy::Policy;
-use actix_web::{HttpResponse, web};
+use actix_web::web;
 use domain::ids::SessionId;
 
 use crate::activity::Action;
 use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
-use crate::state::AppState;
+use crate::service_types::{Accounts, Authenticator};
 use crate::views::account::SessionView;
 
 /// The routes of this file, mounted under `/api/me` in this order (see `routes::api`).
@@ -30,15 +31,15 @@ pub fn routes() -> Vec<Route> {
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn list(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    let sessions = state.accounts.sessions(caller.user_id).await?;
+) -> Result<web::Json<Vec<SessionView>>, ApiError> {
+    let sessions = accounts.sessions(caller.user_id).await?;
     let items: Vec<SessionView> = sessions
         .iter()
         .map(|s| SessionView::new(s, caller.session_id == Some(s.id)))
         .collect();
-    Ok(HttpResponse::Ok().json(items))
+    Ok(web::Json(items))
 }
 
 #[utoipa::path(
@@ -54,14 +55,15 @@ pub(crate) async fn list(
     security(("cookie" = [])),
 )]
 pub(crate) async fn revoke(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
+    auth: web::Data<Authenticator>,
     caller: Caller,
     id: web::Path<String>,
     req: actix_web::HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<NoContent, ApiError> {
     actix_web::HttpMessage::extensions_mut(&req).insert(Action("session.revoke"));
     let id: SessionId = id.parse().map_err(|_| ApiError::NotFound)?;
-    state.accounts.revoke_session(caller.user_id, id).await?;
-    state.auth.cache.forget_session(id);
-    Ok(HttpResponse::NoContent().finish())
+    accounts.revoke_session(caller.user_id, id).await?;
+    auth.cache.forget_session(id);
+    Ok(NoContent)
 }

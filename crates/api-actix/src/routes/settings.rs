@@ -3,7 +3,7 @@
 
 use super::declaration::Route;
 use crate::auth::policy::Policy;
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use actix_web::{HttpMessage, HttpRequest, web};
 use domain::services::account::SetTimeZoneError;
 
 use crate::activity::Action;
@@ -11,7 +11,7 @@ use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::requests::settings::SettingsRequest;
-use crate::state::AppState;
+use crate::service_types::Accounts;
 use crate::views::settings::SettingsView;
 
 /// The routes of this file, mounted under `/api/me` in this order (see `routes::api`).
@@ -43,11 +43,11 @@ impl From<SetTimeZoneError> for ApiError {
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn get(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
     caller: Caller,
-) -> Result<HttpResponse, ApiError> {
-    let zone = state.accounts.time_zone(caller.user_id).await?;
-    Ok(HttpResponse::Ok().json(SettingsView::from(&zone)))
+) -> Result<web::Json<SettingsView>, ApiError> {
+    let zone = accounts.time_zone(caller.user_id).await?;
+    Ok(web::Json(SettingsView::from(&zone)))
 }
 
 #[utoipa::path(
@@ -63,15 +63,14 @@ pub(crate) async fn get(
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn put(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
     caller: Caller,
     body: ApiJson<SettingsRequest>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<SettingsView>, ApiError> {
     req.extensions_mut().insert(Action("settings.update"));
-    let zone = state
-        .accounts
+    let zone = accounts
         .set_time_zone(caller.user_id, &body.time_zone)
         .await?;
-    Ok(HttpResponse::Ok().json(SettingsView::from(&zone)))
+    Ok(web::Json(SettingsView::from(&zone)))
 }

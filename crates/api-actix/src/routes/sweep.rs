@@ -3,7 +3,7 @@
 
 use super::declaration::Route;
 use crate::auth::policy::Policy;
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use actix_web::{HttpMessage, HttpRequest, web};
 use domain::account::KeyScope;
 use domain::services::integration::SweepError;
 
@@ -12,7 +12,7 @@ use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::requests::sweep::SweepRequest;
-use crate::state::AppState;
+use crate::service_types::Integration;
 use crate::views::sweep::SweepReport;
 
 /// The routes of this file, mounted under `/integration` in this order (see `routes::api`).
@@ -41,15 +41,14 @@ pub fn routes() -> Vec<Route> {
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn sweep(
-    state: web::Data<AppState>,
+    integration: web::Data<Integration>,
     caller: Caller,
     body: ApiJson<SweepRequest>,
     req: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<SweepReport>, ApiError> {
     req.extensions_mut().insert(Action("task_mapping.sweep"));
     let body = body.into_inner();
-    match state
-        .integration
+    match integration
         .sweep(
             caller.user_id,
             body.external_task_id_prefix,
@@ -58,7 +57,7 @@ pub(crate) async fn sweep(
         )
         .await
     {
-        Ok(deleted) => Ok(HttpResponse::Ok().json(SweepReport::new(deleted))),
+        Ok(deleted) => Ok(web::Json(SweepReport::new(deleted))),
         Err(SweepError::Invalid(e)) => Err(ApiError::invalid(e.field(), e)),
         Err(SweepError::Repo(e)) => Err(e.into()),
     }

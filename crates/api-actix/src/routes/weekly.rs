@@ -3,7 +3,7 @@
 
 use super::declaration::Route;
 use crate::auth::policy::Policy;
-use actix_web::{HttpResponse, web};
+use actix_web::web;
 use domain::account::KeyScope;
 use domain::integration::Weeks;
 use domain::services::integration::WeeklyError;
@@ -11,7 +11,7 @@ use domain::services::integration::WeeklyError;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::requests::integration::WeeklyQuery;
-use crate::state::AppState;
+use crate::service_types::{Accounts, Integration};
 use crate::views::integration::WeeklyView;
 
 /// The routes of this file, mounted under `/integration` in this order (see `routes::api`).
@@ -35,14 +35,15 @@ pub fn routes() -> Vec<Route> {
     security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn weekly(
-    state: web::Data<AppState>,
+    accounts: web::Data<Accounts>,
+    integration: web::Data<Integration>,
     caller: Caller,
     params: web::Query<WeeklyQuery>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<web::Json<WeeklyView>, ApiError> {
     let weeks = params.weeks.unwrap_or(i64::from(Weeks::DEFAULT));
-    let zone = state.accounts.time_zone(caller.user_id).await?;
-    match state.integration.weekly(caller.user_id, weeks, &zone).await {
-        Ok(pattern) => Ok(HttpResponse::Ok().json(WeeklyView::from(&pattern))),
+    let zone = accounts.time_zone(caller.user_id).await?;
+    match integration.weekly(caller.user_id, weeks, &zone).await {
+        Ok(pattern) => Ok(web::Json(WeeklyView::from(&pattern))),
         Err(WeeklyError::InvalidWeeks(e)) => Err(ApiError::invalid("weeks", e)),
         Err(WeeklyError::Repo(e)) => Err(e.into()),
     }

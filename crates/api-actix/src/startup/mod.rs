@@ -1,5 +1,5 @@
 //! Wiring: opens the database (running migrations), builds the adapters and services into the
-//! application state (with the metrics registry), binds the listener and assembles the server
+//! app data the handlers take (with the metrics registry), binds the listener and assembles the server
 //! with its middleware. `services.rs` wires the use cases, `adapters.rs` the adapters the
 //! settings choose, `server.rs` the HTTP server.
 
@@ -30,8 +30,8 @@ use crate::middleware::rate_limit::RateLimits;
 use crate::pages::Pages;
 use crate::reclassify_worker::ReclassifyWorker;
 use crate::routes::method_table::MethodTable;
-use crate::service_types::{Accounts, Authenticator};
-use crate::state::AppState;
+use crate::service_types::{Accounts, Authenticator, Integration};
+use crate::state::{EmailAvailable, MetricsToken, SignIn};
 use crate::{openapi, routes};
 use server::Shared;
 use services::Services;
@@ -70,40 +70,47 @@ impl Application {
                 .context("the metrics registry")?,
         );
         let services = Services::wire(&settings, &db, &metrics)?;
-        let reclassify_worker =
-            ReclassifyWorker::spawn(services.integration.clone(), db.reclassification_queued());
-        let delivery_worker = settings
-            .delivery
-            .worker
-            .then(|| DeliveryWorker::spawn(Arc::clone(&services.deliveries), Arc::clone(&metrics)));
+        let reclassify_worker = ReclassifyWorker::spawn(
+            Integration::clone(&services.integration),
+            db.reclassification_queued(),
+        );
+        let delivery_worker = settings.delivery.worker.then(|| {
+            DeliveryWorker::spawn(
+                services.deliveries.clone().into_inner(),
+                Arc::clone(&metrics),
+            )
+        });
         let operator = adapters::operator(&mut settings, &services.accounts).await?;
         let (activity_queue, activity_writer) = ActivityWriter::spawn(
             DieselActivityRepository::new(db.clone()),
             metrics.activity_counters(),
         );
-        let auth = Arc::new(authenticator(
-            &settings,
-            services.accounts.clone(),
-            operator,
-        ));
-        let origins = Arc::new(TrustedOrigins::new(
-            settings.trusted_origins(address.port()),
-        ));
-        let state = app_state(settings, db, services, address, &metrics, (&auth, &origins))?;
+        let auth = authenticator(&settings, Accounts::clone(&services.accounts), operator);
+        let origins = TrustedOrigins::new(settings.trusted_origins(address.port()));
         let shared = Shared {
             // One set of limits for every worker, or each would grant the whole budget again.
-            rate_limits: web::Data::new(RateLimits::new(&state.settings.rate_limits)),
-            auth: web::Data::from(auth),
-            origins: web::Data::from(origins),
+            rate_limits: web::Data::new(RateLimits::new(&settings.rate_limits)),
+            auth: web::Data::new(auth),
+            origins: web::Data::new(origins),
             activity_queue: web::Data::new(activity_queue),
             metrics: web::Data::from(metrics),
             forwarded_for: ForwardedFor {
-                trusted: state.settings.rate_limits.trust_forwarded_for,
+                trusted: settings.rate_limits.trust_forwarded_for,
             },
             method_table: web::Data::new(MethodTable::of(openapi::document())),
             // A broken template stops start-up here.
             pages: web::Data::new(Pages::assemble(&routes::web::web_dir())?),
-            state: web::Data::new(state),
+            hsts: settings.public_base_url.starts_with("https://"),
+            cors_allowed_origins: settings.auth.cors_allowed_origins.clone(),
+            cookies: web::Data::new(CookieJar {
+                secure: settings.auth.cookie_secure,
+            }),
+            mail: web::Data::new(EmailAvailable(settings.delivery.smtp.is_some())),
+            metrics_token: web::Data::new(MetricsToken(settings.auth.metrics_token.clone())),
+            activity: web::Data::new(DieselActivityRepository::new(db.clone())),
+            sign_in: web::Data::new(sign_in(settings, &db, address)?),
+            db: web::Data::new(db),
+            services,
         };
         Ok(Self {
             port: address.port(),
@@ -165,15 +172,8 @@ fn authenticator(
     }
 }
 
-/// Everything a handler may need; logs what the service is about to listen as.
-fn app_state(
-    settings: Settings,
-    db: Database,
-    services: Services,
-    address: SocketAddr,
-    metrics: &Arc<Metrics>,
-    (auth, origins): (&Arc<Authenticator>, &Arc<TrustedOrigins>),
-) -> anyhow::Result<AppState> {
+/// What the sign-in routes read; logs what the service is about to listen as.
+fn sign_in(settings: Settings, db: &Database, address: SocketAddr) -> anyhow::Result<SignIn> {
     let identity = settings
         .oidc
         .as_ref()
@@ -184,26 +184,10 @@ fn app_state(
         tracing::warn!("AUTH_DEV_LOGIN is ignored: dev login only works on a loopback address");
     }
     tracing::info!(%address, backend = ?db.backend(), dev = settings.dev, sign_in = identity.is_some(), dev_login, "listening");
-    Ok(AppState {
-        auth: Arc::clone(auth),
-        origins: Arc::clone(origins),
-        cookies: CookieJar {
-            secure: settings.auth.cookie_secure,
-        },
-        activity: DieselActivityRepository::new(db.clone()),
-        metrics: Arc::clone(metrics),
-        accounts: services.accounts,
-        discovery: services.discovery,
-        profiles: services.profiles,
-        coaching: services.coaching,
-        integration: services.integration,
-        notifications: services.notifications,
-        deliveries: services.deliveries,
-        links: services.links,
-        language_model: services.language_model,
+    Ok(SignIn {
+        trust_forwarded_for: settings.rate_limits.trust_forwarded_for,
+        settings: settings.auth,
         identity,
         dev_login,
-        db,
-        settings,
     })
 }

@@ -9,7 +9,9 @@ use actix_web::middleware::{Compat, DefaultHeaders, from_fn};
 use actix_web::{App, HttpServer, web};
 use tracing_actix_web::TracingLogger;
 
+use super::services::Services;
 use crate::activity::ActivityQueue;
+use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
 use crate::middleware::client_ip::ForwardedFor;
 use crate::middleware::rate_limit::{self, RateLimits};
@@ -17,15 +19,16 @@ use crate::middleware::request_id;
 use crate::pages::Pages;
 use crate::routes::method_table::MethodTable;
 use crate::service_types::Authenticator;
-use crate::state::AppState;
+use crate::state::{EmailAvailable, MetricsToken, SignIn};
 use crate::{activity, auth, extract, middleware, openapi, routes, telemetry};
+use adapters_diesel::{Database, DieselActivityRepository};
 use service_metrics::Metrics;
 
-/// What every worker's app shares: the state, and what the middlewares take as app data of
-/// their own rather than the whole state.
+/// What every worker's app shares: the use cases and the other app data the handlers and the
+/// middlewares take, each piece on its own, and the settings the middleware is built from.
 #[derive(Clone)]
 pub(super) struct Shared {
-    pub state: web::Data<AppState>,
+    pub services: Services,
     pub rate_limits: web::Data<RateLimits>,
     pub auth: web::Data<Authenticator>,
     pub origins: web::Data<TrustedOrigins>,
@@ -36,6 +39,17 @@ pub(super) struct Shared {
     pub method_table: web::Data<MethodTable>,
     /// Every page, assembled from web/ once.
     pub pages: web::Data<Pages>,
+    pub sign_in: web::Data<SignIn>,
+    pub cookies: web::Data<CookieJar>,
+    pub mail: web::Data<EmailAvailable>,
+    pub metrics_token: web::Data<MetricsToken>,
+    /// The activity log's reads (its writes go through `activity_queue`).
+    pub activity: web::Data<DieselActivityRepository>,
+    /// Health and the pool's gauges.
+    pub db: web::Data<Database>,
+    /// Whether the service is published over https (`PUBLIC_BASE_URL`).
+    pub hsts: bool,
+    pub cors_allowed_origins: Vec<String>,
 }
 
 /// Builds the server on `listener`; it runs once awaited.
@@ -43,15 +57,18 @@ pub(super) struct Shared {
 /// # Errors
 /// When the listener cannot be used.
 pub(super) fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Server> {
-    let hsts = shared
-        .state
-        .settings
-        .public_base_url
-        .starts_with("https://");
     let server = HttpServer::new(move || {
-        let Shared { state, pages, .. } = shared.clone();
+        let shared = shared.clone();
+        let dev_login = shared.sign_in.dev_login;
+        let pages = shared.pages.clone();
         App::new()
-            .app_data(state.clone())
+            .configure(|cfg| shared.services.register(cfg))
+            .app_data(shared.sign_in.clone())
+            .app_data(shared.cookies.clone())
+            .app_data(shared.mail.clone())
+            .app_data(shared.metrics_token.clone())
+            .app_data(shared.activity.clone())
+            .app_data(shared.db.clone())
             .app_data(shared.rate_limits.clone())
             .app_data(shared.auth.clone())
             .app_data(shared.origins.clone())
@@ -64,7 +81,7 @@ pub(super) fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Se
             .app_data(extract::payload_config())
             .app_data(extract::query_config())
             .app_data(extract::path_config())
-            .configure(|cfg| routes::configure(cfg, state.dev_login))
+            .configure(|cfg| routes::configure(cfg, dev_login))
             .configure(openapi::viewer::configure)
             // Last: the pages and their files, so every API path above wins.
             .configure(|cfg| routes::web::configure(cfg, &pages))
@@ -74,12 +91,12 @@ pub(super) fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Se
             .wrap(from_fn(rate_limit::limit))
             .wrap(from_fn(auth::caller::authenticate_request))
             .wrap(from_fn(activity::middleware::record))
-            .wrap(cors(&state.settings.auth.cors_allowed_origins))
+            .wrap(cors(&shared.cors_allowed_origins))
             .wrap(Compat::new(
                 TracingLogger::<telemetry::PathOnlyRootSpan>::new(),
             ))
             .wrap(from_fn(request_id::request_id))
-            .wrap(security_headers(hsts))
+            .wrap(security_headers(shared.hsts))
             // Outermost: every answer is counted, whichever layer gave it.
             .wrap(from_fn(middleware::metrics::record))
     })

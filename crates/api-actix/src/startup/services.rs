@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use actix_web::web;
 use adapters_delivery::{SignedLinks, WebhookClient};
 use adapters_diesel::{
     Database, DieselApiKeyRepository, DieselCheckInRepository, DieselConversationRepository,
@@ -25,17 +26,20 @@ use crate::service_types::{
 };
 use settings::api::ApiSettings as Settings;
 
-/// Every use case of the service, wired.
+/// Every use case of the service, wired, each as the app data its handlers take.
+#[derive(Clone)]
 pub(super) struct Services {
-    pub accounts: Accounts,
-    pub discovery: Discovery,
-    pub profiles: Profiles,
-    pub coaching: Coaching,
-    pub integration: Integration,
-    pub notifications: Notifications,
-    pub deliveries: Arc<Deliveries>,
-    pub links: SignedLinks,
-    pub language_model: LanguageModel,
+    pub accounts: web::Data<Accounts>,
+    pub discovery: web::Data<Discovery>,
+    pub profiles: web::Data<Profiles>,
+    pub coaching: web::Data<Coaching>,
+    pub integration: web::Data<Integration>,
+    pub notifications: web::Data<Notifications>,
+    pub deliveries: web::Data<Deliveries>,
+    /// Checks the tokens of the e-mails' one-click unsubscribe links.
+    pub links: web::Data<SignedLinks>,
+    /// The extractor and coach the services use (`LLM_PROVIDER`), for the request preview.
+    pub language_model: web::Data<LanguageModel>,
 }
 
 impl Services {
@@ -51,7 +55,7 @@ impl Services {
         let model = MeteredModel::new(language_model.clone(), Arc::clone(metrics));
         let (notifications, webhook_client) = notifications(settings, db)?;
         let links = SignedLinks::new(&settings.public_base_url, &settings.auth.jwt_secret);
-        let deliveries = Arc::new(DeliveryService::new(
+        let deliveries = web::Data::new(DeliveryService::new(
             DieselDeliveryQueue::new(db.clone()),
             webhook_client,
             adapters::mailer(settings)?,
@@ -60,20 +64,33 @@ impl Services {
         ));
         let (discovery, profiles, coaching) = profile_services(db, &model);
         Ok(Self {
-            accounts: accounts(settings, db),
-            discovery,
-            profiles,
-            coaching,
-            integration: IntegrationService::new(
+            accounts: web::Data::new(accounts(settings, db)),
+            discovery: web::Data::new(discovery),
+            profiles: web::Data::new(profiles),
+            coaching: web::Data::new(coaching),
+            integration: web::Data::new(IntegrationService::new(
                 DieselTaskMappingRepository::new(db.clone()),
                 DieselRuleRepository::new(db.clone()),
                 SystemClock,
-            ),
-            notifications,
+            )),
+            notifications: web::Data::new(notifications),
             deliveries,
-            links,
-            language_model,
+            links: web::Data::new(links),
+            language_model: web::Data::new(language_model),
         })
+    }
+
+    /// Registers each use case as app data of its own.
+    pub fn register(&self, cfg: &mut web::ServiceConfig) {
+        cfg.app_data(self.accounts.clone())
+            .app_data(self.discovery.clone())
+            .app_data(self.profiles.clone())
+            .app_data(self.coaching.clone())
+            .app_data(self.integration.clone())
+            .app_data(self.notifications.clone())
+            .app_data(self.deliveries.clone())
+            .app_data(self.links.clone())
+            .app_data(self.language_model.clone());
     }
 }
 

@@ -14,11 +14,11 @@ use super::enum_schemas;
 /// A person, as `GET /api/me` and sign-in answer with it.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Me)]
-pub struct UserView<'a> {
+pub struct UserView {
     #[schema(value_type = uuid::Uuid)]
     id: UserId,
-    email: &'a str,
-    name: Option<&'a str>,
+    email: String,
+    name: Option<String>,
     is_admin: bool,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
@@ -26,14 +26,14 @@ pub struct UserView<'a> {
     last_login_at: Option<OffsetDateTime>,
 }
 
-impl<'a> UserView<'a> {
+impl UserView {
     /// `is_admin` is the caller's, which the user record alone does not say.
     #[must_use]
-    pub fn new(u: &'a User, is_admin: bool) -> Self {
+    pub fn new(u: &User, is_admin: bool) -> Self {
         Self {
             id: u.id,
-            email: u.email.as_str(),
-            name: u.name.as_deref(),
+            email: u.email.as_str().to_owned(),
+            name: u.name.clone(),
             is_admin,
             created_at: u.created_at,
             last_login_at: u.last_login_at,
@@ -43,7 +43,7 @@ impl<'a> UserView<'a> {
 
 /// One of the caller's sessions.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct SessionView<'a> {
+pub struct SessionView {
     #[schema(value_type = uuid::Uuid)]
     id: SessionId,
     #[serde(with = "time::serde::rfc3339")]
@@ -52,29 +52,29 @@ pub struct SessionView<'a> {
     last_used_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
     expires_at: OffsetDateTime,
-    user_agent: Option<&'a str>,
+    user_agent: Option<String>,
     /// The browser and its system in words ("Firefox on Linux"), read from `user_agent`; `null`
     /// when there is none or it names no browser the parser knows.
     device: Option<String>,
-    ip: Option<&'a str>,
+    ip: Option<String>,
     /// The session this request was made with.
     current: bool,
     #[serde(with = "time::serde::rfc3339::option")]
     revoked_at: Option<OffsetDateTime>,
 }
 
-impl<'a> SessionView<'a> {
+impl SessionView {
     /// `current`: whether the request at hand was made with this session.
     #[must_use]
-    pub fn new(s: &'a Session, current: bool) -> Self {
+    pub fn new(s: &Session, current: bool) -> Self {
         Self {
             id: s.id,
             created_at: s.created_at,
             last_used_at: s.last_used_at,
             expires_at: s.expires_at,
-            user_agent: s.user_agent.as_deref(),
+            user_agent: s.user_agent.clone(),
             device: s.user_agent.as_deref().and_then(device_name),
-            ip: s.ip.as_deref(),
+            ip: s.ip.clone(),
             current,
             revoked_at: s.revoked_at,
         }
@@ -83,11 +83,11 @@ impl<'a> SessionView<'a> {
 
 /// A personal API key as listed: never its secret or hash.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ApiKeyView<'a> {
+pub struct ApiKeyView {
     #[schema(value_type = uuid::Uuid)]
     id: ApiKeyId,
-    name: &'a str,
-    prefix: &'a str,
+    name: String,
+    prefix: String,
     /// What the key may be used for.
     #[schema(value_type = Vec<enum_schemas::KeyScope>)]
     scopes: Vec<&'static str>,
@@ -104,12 +104,12 @@ fn scope_keys(k: &ApiKey) -> Vec<&'static str> {
     k.scopes.iter().map(KeyScope::key).collect()
 }
 
-impl<'a> From<&'a ApiKey> for ApiKeyView<'a> {
-    fn from(k: &'a ApiKey) -> Self {
+impl From<&ApiKey> for ApiKeyView {
+    fn from(k: &ApiKey) -> Self {
         Self {
             id: k.id,
-            name: &k.name,
-            prefix: &k.prefix,
+            name: k.name.clone(),
+            prefix: k.prefix.clone(),
             scopes: scope_keys(k),
             expires_at: k.expires_at,
             created_at: k.created_at,
@@ -120,12 +120,12 @@ impl<'a> From<&'a ApiKey> for ApiKeyView<'a> {
 
 /// A new key: `key` is shown this once and stored only as a hash.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ApiKeyCreated<'a> {
+pub struct ApiKeyCreated {
     #[schema(value_type = uuid::Uuid)]
     id: ApiKeyId,
-    name: &'a str,
-    key: &'a str,
-    prefix: &'a str,
+    name: String,
+    key: String,
+    prefix: String,
     #[schema(value_type = Vec<enum_schemas::KeyScope>)]
     scopes: Vec<&'static str>,
     #[serde(with = "time::serde::rfc3339::option")]
@@ -134,15 +134,15 @@ pub struct ApiKeyCreated<'a> {
     created_at: OffsetDateTime,
 }
 
-impl<'a> ApiKeyCreated<'a> {
+impl ApiKeyCreated {
     /// `key` is the secret itself, which the stored record no longer holds.
     #[must_use]
-    pub fn new(stored: &'a ApiKey, key: &'a str) -> Self {
+    pub fn new(stored: &ApiKey, key: &str) -> Self {
         Self {
             id: stored.id,
-            name: &stored.name,
-            key,
-            prefix: &stored.prefix,
+            name: stored.name.clone(),
+            key: key.to_owned(),
+            prefix: stored.prefix.clone(),
             scopes: scope_keys(stored),
             expires_at: stored.expires_at,
             created_at: stored.created_at,

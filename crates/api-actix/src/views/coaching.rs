@@ -50,14 +50,14 @@ impl From<&CoachingPreferences> for PreferencesView {
 /// One check-in.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = CheckIn)]
-pub struct CheckInView<'a> {
+pub struct CheckInView {
     #[schema(value_type = uuid::Uuid)]
     id: CheckInId,
-    message: &'a str,
+    message: String,
     /// The person's goal summaries, verbatim (the mission summary when no goal was stated).
-    quoted_goals: &'a [String],
+    quoted_goals: Vec<String>,
     /// Where logged time went in the last 14 days; null when none was logged.
-    observation: Option<&'a str>,
+    observation: Option<String>,
     #[schema(value_type = enum_schemas::CheckInOrigin)]
     origin: &'static str,
     #[serde(with = "time::serde::rfc3339")]
@@ -65,25 +65,27 @@ pub struct CheckInView<'a> {
     #[serde(with = "time::serde::rfc3339::option")]
     responded_at: Option<OffsetDateTime>,
     still_valid: Option<bool>,
-    response_note: Option<&'a str>,
+    response_note: Option<String>,
     /// True once the person answered that the direction no longer holds: an invitation to
     /// reopen the profile and reflect on what changed.
     revisit: bool,
 }
 
-impl<'a> From<&'a CheckIn> for CheckInView<'a> {
-    fn from(c: &'a CheckIn) -> Self {
+impl From<&CheckIn> for CheckInView {
+    fn from(c: &CheckIn) -> Self {
         let response = c.response.as_ref();
         Self {
             id: c.id,
-            message: &c.message,
-            quoted_goals: &c.quoted_goals,
-            observation: c.observation.as_deref(),
+            message: c.message.clone(),
+            quoted_goals: c.quoted_goals.clone(),
+            observation: c.observation.clone(),
             origin: c.origin.key(),
             created_at: c.created_at,
             responded_at: response.map(|r| r.responded_at),
             still_valid: response.map(|r| r.still_valid),
-            response_note: response.and_then(|r| r.note.as_ref()).map(|n| n.as_str()),
+            response_note: response
+                .and_then(|r| r.note.as_ref())
+                .map(|n| n.as_str().to_owned()),
             revisit: c.revisit(),
         }
     }
@@ -91,14 +93,14 @@ impl<'a> From<&'a CheckIn> for CheckInView<'a> {
 
 /// A page of check-ins, newest first.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct CheckInPage<'a> {
-    items: Vec<CheckInView<'a>>,
+pub struct CheckInPage {
+    items: Vec<CheckInView>,
     /// Pass as `before` for the next page; null on the last.
     next_cursor: Option<String>,
 }
 
-impl<'a> From<&'a domain::pagination::Page<CheckIn>> for CheckInPage<'a> {
-    fn from(page: &'a domain::pagination::Page<CheckIn>) -> Self {
+impl From<&domain::pagination::Page<CheckIn>> for CheckInPage {
+    fn from(page: &domain::pagination::Page<CheckIn>) -> Self {
         Self {
             items: page.items.iter().map(CheckInView::from).collect(),
             next_cursor: next_cursor(page),

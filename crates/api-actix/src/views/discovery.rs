@@ -36,22 +36,22 @@ impl From<&'static Prompt> for PromptView {
 
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Answer)]
-pub struct AnswerView<'a> {
+pub struct AnswerView {
     #[schema(minimum = 1, maximum = 7)]
     step: u8,
     #[schema(value_type = enum_schemas::PromptKey)]
     key: &'static str,
-    text: &'a str,
+    text: String,
     #[serde(with = "time::serde::rfc3339")]
     answered_at: OffsetDateTime,
 }
 
-impl<'a> From<&'a Answer> for AnswerView<'a> {
-    fn from(a: &'a Answer) -> Self {
+impl From<&Answer> for AnswerView {
+    fn from(a: &Answer) -> Self {
         Self {
             step: a.step.get(),
             key: a.step.prompt().key.key(),
-            text: a.text.as_str(),
+            text: a.text.as_str().to_owned(),
             answered_at: a.answered_at,
         }
     }
@@ -60,31 +60,31 @@ impl<'a> From<&'a Answer> for AnswerView<'a> {
 /// The conversation (`/discovery/conversation/me`).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Conversation)]
-pub struct ConversationView<'a> {
+pub struct ConversationView {
     #[schema(value_type = uuid::Uuid)]
     id: ConversationId,
     #[schema(value_type = enum_schemas::ConversationStatus)]
     status: &'static str,
-    answers: Vec<AnswerView<'a>>,
+    answers: Vec<AnswerView>,
     #[schema(minimum = 1, maximum = 7)]
     next_step: Option<u8>,
-    near_term_goal_raw: Option<&'a str>,
-    long_term_goal_raw: Option<&'a str>,
+    near_term_goal_raw: Option<String>,
+    long_term_goal_raw: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
     completed_at: Option<OffsetDateTime>,
 }
 
-impl<'a> From<&'a Conversation> for ConversationView<'a> {
-    fn from(c: &'a Conversation) -> Self {
+impl From<&Conversation> for ConversationView {
+    fn from(c: &Conversation) -> Self {
         Self {
             id: c.id,
             status: c.status.key(),
             answers: c.answers().map(AnswerView::from).collect(),
             next_step: c.next_step().map(|s| s.get()),
-            near_term_goal_raw: c.near_term_goal_raw(),
-            long_term_goal_raw: c.long_term_goal_raw(),
+            near_term_goal_raw: c.near_term_goal_raw().map(str::to_owned),
+            long_term_goal_raw: c.long_term_goal_raw().map(str::to_owned),
             created_at: c.created_at,
             completed_at: c.completed_at,
         }

@@ -19,24 +19,24 @@ use super::settings::SettingsView;
 /// Every record of the caller's, as one document.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Export)]
-pub struct ExportView<'a> {
+pub struct ExportView {
     #[serde(with = "time::serde::rfc3339")]
     exported_at: OffsetDateTime,
-    user: UserView<'a>,
-    conversations: Vec<ConversationView<'a>>,
-    profile: Option<ProfileView<'a>>,
-    revisions: Vec<RevisionView<'a>>,
-    reflection: Vec<ReflectionMessageView<'a>>,
+    user: UserView,
+    conversations: Vec<ConversationView>,
+    profile: Option<ProfileView>,
+    revisions: Vec<RevisionView>,
+    reflection: Vec<ReflectionMessageView>,
     coaching_preferences: Option<PreferencesView>,
-    checkins: Vec<CheckInView<'a>>,
-    task_mappings: Vec<TaskMappingView<'a>>,
-    activity: Vec<ActivityEntryView<'a>>,
-    sessions: Vec<SessionView<'a>>,
-    api_keys: Vec<ApiKeyView<'a>>,
+    checkins: Vec<CheckInView>,
+    task_mappings: Vec<TaskMappingView>,
+    activity: Vec<ActivityEntryView>,
+    sessions: Vec<SessionView>,
+    api_keys: Vec<ApiKeyView>,
     notifications: ExportedNotifications,
-    settings: SettingsView<'a>,
+    settings: SettingsView,
     /// Without their secrets.
-    webhooks: Vec<WebhookView<'a>>,
+    webhooks: Vec<WebhookView>,
 }
 
 /// The notification setting as exported (the address is the user's own, above).
@@ -45,7 +45,7 @@ pub struct ExportedNotifications {
     email_checkins: bool,
 }
 
-impl<'a> ExportView<'a> {
+impl<'a> ExportView {
     /// `is_admin` and `current_session` are the caller's, which the records alone do not say.
     #[must_use]
     pub fn new(

@@ -38,17 +38,17 @@ impl From<Foundation> for FoundationView {
 /// One time entry.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = TaskMapping)]
-pub struct TaskMappingView<'a> {
+pub struct TaskMappingView {
     #[schema(value_type = uuid::Uuid)]
     id: TaskMappingId,
     #[schema(value_type = uuid::Uuid)]
     user_id: UserId,
-    external_task_id: &'a str,
-    task_label: Option<&'a str>,
+    external_task_id: String,
+    task_label: Option<String>,
     /// `null` while no rule matches (unmapped).
     #[schema(value_type = Option<enum_schemas::FoundationKey>)]
     foundation: Option<&'static str>,
-    tags: &'a [String],
+    tags: Vec<String>,
     /// Where the foundation came from; `null` exactly when it is unmapped.
     #[schema(value_type = Option<enum_schemas::MappedBy>)]
     mapped_by: Option<&'static str>,
@@ -62,15 +62,15 @@ pub struct TaskMappingView<'a> {
     updated_at: OffsetDateTime,
 }
 
-impl<'a> From<&'a TaskMapping> for TaskMappingView<'a> {
-    fn from(m: &'a TaskMapping) -> Self {
+impl From<&TaskMapping> for TaskMappingView {
+    fn from(m: &TaskMapping) -> Self {
         Self {
             id: m.id,
             user_id: m.user_id,
-            external_task_id: m.external_task_id.as_str(),
-            task_label: m.task_label.as_deref(),
+            external_task_id: m.external_task_id.as_str().to_owned(),
+            task_label: m.task_label.clone(),
             foundation: m.foundation.map(|f| f.key()),
-            tags: &m.tags,
+            tags: m.tags.clone(),
             mapped_by: m.mapped_by.map(|by| by.key()),
             minutes: m.minutes,
             occurred_at: m.occurred_at,
@@ -82,13 +82,13 @@ impl<'a> From<&'a TaskMapping> for TaskMappingView<'a> {
 
 /// A page of time entries, newest `occurred_at` first.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct TaskMappingPage<'a> {
-    items: Vec<TaskMappingView<'a>>,
+pub struct TaskMappingPage {
+    items: Vec<TaskMappingView>,
     next_cursor: Option<String>,
 }
 
-impl<'a> From<&'a Page<TaskMapping>> for TaskMappingPage<'a> {
-    fn from(page: &'a Page<TaskMapping>) -> Self {
+impl From<&Page<TaskMapping>> for TaskMappingPage {
+    fn from(page: &Page<TaskMapping>) -> Self {
         Self {
             items: page.items.iter().map(TaskMappingView::from).collect(),
             next_cursor: next_cursor(page),
@@ -137,7 +137,7 @@ pub struct DailyMinutes {
 /// Where the logged time went (`GET /integration/work-patterns`).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = WorkPattern)]
-pub struct WorkPatternView<'a> {
+pub struct WorkPatternView {
     #[schema(minimum = 1, maximum = 365)]
     days: u16,
     #[serde(with = "time::serde::rfc3339")]
@@ -155,19 +155,19 @@ pub struct WorkPatternView<'a> {
     foundations: Vec<FoundationShare>,
     #[schema(value_type = Vec<enum_schemas::FoundationKey>)]
     neglected: Vec<&'static str>,
-    summary: &'a str,
+    summary: String,
     /// One entry per local date (of `time_zone`) the window touches, oldest first (mapped
     /// minutes only).
     daily: Vec<DailyMinutes>,
     /// The IANA name of the person's time zone, whose calendar `daily` follows.
-    time_zone: &'a str,
+    time_zone: String,
     /// A re-classification after a rule change is under way: some entries may still carry
     /// the foundation of rules that have since changed.
     reclassifying: bool,
 }
 
-impl<'a> From<&'a WorkPattern> for WorkPatternView<'a> {
-    fn from(p: &'a WorkPattern) -> Self {
+impl From<&WorkPattern> for WorkPatternView {
+    fn from(p: &WorkPattern) -> Self {
         Self {
             days: p.window.days,
             from: p.window.from,
@@ -186,7 +186,7 @@ impl<'a> From<&'a WorkPattern> for WorkPatternView<'a> {
                 })
                 .collect(),
             neglected: p.neglected.iter().map(|f| f.key()).collect(),
-            summary: &p.summary,
+            summary: p.summary.clone(),
             daily: p
                 .daily
                 .iter()
@@ -196,7 +196,7 @@ impl<'a> From<&'a WorkPattern> for WorkPatternView<'a> {
                 })
                 .collect(),
             reclassifying: p.reclassifying,
-            time_zone: &p.time_zone,
+            time_zone: p.time_zone.clone(),
         }
     }
 }
@@ -220,17 +220,17 @@ pub struct WeekView {
 /// The last weeks, oldest first (`GET /integration/work-patterns/weekly`).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = WeeklyWorkPattern)]
-pub struct WeeklyView<'a> {
+pub struct WeeklyView {
     /// The IANA name of the person's time zone, whose weeks these are.
-    time_zone: &'a str,
+    time_zone: String,
     /// Exactly the weeks asked for, ending with the current one; empty weeks included.
     weeks: Vec<WeekView>,
 }
 
-impl<'a> From<&'a WeeklyPattern> for WeeklyView<'a> {
-    fn from(p: &'a WeeklyPattern) -> Self {
+impl From<&WeeklyPattern> for WeeklyView {
+    fn from(p: &WeeklyPattern) -> Self {
         Self {
-            time_zone: &p.time_zone,
+            time_zone: p.time_zone.clone(),
             weeks: p
                 .weeks
                 .iter()

@@ -15,7 +15,7 @@ use super::enum_schemas;
 /// A person's rule (`/integration/rules`).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = MappingRule)]
-pub struct RuleView<'a> {
+pub struct RuleView {
     #[schema(value_type = uuid::Uuid)]
     id: RuleId,
     /// 1 is first; the first rule that matches decides.
@@ -24,19 +24,22 @@ pub struct RuleView<'a> {
     /// Exactly one key.
     #[serde(rename = "match")]
     #[schema(schema_with = crate::requests::mapping_rules::rule_match)]
-    matcher: BTreeMap<&'static str, &'a str>,
+    matcher: BTreeMap<&'static str, String>,
     #[schema(value_type = enum_schemas::FoundationKey)]
     foundation: &'static str,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
 }
 
-impl<'a> From<&'a Rule> for RuleView<'a> {
-    fn from(rule: &'a Rule) -> Self {
+impl From<&Rule> for RuleView {
+    fn from(rule: &Rule) -> Self {
         Self {
             id: rule.id,
             position: rule.position,
-            matcher: BTreeMap::from([(rule.matcher.kind().key(), rule.matcher.pattern())]),
+            matcher: BTreeMap::from([(
+                rule.matcher.kind().key(),
+                rule.matcher.pattern().to_owned(),
+            )]),
             foundation: rule.foundation.key(),
             created_at: rule.created_at,
         }
@@ -46,9 +49,9 @@ impl<'a> From<&'a Rule> for RuleView<'a> {
 /// Unmapped entries sharing a label and tags (`GET /integration/unmapped`).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = UnmappedGroup)]
-pub struct UnmappedGroupView<'a> {
-    task_label: Option<&'a str>,
-    tags: &'a [String],
+pub struct UnmappedGroupView {
+    task_label: Option<String>,
+    tags: Vec<String>,
     minutes: u64,
     /// How many entries.
     entries: u64,
@@ -56,11 +59,11 @@ pub struct UnmappedGroupView<'a> {
     last_occurred_at: OffsetDateTime,
 }
 
-impl<'a> From<&'a UnmappedGroup> for UnmappedGroupView<'a> {
-    fn from(group: &'a UnmappedGroup) -> Self {
+impl From<&UnmappedGroup> for UnmappedGroupView {
+    fn from(group: &UnmappedGroup) -> Self {
         Self {
-            task_label: group.task_label.as_deref(),
-            tags: &group.tags,
+            task_label: group.task_label.clone(),
+            tags: group.tags.clone(),
             minutes: count(group.minutes),
             entries: count(group.entries),
             last_occurred_at: group.last_occurred_at,

@@ -14,21 +14,21 @@ use super::page::next_cursor;
 /// The e-mail setting (`GET`/`PUT /api/me/notifications`).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = NotificationSettings)]
-pub struct NotificationSettingsView<'a> {
+pub struct NotificationSettingsView {
     /// Whether each new check-in is sent by e-mail.
     email_checkins: bool,
     /// Where it goes: the account's e-mail address.
-    email: &'a str,
+    email: String,
     /// Whether this server sends e-mail at all (`SMTP_URL`); when not, it cannot be turned on.
     email_available: bool,
 }
 
-impl<'a> NotificationSettingsView<'a> {
+impl NotificationSettingsView {
     #[must_use]
-    pub fn new(settings: &NotificationSettings, email: &'a str, email_available: bool) -> Self {
+    pub fn new(settings: &NotificationSettings, email: &str, email_available: bool) -> Self {
         Self {
             email_checkins: settings.email_checkins,
-            email,
+            email: email.to_owned(),
             email_available,
         }
     }
@@ -41,10 +41,10 @@ fn event_keys(webhook: &Webhook) -> Vec<&'static str> {
 /// A webhook endpoint, without its secret.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Webhook)]
-pub struct WebhookView<'a> {
+pub struct WebhookView {
     #[schema(value_type = uuid::Uuid)]
     id: WebhookId,
-    url: &'a str,
+    url: String,
     #[schema(value_type = Vec<enum_schemas::EventType>)]
     events: Vec<&'static str>,
     #[serde(with = "time::serde::rfc3339")]
@@ -54,11 +54,11 @@ pub struct WebhookView<'a> {
     disabled_at: Option<OffsetDateTime>,
 }
 
-impl<'a> From<&'a Webhook> for WebhookView<'a> {
-    fn from(w: &'a Webhook) -> Self {
+impl From<&Webhook> for WebhookView {
+    fn from(w: &Webhook) -> Self {
         Self {
             id: w.id,
-            url: w.url.as_str(),
+            url: w.url.as_str().to_owned(),
             events: event_keys(w),
             created_at: w.created_at,
             disabled_at: w.disabled_at,
@@ -69,27 +69,27 @@ impl<'a> From<&'a Webhook> for WebhookView<'a> {
 /// A new endpoint: `secret` (`whsec_` + base64 of 32 random bytes) is shown this once.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = WebhookCreated)]
-pub struct WebhookCreatedView<'a> {
+pub struct WebhookCreatedView {
     #[schema(value_type = uuid::Uuid)]
     id: WebhookId,
-    url: &'a str,
+    url: String,
     #[schema(value_type = Vec<enum_schemas::EventType>)]
     events: Vec<&'static str>,
     /// Verifies the `webhook-signature` of every delivery (Standard Webhooks).
-    secret: &'a str,
+    secret: String,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
     disabled_at: Option<OffsetDateTime>,
 }
 
-impl<'a> From<&'a Webhook> for WebhookCreatedView<'a> {
-    fn from(w: &'a Webhook) -> Self {
+impl From<&Webhook> for WebhookCreatedView {
+    fn from(w: &Webhook) -> Self {
         Self {
             id: w.id,
-            url: w.url.as_str(),
+            url: w.url.as_str().to_owned(),
             events: event_keys(w),
-            secret: w.secret.expose(),
+            secret: w.secret.expose().to_owned(),
             created_at: w.created_at,
             disabled_at: w.disabled_at,
         }
@@ -99,7 +99,7 @@ impl<'a> From<&'a Webhook> for WebhookCreatedView<'a> {
 /// One event's delivery to an endpoint.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Delivery)]
-pub struct DeliveryView<'a> {
+pub struct DeliveryView {
     #[schema(value_type = uuid::Uuid)]
     id: DeliveryId,
     /// The `webhook-id` of every attempt.
@@ -114,7 +114,7 @@ pub struct DeliveryView<'a> {
     /// The HTTP status of the last attempt's answer.
     response_status: Option<u16>,
     /// Why the last attempt failed.
-    error: Option<&'a str>,
+    error: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
@@ -124,8 +124,8 @@ pub struct DeliveryView<'a> {
     next_attempt_at: Option<OffsetDateTime>,
 }
 
-impl<'a> From<&'a Delivery> for DeliveryView<'a> {
-    fn from(d: &'a Delivery) -> Self {
+impl From<&Delivery> for DeliveryView {
+    fn from(d: &Delivery) -> Self {
         Self {
             id: d.id,
             event_id: d.event_id,
@@ -133,7 +133,7 @@ impl<'a> From<&'a Delivery> for DeliveryView<'a> {
             attempt: d.attempt,
             status: d.status.key(),
             response_status: d.response_status,
-            error: d.error.as_deref(),
+            error: d.error.clone(),
             created_at: d.created_at,
             last_attempt_at: d.last_attempt_at,
             next_attempt_at: d.next_attempt_at,
@@ -143,14 +143,14 @@ impl<'a> From<&'a Delivery> for DeliveryView<'a> {
 
 /// A page of the delivery log, newest first.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct DeliveryPage<'a> {
-    items: Vec<DeliveryView<'a>>,
+pub struct DeliveryPage {
+    items: Vec<DeliveryView>,
     /// Pass as `before` for the next page; null on the last.
     next_cursor: Option<String>,
 }
 
-impl<'a> From<&'a Page<Delivery>> for DeliveryPage<'a> {
-    fn from(page: &'a Page<Delivery>) -> Self {
+impl From<&Page<Delivery>> for DeliveryPage {
+    fn from(page: &Page<Delivery>) -> Self {
         Self {
             items: page.items.iter().map(DeliveryView::from).collect(),
             next_cursor: next_cursor(page),

@@ -17,22 +17,22 @@ use super::sources::SourcesView;
 /// The profile (`/discovery/profile/me`).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Profile)]
-pub struct ProfileView<'a> {
+pub struct ProfileView {
     #[schema(value_type = uuid::Uuid)]
     id: ProfileId,
     #[schema(minimum = 1, maximum = 9)]
     enneagram_type: u8,
     #[schema(value_type = enum_schemas::Triad)]
     triad: &'static str,
-    love_summary: &'a str,
-    strength_summary: &'a str,
-    mission_summary: &'a str,
-    vocation_summary: &'a str,
-    overlap_narrative: &'a str,
-    near_term_goal_summary: Option<&'a str>,
-    long_term_goal_summary: Option<&'a str>,
+    love_summary: String,
+    strength_summary: String,
+    mission_summary: String,
+    vocation_summary: String,
+    overlap_narrative: String,
+    near_term_goal_summary: Option<String>,
+    long_term_goal_summary: Option<String>,
     /// For each editable field, the person's own words it rests on, verified.
-    sources: SourcesView<'a>,
+    sources: SourcesView,
     locked: bool,
     #[serde(with = "time::serde::rfc3339::option")]
     affirmed_at: Option<OffsetDateTime>,
@@ -44,18 +44,18 @@ pub struct ProfileView<'a> {
     updated_at: OffsetDateTime,
 }
 
-impl<'a> From<&'a Profile> for ProfileView<'a> {
-    fn from(p: &'a Profile) -> Self {
+impl From<&Profile> for ProfileView {
+    fn from(p: &Profile) -> Self {
         let prose = &p.prose;
         Self {
             id: p.id,
             enneagram_type: p.enneagram_type.get(),
             triad: p.triad().key(),
-            love_summary: prose.love_summary.as_str(),
-            strength_summary: prose.strength_summary.as_str(),
-            mission_summary: prose.mission_summary.as_str(),
-            vocation_summary: prose.vocation_summary.as_str(),
-            overlap_narrative: prose.overlap_narrative.as_str(),
+            love_summary: prose.love_summary.as_str().to_owned(),
+            strength_summary: prose.strength_summary.as_str().to_owned(),
+            mission_summary: prose.mission_summary.as_str().to_owned(),
+            vocation_summary: prose.vocation_summary.as_str().to_owned(),
+            overlap_narrative: prose.overlap_narrative.as_str().to_owned(),
             near_term_goal_summary: goal(&prose.near_term_goal_summary),
             long_term_goal_summary: goal(&prose.long_term_goal_summary),
             sources: SourcesView::from(&p.sources),
@@ -68,31 +68,31 @@ impl<'a> From<&'a Profile> for ProfileView<'a> {
     }
 }
 
-fn goal(summary: &Option<Prose>) -> Option<&str> {
-    summary.as_ref().map(Prose::as_str)
+fn goal(summary: &Option<Prose>) -> Option<String> {
+    summary.as_ref().map(|s| s.as_str().to_owned())
 }
 
 /// Every prose field, the type, the triad and the sources as they were after a revision.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Snapshot)]
-pub struct SnapshotView<'a> {
+pub struct SnapshotView {
     #[schema(minimum = 1, maximum = 9)]
     enneagram_type: u8,
     #[schema(value_type = enum_schemas::Triad)]
     triad: &'static str,
-    love_summary: &'a str,
-    strength_summary: &'a str,
-    mission_summary: &'a str,
-    vocation_summary: &'a str,
-    overlap_narrative: &'a str,
-    near_term_goal_summary: Option<&'a str>,
-    long_term_goal_summary: Option<&'a str>,
+    love_summary: String,
+    strength_summary: String,
+    mission_summary: String,
+    vocation_summary: String,
+    overlap_narrative: String,
+    near_term_goal_summary: Option<String>,
+    long_term_goal_summary: Option<String>,
     /// The sources as they were (`[]` each in revisions recorded before provenance).
-    sources: SourcesView<'a>,
+    sources: SourcesView,
 }
 
-impl<'a> From<&'a Snapshot> for SnapshotView<'a> {
-    fn from(s: &'a Snapshot) -> Self {
+impl From<&Snapshot> for SnapshotView {
+    fn from(s: &Snapshot) -> Self {
         let ProseFields {
             love_summary,
             strength_summary,
@@ -105,11 +105,11 @@ impl<'a> From<&'a Snapshot> for SnapshotView<'a> {
         Self {
             enneagram_type: s.enneagram_type.get(),
             triad: s.triad.key(),
-            love_summary: love_summary.as_str(),
-            strength_summary: strength_summary.as_str(),
-            mission_summary: mission_summary.as_str(),
-            vocation_summary: vocation_summary.as_str(),
-            overlap_narrative: overlap_narrative.as_str(),
+            love_summary: love_summary.as_str().to_owned(),
+            strength_summary: strength_summary.as_str().to_owned(),
+            mission_summary: mission_summary.as_str().to_owned(),
+            vocation_summary: vocation_summary.as_str().to_owned(),
+            overlap_narrative: overlap_narrative.as_str().to_owned(),
             near_term_goal_summary: goal(near_term_goal_summary),
             long_term_goal_summary: goal(long_term_goal_summary),
             sources: SourcesView::from(&s.sources),
@@ -120,7 +120,7 @@ impl<'a> From<&'a Snapshot> for SnapshotView<'a> {
 /// One entry of the revision history.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Revision)]
-pub struct RevisionView<'a> {
+pub struct RevisionView {
     #[schema(value_type = uuid::Uuid)]
     id: RevisionId,
     #[schema(minimum = 1)]
@@ -128,20 +128,20 @@ pub struct RevisionView<'a> {
     #[schema(value_type = enum_schemas::RevisionOrigin)]
     origin: &'static str,
     /// Every prose field, the type and the triad as they were after this revision.
-    snapshot: SnapshotView<'a>,
-    note: Option<&'a str>,
+    snapshot: SnapshotView,
+    note: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
 }
 
-impl<'a> From<&'a Revision> for RevisionView<'a> {
-    fn from(r: &'a Revision) -> Self {
+impl From<&Revision> for RevisionView {
+    fn from(r: &Revision) -> Self {
         Self {
             id: r.id,
             number: i64::from(r.number),
             origin: r.origin.key(),
             snapshot: SnapshotView::from(&r.snapshot),
-            note: r.note.as_ref().map(|n| n.as_str()),
+            note: r.note.as_ref().map(|n| n.as_str().to_owned()),
             created_at: r.created_at,
         }
     }
@@ -149,22 +149,22 @@ impl<'a> From<&'a Revision> for RevisionView<'a> {
 
 /// One message of the reflection dialogue.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ReflectionMessageView<'a> {
+pub struct ReflectionMessageView {
     #[schema(value_type = uuid::Uuid)]
     id: ReflectionMessageId,
     #[schema(value_type = enum_schemas::Author)]
     author: &'static str,
-    text: &'a str,
+    text: String,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
 }
 
-impl<'a> From<&'a ReflectionMessage> for ReflectionMessageView<'a> {
-    fn from(m: &'a ReflectionMessage) -> Self {
+impl From<&ReflectionMessage> for ReflectionMessageView {
+    fn from(m: &ReflectionMessage) -> Self {
         Self {
             id: m.id,
             author: m.author.key(),
-            text: &m.text,
+            text: m.text.clone(),
             created_at: m.created_at,
         }
     }
@@ -173,38 +173,38 @@ impl<'a> From<&'a ReflectionMessage> for ReflectionMessageView<'a> {
 /// One change the coach applied.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = ProposedRevision)]
-pub struct ProposedRevisionView<'a> {
+pub struct ProposedRevisionView {
     #[schema(value_type = enum_schemas::EditableField)]
     field: &'static str,
-    value: Option<&'a str>,
+    value: Option<String>,
 }
 
 /// A reflection turn's answer (`POST /discovery/profile/me/reflect`).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = ReflectReply)]
-pub struct ReflectReplyView<'a> {
+pub struct ReflectReplyView {
     /// The coach's reply.
-    message: &'a str,
+    message: String,
     /// The changes applied (none for an opener).
-    revisions: Vec<ProposedRevisionView<'a>>,
-    revision_note: Option<&'a str>,
-    profile: ProfileView<'a>,
+    revisions: Vec<ProposedRevisionView>,
+    revision_note: Option<String>,
+    profile: ProfileView,
 }
 
-impl<'a> From<&'a ReflectionOutcome> for ReflectReplyView<'a> {
-    fn from(outcome: &'a ReflectionOutcome) -> Self {
+impl From<&ReflectionOutcome> for ReflectReplyView {
+    fn from(outcome: &ReflectionOutcome) -> Self {
         let reply = &outcome.reply;
         Self {
-            message: reply.message.as_str(),
+            message: reply.message.as_str().to_owned(),
             revisions: reply
                 .edit
                 .changes()
                 .map(|(field, value)| ProposedRevisionView {
                     field: field.name(),
-                    value: value.as_ref().map(Prose::as_str),
+                    value: value.as_ref().map(|v| v.as_str().to_owned()),
                 })
                 .collect(),
-            revision_note: reply.revision_note.as_ref().map(|n| n.as_str()),
+            revision_note: reply.revision_note.as_ref().map(|n| n.as_str().to_owned()),
             profile: ProfileView::from(&outcome.profile),
         }
     }

@@ -7,22 +7,24 @@ use utoipa::ToSchema;
 /// `GET` and `PUT /api/me/settings`.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Settings)]
-pub struct SettingsView<'a> {
+pub struct SettingsView {
     /// The IANA name of the zone whose days and weeks the person sees (default `UTC`).
     #[schema(examples("Europe/Berlin"))]
-    time_zone: &'a str,
+    time_zone: String,
 }
 
-impl<'a> From<&'a TimeZone> for SettingsView<'a> {
-    fn from(zone: &'a TimeZone) -> Self {
+impl From<&TimeZone> for SettingsView {
+    fn from(zone: &TimeZone) -> Self {
         Self::named(zone.name())
     }
 }
 
-impl<'a> SettingsView<'a> {
+impl SettingsView {
     /// The settings of a zone stored under `name` (checked when it was set).
     #[must_use]
-    pub const fn named(name: &'a str) -> Self {
-        Self { time_zone: name }
+    pub fn named(name: &str) -> Self {
+        Self {
+            time_zone: name.to_owned(),
+        }
     }
 }

@@ -10,34 +10,34 @@ use utoipa::ToSchema;
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(untagged)]
 #[schema(as = Source)]
-pub enum SourceView<'a> {
+pub enum SourceView {
     /// A span of the stored answer of `step`.
     Step {
         #[schema(minimum = 1, maximum = 7)]
         step: u8,
         #[schema(min_length = 1, max_length = 300)]
-        quote: &'a str,
+        quote: String,
     },
     /// A span of the person's reflection turn `reflection_message_id`.
     Reflection {
         #[schema(value_type = uuid::Uuid)]
         reflection_message_id: ReflectionMessageId,
         #[schema(min_length = 1, max_length = 300)]
-        quote: &'a str,
+        quote: String,
     },
 }
 
-impl<'a> From<&'a Source> for SourceView<'a> {
-    fn from(source: &'a Source) -> Self {
+impl From<&Source> for SourceView {
+    fn from(source: &Source) -> Self {
         let quote = source.quote.as_str();
         match source.origin {
             SourceOrigin::Step(step) => Self::Step {
                 step: step.get(),
-                quote,
+                quote: quote.to_owned(),
             },
             SourceOrigin::Reflection(id) => Self::Reflection {
                 reflection_message_id: id,
-                quote,
+                quote: quote.to_owned(),
             },
         }
     }
@@ -46,18 +46,18 @@ impl<'a> From<&'a Source> for SourceView<'a> {
 /// The sources of every editable field (`[]` for a field the person wrote by hand).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Sources)]
-pub struct SourcesView<'a> {
-    love_summary: Vec<SourceView<'a>>,
-    strength_summary: Vec<SourceView<'a>>,
-    mission_summary: Vec<SourceView<'a>>,
-    vocation_summary: Vec<SourceView<'a>>,
-    overlap_narrative: Vec<SourceView<'a>>,
-    near_term_goal_summary: Vec<SourceView<'a>>,
-    long_term_goal_summary: Vec<SourceView<'a>>,
+pub struct SourcesView {
+    love_summary: Vec<SourceView>,
+    strength_summary: Vec<SourceView>,
+    mission_summary: Vec<SourceView>,
+    vocation_summary: Vec<SourceView>,
+    overlap_narrative: Vec<SourceView>,
+    near_term_goal_summary: Vec<SourceView>,
+    long_term_goal_summary: Vec<SourceView>,
 }
 
-impl<'a> From<&'a Sources> for SourcesView<'a> {
-    fn from(sources: &'a Sources) -> Self {
+impl From<&Sources> for SourcesView {
+    fn from(sources: &Sources) -> Self {
         let of = |field| sources.get(field).iter().map(SourceView::from).collect();
         Self {
             love_summary: of(EditableField::LoveSummary),
