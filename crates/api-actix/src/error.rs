@@ -1,30 +1,15 @@
-//! Errors in the contract's shape: `{"error": {"code", "message", "details"?}}`. Domain and
-//! storage errors are sorted into these once; 5xx bodies stay generic while the cause is logged.
+//! Errors in the contract's shape: `{"error": {"code", "message", "details"?}}` (the body is
+//! `api_contract::error`'s). Domain, storage and request errors are sorted into these once; 5xx
+//! bodies stay generic while the cause is logged.
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
+use api_contract::json::BodyError;
 use domain::RepoError;
-use serde::Serialize;
-use utoipa::ToSchema;
 
-/// One field that failed validation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(as = FieldErrorBody)]
-pub struct FieldError {
-    /// The field's path, e.g. `items[3].minutes`.
-    pub field: String,
-    pub message: String,
-}
-
-impl FieldError {
-    pub fn new(field: impl Into<String>, message: impl ToString) -> Self {
-        Self {
-            field: field.into(),
-            message: message.to_string(),
-        }
-    }
-}
+// The body's shapes are the contract's; routes name them from here.
+pub use api_contract::error::{ErrorBody, FieldError, Invalid, NotFound};
 
 /// Every failure a route can answer with.
 #[derive(Debug, thiserror::Error)]
@@ -124,6 +109,27 @@ impl From<domain::services::account::RevokeError> for ApiError {
     }
 }
 
+impl From<Invalid> for ApiError {
+    fn from(Invalid(fields): Invalid) -> Self {
+        Self::Validation(fields)
+    }
+}
+
+impl From<NotFound> for ApiError {
+    fn from(_: NotFound) -> Self {
+        Self::NotFound
+    }
+}
+
+impl From<BodyError> for ApiError {
+    fn from(e: BodyError) -> Self {
+        match e {
+            BodyError::Syntax(message) => Self::InvalidJson(message),
+            BodyError::Invalid(invalid) => invalid.into(),
+        }
+    }
+}
+
 impl From<RepoError> for ApiError {
     fn from(e: RepoError) -> Self {
         match e {
@@ -143,24 +149,6 @@ impl From<RepoError> for ApiError {
 /// What a `busy` answer asks the caller to wait: the bound is seconds, and the request that held
 /// the room is usually done well within one.
 pub const BUSY_RETRY_AFTER_SECONDS: u64 = 1;
-
-/// Every error: `{"error": {"code", "message", "details"?}}`.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorBody<'a> {
-    error: ErrorDetail<'a>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorDetail<'a> {
-    /// One of the contract's codes, e.g. `validation_failed`.
-    #[schema(example = "validation_failed")]
-    code: &'a str,
-    /// A sentence for people; never a stack trace, SQL text or secret.
-    message: String,
-    /// For validation failures: each offending field.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<&'a [FieldError]>,
-}
 
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
@@ -218,13 +206,7 @@ impl ResponseError for ApiError {
         if matches!(self, Self::Unauthenticated) {
             response.insert_header((header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")));
         }
-        response.json(ErrorBody {
-            error: ErrorDetail {
-                code: self.code(),
-                message: self.to_string(),
-                details,
-            },
-        })
+        response.json(ErrorBody::new(self.code(), self.to_string(), details))
     }
 }
 
@@ -246,6 +228,19 @@ mod tests {
         assert_eq!(status, 422);
         assert_eq!(json["error"]["code"], "validation_failed");
         assert_eq!(json["error"]["details"][0]["field"], "minutes");
+    }
+
+    #[actix_web::test]
+    async fn a_body_that_is_not_json_is_400_and_one_of_the_wrong_shape_422() {
+        let not_json = api_contract::json::parse::<serde_json::Value>(b"nope").unwrap_err();
+        let (status, json) = body(not_json.into()).await;
+        assert_eq!(status, 400);
+        assert_eq!(json["error"]["code"], "invalid_json");
+        let (status, json) = body(Invalid::field("minutes", "too many").into()).await;
+        assert_eq!(status, 422);
+        assert_eq!(json["error"]["details"][0]["field"], "minutes");
+        let (status, _) = body(NotFound.into()).await;
+        assert_eq!(status, 404);
     }
 
     #[test]

@@ -11,10 +11,12 @@ pub mod middleware;
 pub mod openapi;
 pub mod pages;
 pub mod reclassify_worker;
-pub mod requests;
 pub mod routes;
 pub mod service_types;
 pub mod startup;
 pub mod state;
 pub mod telemetry;
-pub mod views;
+
+// The typed requests and views are the contract's (`api-contract`); re-exported so the routes
+// keep naming them `crate::requests::...` and `crate::views::...`.
+pub use api_contract::{requests, views};

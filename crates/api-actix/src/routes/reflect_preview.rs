@@ -101,5 +101,10 @@ async fn preview(
     // The person's own words and profile: never kept by a cache.
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(ReflectPreviewView::from(preview)))
+        .json(ReflectPreviewView::new(
+            preview.provider,
+            preview.endpoint,
+            preview.request,
+            preview.note,
+        )))
 }

@@ -12,7 +12,7 @@ use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
 use utoipa::{IntoParams, ToSchema};
 
 use super::rules;
-use crate::error::ApiError;
+use crate::error::Invalid;
 use crate::views::enum_schemas;
 
 /// A new personal API key.
@@ -48,8 +48,8 @@ impl ApiKeyRequest {
     ///
     /// # Errors
     /// 422 naming `name`.
-    pub fn name(&self) -> Result<ApiKeyName, ApiError> {
-        ApiKeyName::non_blank(self.name.trim()).map_err(|e| ApiError::invalid("name", e))
+    pub fn name(&self) -> Result<ApiKeyName, Invalid> {
+        ApiKeyName::non_blank(self.name.trim()).map_err(|e| Invalid::field("name", e))
     }
 
     /// The key asked for.
@@ -57,11 +57,12 @@ impl ApiKeyRequest {
     /// # Errors
     /// 422 naming `name` or `scopes` (an empty list); `expires_in_days` is checked as it is
     /// read (1-365 whole days).
-    pub fn new_key(&self) -> Result<NewApiKey, ApiError> {
+    pub fn new_key(&self) -> Result<NewApiKey, Invalid> {
         let scopes = match &self.scopes {
             None => KeyScopes::DEFAULT,
-            Some(scopes) => KeyScopes::new(scopes.iter().copied())
-                .map_err(|e| ApiError::invalid("scopes", e))?,
+            Some(scopes) => {
+                KeyScopes::new(scopes.iter().copied()).map_err(|e| Invalid::field("scopes", e))?
+            }
         };
         Ok(NewApiKey {
             name: self.name()?,
@@ -99,14 +100,14 @@ impl DevLoginRequest {
     ///
     /// # Errors
     /// 422 naming `email`.
-    pub fn email(&self) -> Result<Email, ApiError> {
+    pub fn email(&self) -> Result<Email, Invalid> {
         if self.email.trim() != self.email {
-            return Err(ApiError::invalid(
+            return Err(Invalid::field(
                 "email",
                 "must not start or end with white space",
             ));
         }
-        Email::new(&self.email).map_err(|e| ApiError::invalid("email", e))
+        Email::new(&self.email).map_err(|e| Invalid::field("email", e))
     }
 }
 
@@ -143,12 +144,12 @@ pub const DEFAULT_SUMMARY_DAYS: u16 = 30;
 impl SummaryQuery {
     /// # Errors
     /// 422 naming `days` outside 1-365.
-    pub fn days(&self) -> Result<u16, ApiError> {
+    pub fn days(&self) -> Result<u16, Invalid> {
         let days = self.days.unwrap_or(i64::from(DEFAULT_SUMMARY_DAYS));
         u16::try_from(days)
             .ok()
             .filter(|d| (1..=MAX_SUMMARY_DAYS).contains(d))
-            .ok_or_else(|| ApiError::invalid("days", "must be between 1 and 365"))
+            .ok_or_else(|| Invalid::field("days", "must be between 1 and 365"))
     }
 }
 
@@ -176,13 +177,13 @@ impl AdminActivityQuery {
     ///
     /// # Errors
     /// 422 naming `user_id` when it is not a user id.
-    pub fn user_id(&self) -> Result<Option<UserId>, ApiError> {
+    pub fn user_id(&self) -> Result<Option<UserId>, Invalid> {
         match self.user_id.as_deref() {
             None | Some("") => Ok(None),
             Some(id) => id
                 .parse::<UserId>()
                 .map(Some)
-                .map_err(|_| ApiError::invalid("user_id", "must be a user id")),
+                .map_err(|_| Invalid::field("user_id", "must be a user id")),
         }
     }
 }

@@ -9,7 +9,7 @@ use utoipa::openapi::Object;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::error::ApiError;
+use crate::error::Invalid;
 use crate::views::enum_schemas;
 
 /// Whether each new check-in comes by e-mail.
@@ -48,9 +48,9 @@ impl WebhookRequest {
     ///
     /// # Errors
     /// 422 naming `events` when it is empty (the URL is checked by the use case).
-    pub fn registration(&self) -> Result<WebhookRegistration, ApiError> {
+    pub fn registration(&self) -> Result<WebhookRegistration, Invalid> {
         if self.events.is_empty() {
-            return Err(ApiError::invalid("events", "name at least one event"));
+            return Err(Invalid::field("events", "name at least one event"));
         }
         let events = EventType::ALL
             .into_iter()

@@ -9,7 +9,7 @@ use utoipa::openapi::schema::KnownFormat;
 use utoipa::{IntoParams, ToSchema};
 
 use super::rules;
-use crate::error::ApiError;
+use crate::error::Invalid;
 
 /// An answer. To steps 6-7, `""` means "I have no such goal"; a blank answer to steps 1-5 is
 /// kept as a draft that leaves the step unanswered (`next_step`), and completion waits for it.
@@ -34,12 +34,12 @@ pub struct StepPath {
 impl StepPath {
     /// # Errors
     /// 422 naming `step` outside 1-7.
-    pub fn step(&self) -> Result<Step, ApiError> {
+    pub fn step(&self) -> Result<Step, Invalid> {
         self.step
             .parse::<i64>()
             .ok()
             .and_then(|n| Step::new(n).ok())
-            .ok_or_else(|| ApiError::invalid("step", "must be between 1 and 7"))
+            .ok_or_else(|| Invalid::field("step", "must be between 1 and 7"))
     }
 }
 

@@ -6,7 +6,7 @@ use utoipa::IntoParams;
 use utoipa::openapi::path::{Parameter, ParameterIn};
 
 use super::rules;
-use crate::error::ApiError;
+use crate::error::Invalid;
 
 /// `?limit=&before=`.
 #[derive(Debug, Default, Deserialize)]
@@ -38,7 +38,7 @@ impl PageQuery {
     ///
     /// # Errors
     /// 422 naming `limit` or `before`.
-    pub fn parse(&self) -> Result<(PageLimit, Option<Cursor>), ApiError> {
+    pub fn parse(&self) -> Result<(PageLimit, Option<Cursor>), Invalid> {
         page(self.limit, self.before.as_deref())
     }
 }
@@ -50,16 +50,16 @@ impl PageQuery {
 pub fn page(
     limit: Option<i64>,
     before: Option<&str>,
-) -> Result<(PageLimit, Option<Cursor>), ApiError> {
+) -> Result<(PageLimit, Option<Cursor>), Invalid> {
     let limit = match limit {
         None => PageLimit::default(),
-        Some(n) => PageLimit::new(n).map_err(|e| ApiError::invalid("limit", e))?,
+        Some(n) => PageLimit::new(n).map_err(|e| Invalid::field("limit", e))?,
     };
     let before = match before {
         None | Some("") => None,
         Some(c) => Some(
             c.parse::<Cursor>()
-                .map_err(|e| ApiError::invalid("before", e))?,
+                .map_err(|e| Invalid::field("before", e))?,
         ),
     };
     Ok((limit, before))

@@ -1,7 +1,6 @@
 //! The profile responses: the profile itself, its revisions, the reflection dialogue, a
 //! reflection turn's reply and the preview of the next model request.
 
-use adapters_llm::RequestPreview;
 use domain::ids::{ProfileId, ReflectionMessageId, RevisionId};
 use domain::profile::{Profile, ProseFields, Revision, Snapshot};
 use domain::reflection::ReflectionMessage;
@@ -223,13 +222,20 @@ pub struct ReflectPreviewView {
     note: &'static str,
 }
 
-impl From<RequestPreview> for ReflectPreviewView {
-    fn from(p: RequestPreview) -> Self {
+impl ReflectPreviewView {
+    /// The preview of the language model's request (`adapters_llm::RequestPreview`'s parts).
+    #[must_use]
+    pub const fn new(
+        provider: &'static str,
+        endpoint: Option<String>,
+        request: Option<serde_json::Value>,
+        note: &'static str,
+    ) -> Self {
         Self {
-            provider: p.provider,
-            endpoint: p.endpoint,
-            request: p.request,
-            note: p.note,
+            provider,
+            endpoint,
+            request,
+            note,
         }
     }
 }

@@ -19,7 +19,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::page::page;
 use super::rules;
-use crate::error::ApiError;
+use crate::error::Invalid;
 use crate::views::enum_schemas;
 
 /// One time entry. Idempotent per `(caller, external_task_id)`: a repeat replaces the row.
@@ -70,11 +70,11 @@ impl TaskMappingRequest {
     ///
     /// # Errors
     /// 422 naming `external_task_id` when it is blank, or `tags` / `tags[i]`.
-    pub fn into_input(self, at: impl Fn() -> String) -> Result<TaskMappingInput, ApiError> {
+    pub fn into_input(self, at: impl Fn() -> String) -> Result<TaskMappingInput, Invalid> {
         let tags = Tags::new(self.tags).map_err(|e| match e {
-            TagsError::TooMany => ApiError::invalid(format!("{}tags", at()), e),
+            TagsError::TooMany => Invalid::field(format!("{}tags", at()), e),
             TagsError::Tag { index, error } => {
-                ApiError::invalid(format!("{}tags[{index}]", at()), error)
+                Invalid::field(format!("{}tags[{index}]", at()), error)
             }
         })?;
         TaskMappingInput::new(
@@ -85,7 +85,7 @@ impl TaskMappingRequest {
             self.minutes,
             self.occurred_at,
         )
-        .map_err(|e| ApiError::invalid(format!("{}external_task_id", at()), e))
+        .map_err(|e| Invalid::field(format!("{}external_task_id", at()), e))
     }
 }
 
@@ -133,9 +133,9 @@ impl TaskMappingBatchRequest {
     ///
     /// # Errors
     /// 422 naming `items` when there are too many, or the first bad item's field by its index.
-    pub fn into_inputs(self) -> Result<Vec<TaskMappingInput>, ApiError> {
+    pub fn into_inputs(self) -> Result<Vec<TaskMappingInput>, Invalid> {
         if self.items.len() > MAX_BATCH {
-            return Err(ApiError::invalid(
+            return Err(Invalid::field(
                 "items",
                 format!(
                     "at most {MAX_BATCH} items per batch (got {})",
@@ -219,16 +219,14 @@ fn foundation_or_empty() -> Schema {
 
 /// An RFC 3339 time from a query string. A `+` offset that arrived unencoded reads as a space
 /// once the query is decoded; it is put back rather than refused.
-fn query_time(field: &str, value: Option<&str>) -> Result<Option<OffsetDateTime>, ApiError> {
+fn query_time(field: &str, value: Option<&str>) -> Result<Option<OffsetDateTime>, Invalid> {
     let Some(raw) = value.filter(|v| !v.is_empty()) else {
         return Ok(None);
     };
     OffsetDateTime::parse(raw, &Rfc3339)
         .or_else(|_| OffsetDateTime::parse(&raw.replace(' ', "+"), &Rfc3339))
         .map(Some)
-        .map_err(|_| {
-            ApiError::invalid(field, "must be an RFC 3339 time, e.g. 2026-11-22T10:00:00Z")
-        })
+        .map_err(|_| Invalid::field(field, "must be an RFC 3339 time, e.g. 2026-11-22T10:00:00Z"))
 }
 
 impl TaskMappingListQuery {
@@ -236,14 +234,14 @@ impl TaskMappingListQuery {
     ///
     /// # Errors
     /// 422 naming the parameter.
-    pub fn into_query(self) -> Result<TaskMappingQuery, ApiError> {
+    pub fn into_query(self) -> Result<TaskMappingQuery, Invalid> {
         let (limit, before) = page(self.limit, self.before.as_deref())?;
         let foundation = match self.foundation.as_deref() {
             None | Some("") => None,
             Some(UNMAPPED) => Some(FoundationFilter::Unmapped),
             Some(key) => Some(FoundationFilter::Is(key.parse::<Foundation>().map_err(
                 |_| {
-                    ApiError::invalid(
+                    Invalid::field(
                         "foundation",
                         "must be one of the six foundations or unmapped",
                     )
@@ -301,8 +299,8 @@ mod tests {
     use super::*;
     use crate::error::FieldError;
 
-    fn batch(items: serde_json::Value) -> Result<Vec<TaskMappingInput>, ApiError> {
-        crate::extract::from_value::<TaskMappingBatchRequest>(json!({ "items": items }), "")?
+    fn batch(items: serde_json::Value) -> Result<Vec<TaskMappingInput>, Invalid> {
+        crate::json::from_value::<TaskMappingBatchRequest>(json!({ "items": items }), "")?
             .into_inputs()
     }
 
@@ -312,7 +310,7 @@ mod tests {
 
     #[test]
     fn a_bad_item_is_named_by_its_index() {
-        let Err(ApiError::Validation(errors)) =
+        let Err(Invalid(errors)) =
             batch(json!([item(json!(5)), item(json!(5)), item(json!(1_441))]))
         else {
             panic!("expected a validation error");
@@ -324,7 +322,7 @@ mod tests {
     fn a_blank_external_id_is_named_with_its_index() {
         let mut blank = item(json!(5));
         blank["external_task_id"] = json!("   ");
-        let Err(ApiError::Validation(errors)) = batch(json!([item(json!(1)), blank])) else {
+        let Err(Invalid(errors)) = batch(json!([item(json!(1)), blank])) else {
             panic!("expected a validation error");
         };
         assert_eq!(
@@ -339,7 +337,7 @@ mod tests {
     #[test]
     fn an_item_sent_as_an_array_is_refused_naming_its_index() {
         let positional = json!(["t", null, "love", 5, "2026-11-22T10:00:00Z"]);
-        let Err(ApiError::Validation(errors)) = batch(json!([item(json!(1)), positional])) else {
+        let Err(Invalid(errors)) = batch(json!([item(json!(1)), positional])) else {
             panic!("expected a validation error");
         };
         assert_eq!(errors[0].field, "items[1]");
@@ -358,13 +356,13 @@ mod tests {
 
         let mut bad = item(json!(5));
         bad["tags"] = json!(["ok", " "]);
-        let Err(ApiError::Validation(errors)) = batch(json!([item(json!(1)), bad])) else {
+        let Err(Invalid(errors)) = batch(json!([item(json!(1)), bad])) else {
             panic!("expected a validation error");
         };
         assert_eq!(errors[0].field, "items[1].tags[1]");
         let mut many = item(json!(5));
         many["tags"] = json!((0..21).map(|n| format!("t{n}")).collect::<Vec<_>>());
-        let Err(ApiError::Validation(errors)) = batch(json!([many])) else {
+        let Err(Invalid(errors)) = batch(json!([many])) else {
             panic!("expected a validation error");
         };
         assert_eq!(errors[0].field, "items[0].tags");

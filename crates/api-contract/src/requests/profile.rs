@@ -15,7 +15,7 @@ use utoipa::openapi::{Object, Ref, RefOr, Required};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
 use super::rules;
-use crate::error::ApiError;
+use crate::error::{Invalid, NotFound};
 
 /// Any subset of the seven editable fields; any other field is 422. The two goal summaries may
 /// be null or blank (no such goal); the others may be neither null nor blank.
@@ -66,7 +66,7 @@ impl ProfileEditRequest {
     ///
     /// # Errors
     /// 422 naming the field when the domain refuses the edit (a blank Ikigai or overlap field).
-    pub fn into_edit(self) -> Result<ProfileEdit, ApiError> {
+    pub fn into_edit(self) -> Result<ProfileEdit, Invalid> {
         use EditableField as F;
         let required = [
             (F::LoveSummary, self.love_summary),
@@ -83,7 +83,7 @@ impl ProfileEditRequest {
         ]
         .into_iter()
         .filter_map(|(field, value)| value.map(|v| (field, v)));
-        ProfileEdit::new(required.chain(goals)).map_err(|e| ApiError::invalid(e.field().name(), e))
+        ProfileEdit::new(required.chain(goals)).map_err(|e| Invalid::field(e.field().name(), e))
     }
 }
 
@@ -125,12 +125,12 @@ impl RevisionNumberPath {
     ///
     /// # Errors
     /// 404 otherwise.
-    pub fn number(&self) -> Result<u32, ApiError> {
+    pub fn number(&self) -> Result<u32, NotFound> {
         self.number
             .parse::<u32>()
             .ok()
             .filter(|n| *n >= 1)
-            .ok_or(ApiError::NotFound)
+            .ok_or(NotFound)
     }
 }
 
@@ -187,18 +187,18 @@ impl ReflectRequest {
     ///
     /// # Errors
     /// 422 naming the field.
-    pub fn turn(self) -> Result<ReflectionTurn, ApiError> {
+    pub fn turn(self) -> Result<ReflectionTurn, Invalid> {
         match (self.opener, self.message) {
             (Some(true), None) => Ok(ReflectionTurn::Opener),
             (None, Some(message)) => MessageText::non_blank(message)
                 .map(ReflectionTurn::Message)
-                .map_err(|e| ApiError::invalid("message", e)),
-            (Some(false), None) => Err(ApiError::invalid(
+                .map_err(|e| Invalid::field("message", e)),
+            (Some(false), None) => Err(Invalid::field(
                 "opener",
                 "must be true (or send a message instead)",
             )),
             // Named after the field a person most likely meant to send.
-            _ => Err(ApiError::invalid(
+            _ => Err(Invalid::field(
                 "message",
                 "send exactly one of opener (true) or message",
             )),
@@ -272,13 +272,13 @@ mod tests {
 
     use super::*;
 
-    fn edit(body: serde_json::Value) -> Result<ProfileEdit, ApiError> {
-        crate::extract::from_value::<ProfileEditRequest>(body, "")?.into_edit()
+    fn edit(body: serde_json::Value) -> Result<ProfileEdit, Invalid> {
+        crate::json::from_value::<ProfileEditRequest>(body, "")?.into_edit()
     }
 
     fn refused_field(body: serde_json::Value) -> String {
         match edit(body) {
-            Err(ApiError::Validation(errors)) => errors[0].field.clone(),
+            Err(Invalid(errors)) => errors[0].field.clone(),
             other => panic!("expected a validation error, got {other:?}"),
         }
     }
@@ -340,7 +340,7 @@ mod tests {
         assert_eq!(number("42").unwrap(), 42);
         for bad in ["0", "-1", "abc", "1.5", "", "99999999999"] {
             assert!(
-                matches!(number(bad), Err(ApiError::NotFound)),
+                matches!(number(bad), Err(NotFound)),
                 "{bad:?} names no revision"
             );
         }
@@ -370,11 +370,11 @@ mod tests {
             json!({"opener": true, "message": null}),
         ] {
             assert!(
-                crate::extract::from_value::<ReflectRequest>(body.clone(), "").is_err(),
+                crate::json::from_value::<ReflectRequest>(body.clone(), "").is_err(),
                 "{body}"
             );
         }
-        let message = crate::extract::from_value::<ReflectRequest>(json!({"message": "hi"}), "");
+        let message = crate::json::from_value::<ReflectRequest>(json!({"message": "hi"}), "");
         assert!(message.unwrap().turn().is_ok());
     }
 

@@ -16,7 +16,7 @@ use utoipa::openapi::{Object, Schema};
 use utoipa::{IntoParams, ToSchema};
 
 use super::rules;
-use crate::error::ApiError;
+use crate::error::Invalid;
 use crate::views::enum_schemas;
 
 /// A rule: its condition (exactly one key), the foundation it gives, and where it goes (1 is
@@ -71,7 +71,7 @@ impl RuleRequest {
     /// # Errors
     /// 422 naming `match.<kind>` for a blank, too long or control-character pattern, and
     /// `position` outside 1-4294967295.
-    pub fn into_rule(self) -> Result<NewRule, ApiError> {
+    pub fn into_rule(self) -> Result<NewRule, Invalid> {
         let (kind, pattern) = match self.matcher {
             MatchRequest::LabelContains(p) => (MatchKind::LabelContains, p),
             MatchRequest::LabelEquals(p) => (MatchKind::LabelEquals, p),
@@ -79,14 +79,14 @@ impl RuleRequest {
             MatchRequest::ExternalTaskIdPrefix(p) => (MatchKind::ExternalTaskIdPrefix, p),
         };
         let pattern = Pattern::non_blank(pattern)
-            .map_err(|e| ApiError::invalid(format!("match.{}", kind.key()), e))?;
+            .map_err(|e| Invalid::field(format!("match.{}", kind.key()), e))?;
         let position = self
             .position
             .map(|WholeNumber(n)| {
                 u32::try_from(n)
                     .ok()
                     .and_then(NonZeroU32::new)
-                    .ok_or_else(|| ApiError::invalid("position", "must be 1 or more"))
+                    .ok_or_else(|| Invalid::field("position", "must be 1 or more"))
             })
             .transpose()?;
         Ok(NewRule {
@@ -128,13 +128,13 @@ mod tests {
 
     use super::*;
 
-    fn read(body: serde_json::Value) -> Result<NewRule, ApiError> {
-        crate::extract::from_value::<RuleRequest>(body, "")?.into_rule()
+    fn read(body: serde_json::Value) -> Result<NewRule, Invalid> {
+        crate::json::from_value::<RuleRequest>(body, "")?.into_rule()
     }
 
-    fn field(result: Result<NewRule, ApiError>) -> String {
+    fn field(result: Result<NewRule, Invalid>) -> String {
         match result {
-            Err(ApiError::Validation(errors)) => errors[0].field.clone(),
+            Err(Invalid(errors)) => errors[0].field.clone(),
             other => panic!("expected a validation error, got {other:?}"),
         }
     }
