@@ -1,5 +1,6 @@
 // The person's time zone and the weekly trend, in Chromium at 1280 and 390 px: the first sign-in
-// takes the browser's zone (here Asia/Tokyo) and the account page changes it; the dashboard draws
+// takes the browser's zone (here Asia/Tokyo) and the account page changes it, and every moment
+// shown is then in the account's zone, not the browser's; the dashboard draws
 // stacked weekly bars of the person's local weeks (12 by default, 104 chosen), with a sentence
 // per foundation on last week against its 4-week average, a text alternative and the numbers as a
 // table; no chart text is under 12 px or cut at the chart's edge, twelve weeks fit a phone, and a
@@ -78,6 +79,16 @@ for (const size of WIDTHS) {
       await idle(page);
       assert.deepEqual((await api.get('/api/me/settings')).body, { time_zone: 'Europe/Berlin' });
       assert.match(await page.locator('#daily-table caption').textContent(), /Europe\/Berlin time/);
+
+      // Moments are shown in the account's zone too, not the browser's (Tokyo here).
+      await page.goto(`${BASE}/account.html`);
+      await page.locator('#me-email').waitFor();
+      const created = (await api.get('/api/me')).body.created_at;
+      const [berlin, tokyo] = await page.evaluate((ts) => ['Europe/Berlin', 'Asia/Tokyo'].map((timeZone) =>
+        new Date(ts).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone })), created);
+      const since = await page.locator('#me').textContent();
+      assert.ok(since.includes(`Member since ${berlin}`), `"${since}" shows ${berlin}`);
+      assert.ok(!since.includes(tokyo), `"${since}" is not in the browser's zone (${tokyo})`);
       assert.deepEqual(problems, []);
     } finally {
       await context.close();

@@ -3,7 +3,7 @@
 // creation; a test, the delivery log, delete), the activity log, the export and deleting the account.
 import { api, ApiError, signOut } from './api.js';
 import { activityWords } from './activity-words.js';
-import { el, fill, initPage, notice, explain, when, act, refuse, accept, countChars, checkText, browserTimeZone, timeZoneSettled, TIME_ZONE_KEY } from './ui.js';
+import { el, fill, initPage, notice, explain, when, at, act, refuse, accept, countChars, checkText, browserTimeZone, timeZoneSettled, showTimesIn, TIME_ZONE_KEY } from './ui.js';
 
 initPage();
 
@@ -18,7 +18,7 @@ let me = null;
 let activityCursor = null;
 
 function short(ts) {
-  return new Date(ts).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
+  return at(ts, { dateStyle: 'short', timeStyle: 'short' });
 }
 
 /** The device of a session in words ("Firefox on Linux", named by the service), else its raw agent. */
@@ -432,6 +432,7 @@ document.getElementById('time-zone-form').addEventListener('submit', async (even
     key: 'time-zone', progress: 'Saving your time zone…',
     done: (settings) => {
       select.value = settings.time_zone;
+      showTimesIn(settings.time_zone);
       // Chosen here: the browser never replaces it.
       try { localStorage.setItem(TIME_ZONE_KEY, '1'); } catch { /* private mode */ }
       return `Your days and weeks now follow ${settings.time_zone}.`;
@@ -447,7 +448,8 @@ document.getElementById('time-zone-form').addEventListener('submit', async (even
 });
 
 async function main() {
-  me = await api.get('/api/me');
+  // Times are shown in the account's zone.
+  [me] = await Promise.all([api.get('/api/me'), timeZoneSettled]);
   fill(document.getElementById('me'), el('div', { class: 'card' },
     el('p', null, el('strong', { id: 'me-email', text: me.email }), me.name ? ` (${me.name})` : null,
       me.is_admin ? el('span', { class: 'badge', text: 'administrator' }) : null),

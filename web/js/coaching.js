@@ -4,7 +4,7 @@
 // A check-in answered "no longer holds" (`revisit: true`) offers to reopen the profile, then the
 // reflection. Every wait reports beside its button (ui.js `act`).
 import { api, ApiError } from './api.js';
-import { el, fill, initPage, notice, explain, when, act, countChars, checkText } from './ui.js';
+import { el, fill, initPage, notice, explain, when, act, countChars, checkText, timeZoneSettled } from './ui.js';
 import { reopenOffer } from './reopen.js';
 
 initPage();
@@ -209,6 +209,8 @@ window.addEventListener('hashchange', () => {
 
 async function main() {
   rememberTarget();
+  // Times are shown in the account's zone.
+  await timeZoneSettled;
   try {
     renderPreferences(await api.get('/coaching/preferences'));
   } catch (error) {

@@ -4,7 +4,7 @@
 // person's rules (move up or down, delete after a confirmation), the weekly trend (weekly.js)
 // and the per-day series. Days and weeks are the person's, in their time zone.
 import { api, ApiError } from './api.js';
-import { el, fill, initPage, notice, explain, act, refuse, accept, FOUNDATION_TITLES, timeZoneSettled } from './ui.js';
+import { el, fill, initPage, notice, explain, at, act, refuse, accept, FOUNDATION_TITLES, timeZoneSettled } from './ui.js';
 import { weeklyChart, legend, observations, weeklyTable } from './weekly.js';
 
 initPage();
@@ -129,7 +129,7 @@ function describeGroup(group) {
 }
 
 function day(ts) {
-  return new Date(ts).toLocaleDateString(undefined, { dateStyle: 'medium' });
+  return at(ts, { dateStyle: 'medium' });
 }
 
 function unmappedItem(group, index) {

@@ -4,7 +4,7 @@
 // revision history with diffs and "Restore this version". Every wait reports beside the control
 // that started it (ui.js `act`); a blank or too-long text is refused beside its field.
 import { api, ApiError } from './api.js';
-import { el, fill, initPage, notice, explain, when, act, countChars, checkText, refuse, FIELDS, FIELD_TITLES } from './ui.js';
+import { el, fill, initPage, notice, explain, when, act, countChars, checkText, refuse, FIELDS, FIELD_TITLES, timeZoneSettled } from './ui.js';
 import { reopenOffer } from './reopen.js';
 
 initPage();
@@ -361,7 +361,8 @@ function renderAll() {
 
 async function load() {
   try {
-    const [loaded, prompts] = await Promise.all([api.get('/discovery/profile/me'), api.get('/discovery/prompts')]);
+    // Times are shown in the account's zone, read with the profile.
+    const [loaded, prompts] = await Promise.all([api.get('/discovery/profile/me'), api.get('/discovery/prompts'), timeZoneSettled]);
     profile = loaded;
     stepTitles = Object.fromEntries(prompts.map((p) => [p.step, p.title]));
   } catch (error) {

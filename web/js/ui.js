@@ -47,11 +47,23 @@ export function explain(error) {
   return 'Something went wrong. Please try again.';
 }
 
-/** "22 Nov 2026, 10:00" in the person's locale. */
-export function when(ts) {
+/** The account's time zone once read (see `adoptTimeZone`): times are shown in it, as days are. */
+let personZone = null;
+
+/** Shows times in `zone` from now on (the account page, after the person changes it). */
+export function showTimesIn(zone) {
+  personZone = zone || null;
+}
+
+/** A moment in the person's locale and time zone (the browser's until the account's is read). */
+export function at(ts, options) {
   if (!ts) return '';
-  const date = new Date(ts);
-  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(ts).toLocaleString(undefined, personZone ? { ...options, timeZone: personZone } : options);
+}
+
+/** "22 Nov 2026, 10:00" in the person's locale and time zone. */
+export function when(ts) {
+  return at(ts, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 export const FIELD_TITLES = {
@@ -93,11 +105,13 @@ export function browserTimeZone() {
  */
 async function adoptTimeZone() {
   try {
+    const settings = await api.get('/api/me/settings', { signIn: false });
+    showTimesIn(settings.time_zone);
     if (localStorage.getItem(TIME_ZONE_KEY)) return;
     const zone = browserTimeZone();
-    const settings = await api.get('/api/me/settings', { signIn: false });
     if (zone && settings.time_zone === 'UTC' && zone !== 'UTC' && zone !== 'Etc/UTC') {
       await api.put('/api/me/settings', { time_zone: zone }, { signIn: false });
+      showTimesIn(zone);
     }
     localStorage.setItem(TIME_ZONE_KEY, '1');
   } catch {
@@ -105,7 +119,7 @@ async function adoptTimeZone() {
   }
 }
 
-/** Resolves once the account's time zone is settled (see `adoptTimeZone`). */
+/** Resolves once the account's time zone is settled and read (see `adoptTimeZone`). */
 export let timeZoneSettled = Promise.resolve();
 
 /**
