@@ -1,7 +1,6 @@
 // axe-core (npm, pinned in package.json) on every page and every state the suite shows, at 1280
-// and 390 px; any violation fails, named with its rule and the elements it found. /docs (Swagger
-// UI) is left out. The states:
-// - signed out: sign-in, a failed sign-in explained, the 404 page;
+// and 390 px; any violation fails, named with its rule and the elements it found. The states:
+// - signed out: sign-in, a failed sign-in explained, the 404 page, the API reference (/docs);
 // - a new person: home (at 390 px also with the menu open), discovery, an empty dashboard,
 //   coaching, account, the 404 page in the layout (its menu open at 390 px), the review of the
 //   seven answers;
@@ -71,6 +70,7 @@ for (const size of WIDTHS) {
         await page.locator('#notice.error').waitFor();
       });
       await check('/no-such-page');
+      await check('/docs');
 
       await devLogin(page, email);
       for (const url of ['/', '/discovery.html', '/dashboard.html', '/coaching.html', '/account.html', '/no-such-page']) {

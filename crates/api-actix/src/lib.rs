@@ -9,7 +9,6 @@ pub mod error;
 pub mod extract;
 pub mod middleware;
 pub mod openapi;
-pub mod pages;
 pub mod reclassify_worker;
 pub mod routes;
 pub mod service_types;

@@ -1,10 +1,10 @@
 //! The OpenAPI 3.1 document, built from the route declarations (`routes::api`: each handler's
-//! annotation and its policy), served at `/openapi.json` and rendered at `/docs` (Swagger UI
-//! embedded in the binary: no CDN). This file holds what is not a route's: the title, the
+//! annotation and its policy), served at `/openapi.json` (`route.rs`) and shown to people at
+//! `/docs`, a page the `site` crate renders from it at start-up. This file holds what is not a route's: the title, the
 //! tags, the security schemes and the common error answers.
 
 mod common_errors;
-pub mod viewer;
+pub mod route;
 
 use std::sync::OnceLock;
 

@@ -7,7 +7,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::method_table::MethodTable;
 use crate::error::ApiError;
-use crate::pages::Pages;
+use site::Pages;
 
 /// The page a browser gets for a path that is not there (`web/pages/not-found.html`).
 pub const NOT_FOUND_PAGE: &str = "not-found.html";

@@ -1,6 +1,6 @@
 //! The browser front end: the pages (assembled at start-up from `web/layout.html` and
-//! `web/pages/`, see `pages.rs`), `/` the home page and `/login` the sign-in page (where sign-in
-//! failures land with `?error=<code>`), and the other files of `web/` (CSS, ES modules, icons)
+//! `web/pages/` by the `site` crate), `/` the home page, `/login` the sign-in page (where sign-in
+//! failures land with `?error=<code>`) and `/docs` the API reference, and the other files of `web/` (CSS, ES modules, icons)
 //! served as they are. Mounted after every API route, so API paths win; a path that is neither an
 //! API route nor a file is the contract's JSON 404. No authentication is needed for the files:
 //! the pages ask the API for everything personal, and a file fetched with the session cookie is
@@ -8,11 +8,11 @@
 //! carries a strict Content-Security-Policy (no inline script or style, nothing from elsewhere).
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use actix_files::{Files, PathBufWrap};
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{EntityTag, HttpDate};
 use actix_web::http::{StatusCode, header};
 use actix_web::middleware::{DefaultHeaders, Next, from_fn};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, guard, web};
@@ -21,26 +21,12 @@ use super::fallback::not_found;
 use crate::auth::Caller;
 use crate::auth::caller::Identified;
 use crate::error::ApiError;
-use crate::pages::{INDEX, LAYOUT, LOGIN, PAGES_DIR, Page, Pages};
+use site::{DOCS, INDEX, LAYOUT, LOGIN, PAGES_DIR, Page, Pages, web_dir};
 
 /// The policy of every page: only this origin's own files, no inline code, no framing.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
      style-src 'self'; img-src 'self'; font-src 'self'; connect-src 'self'; \
      form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
-
-/// Where the pages are: `WEB_DIR`, else `web/` under the working directory, else the
-/// repository's `web/` (so tests and `cargo run` find it from any crate directory).
-#[must_use]
-pub fn web_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("WEB_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    let local = PathBuf::from("web");
-    if local.join(LAYOUT).is_file() {
-        return local;
-    }
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../web"))
-}
 
 fn security_headers() -> DefaultHeaders {
     DefaultHeaders::new()
@@ -50,23 +36,26 @@ fn security_headers() -> DefaultHeaders {
         .add((header::X_FRAME_OPTIONS, "DENY"))
 }
 
-/// Mounts `/login`, then the pages and the other files of `web/` at `/`. Call after every API
-/// route. The pages are answered where a file of that name would be, so, as every file, they
-/// share the `static` label of the metrics and the activity log (`/login` has its own route).
+/// Mounts `/login` and `/docs`, then the pages and the other files of `web/` at `/`. Call after
+/// every API route. The pages are answered where a file of that name would be, so, as every
+/// file, they share the `static` label of the metrics and the activity log (`/login` and
+/// `/docs` have their own routes).
 pub fn configure(cfg: &mut web::ServiceConfig, pages: &web::Data<Pages>) {
     serve(cfg, pages, web_dir());
 }
 
 fn serve(cfg: &mut web::ServiceConfig, pages: &web::Data<Pages>, dir: PathBuf) {
     let served = pages.clone();
+    for (path, name) in [("/login", LOGIN), ("/docs", DOCS)] {
+        cfg.service(
+            web::resource(path)
+                .app_data(pages.clone())
+                .wrap(security_headers())
+                .wrap(from_fn(anonymous))
+                .route(web::get().to(move |req, pages| named(name, req, pages))),
+        );
+    }
     cfg.service(
-        web::resource("/login")
-            .app_data(pages.clone())
-            .wrap(security_headers())
-            .wrap(from_fn(anonymous))
-            .route(web::get().to(login)),
-    )
-    .service(
         // Only reads: any other method on a path no API route took is the app's JSON 404, never
         // actix-files' plain-text 405.
         web::scope("")
@@ -96,7 +85,7 @@ fn is_template(path: &Path) -> bool {
 }
 
 /// Forgets who sent the request, so fetching a page or a script is not the person's activity.
-pub(crate) async fn anonymous(
+async fn anonymous(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
@@ -123,9 +112,13 @@ async fn page_or_not_found(
     }
 }
 
-/// `/login`: the sign-in page.
-async fn login(req: HttpRequest, pages: web::Data<Pages>) -> Result<HttpResponse, ApiError> {
-    match pages.named(LOGIN) {
+/// `/login` the sign-in page, `/docs` the API reference.
+async fn named(
+    name: &'static str,
+    req: HttpRequest,
+    pages: web::Data<Pages>,
+) -> Result<HttpResponse, ApiError> {
+    match pages.named(name) {
         Some(page) => Ok(respond(page, &req)),
         None => not_found(req).await,
     }
@@ -142,9 +135,9 @@ fn respond(page: &Page, req: &HttpRequest) -> HttpResponse {
             disposition: header::DispositionType::Inline,
             parameters: vec![header::DispositionParam::Filename(page.name().to_owned())],
         })
-        .insert_header(header::ETag(page.etag().clone()));
+        .insert_header(header::ETag(etag(page)));
     if let Some(modified) = page.last_modified() {
-        response.insert_header(header::LastModified(modified));
+        response.insert_header(header::LastModified(HttpDate::from(modified)));
     }
     if is_fresh(page, req) {
         return response
@@ -154,17 +147,25 @@ fn respond(page: &Page, req: &HttpRequest) -> HttpResponse {
     response.body(page.html().clone())
 }
 
+/// The page's tag, strong: the same bytes wherever it is served.
+fn etag(page: &Page) -> EntityTag {
+    EntityTag::new_strong(page.etag().to_owned())
+}
+
 /// Whether the browser's cached copy is this page.
 fn is_fresh(page: &Page, req: &HttpRequest) -> bool {
     match req.get_header::<header::IfNoneMatch>() {
         Some(header::IfNoneMatch::Any) => true,
-        Some(header::IfNoneMatch::Items(tags)) => tags.iter().any(|tag| tag.weak_eq(page.etag())),
+        Some(header::IfNoneMatch::Items(tags)) => {
+            let etag = etag(page);
+            tags.iter().any(|tag| tag.weak_eq(&etag))
+        }
         None => match (
             page.last_modified(),
             req.get_header::<header::IfModifiedSince>(),
         ) {
             (Some(modified), Some(header::IfModifiedSince(since))) => {
-                SystemTime::from(modified) <= SystemTime::from(since)
+                modified <= std::time::SystemTime::from(since)
             }
             _ => false,
         },
@@ -175,6 +176,7 @@ fn is_fresh(page: &Page, req: &HttpRequest) -> bool {
 mod tests {
     use actix_web::test::{TestRequest, call_service, init_service, read_body};
     use actix_web::{App, http::StatusCode};
+    use utoipa::openapi::OpenApi;
 
     use super::*;
 
@@ -211,7 +213,7 @@ mod tests {
     }
 
     async fn get(dir: &Path, request: TestRequest) -> (StatusCode, header::HeaderMap, String) {
-        let pages = web::Data::new(Pages::assemble(dir).unwrap());
+        let pages = web::Data::new(Pages::assemble(dir, &OpenApi::default()).unwrap());
         let dir = dir.to_path_buf();
         let app = init_service(App::new().configure(|cfg| serve(cfg, &pages, dir))).await;
         let response = call_service(&app, request.to_request()).await;
@@ -253,6 +255,8 @@ mod tests {
         let dir = site();
         let (_, headers, _) = get(dir.path(), TestRequest::get().uri("/login")).await;
         let etag = value(&headers, header::ETAG).to_owned();
+        // A strong tag: the same bytes wherever the page is served.
+        assert!(etag.starts_with('"') && etag.len() == 34, "{etag}");
         let modified = value(&headers, header::LAST_MODIFIED).to_owned();
 
         for (name, validator) in [

@@ -27,12 +27,11 @@ use crate::auth::csrf::TrustedOrigins;
 use crate::delivery_worker::DeliveryWorker;
 use crate::middleware::client_ip::ForwardedFor;
 use crate::middleware::rate_limit::RateLimits;
-use crate::pages::Pages;
+use crate::openapi;
 use crate::reclassify_worker::ReclassifyWorker;
 use crate::routes::method_table::MethodTable;
 use crate::service_types::{Accounts, Authenticator, Integration};
 use crate::state::{EmailAvailable, MetricsToken, SignIn};
-use crate::{openapi, routes};
 use server::Shared;
 use services::Services;
 use settings::api::ApiSettings as Settings;
@@ -98,8 +97,11 @@ impl Application {
                 trusted: settings.rate_limits.trust_forwarded_for,
             },
             method_table: web::Data::new(MethodTable::of(openapi::document())),
-            // A broken template stops start-up here.
-            pages: web::Data::new(Pages::assemble(&routes::web::web_dir())?),
+            // A broken template stops start-up here; the reference shows the served document.
+            pages: web::Data::new(site::Pages::assemble(
+                &site::web_dir(),
+                openapi::document(),
+            )?),
             hsts: settings.public_base_url.starts_with("https://"),
             cors_allowed_origins: settings.auth.cors_allowed_origins.clone(),
             cookies: web::Data::new(CookieJar {

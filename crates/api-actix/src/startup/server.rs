@@ -16,13 +16,13 @@ use crate::auth::csrf::TrustedOrigins;
 use crate::middleware::client_ip::ForwardedFor;
 use crate::middleware::rate_limit::{self, RateLimits};
 use crate::middleware::request_id;
-use crate::pages::Pages;
 use crate::routes::method_table::MethodTable;
 use crate::service_types::Authenticator;
 use crate::state::{EmailAvailable, MetricsToken, SignIn};
 use crate::{activity, auth, extract, middleware, openapi, routes, telemetry};
 use adapters_diesel::{Database, DieselActivityRepository};
 use service_metrics::Metrics;
+use site::Pages;
 
 /// What every worker's app shares: the use cases and the other app data the handlers and the
 /// middlewares take, each piece on its own, and the settings the middleware is built from.
@@ -82,7 +82,7 @@ pub(super) fn serve(listener: TcpListener, shared: Shared) -> std::io::Result<Se
             .app_data(extract::query_config())
             .app_data(extract::path_config())
             .configure(|cfg| routes::configure(cfg, dev_login))
-            .configure(openapi::viewer::configure)
+            .configure(openapi::route::configure)
             // Last: the pages and their files, so every API path above wins.
             .configure(|cfg| routes::web::configure(cfg, &pages))
             .default_service(web::to(routes::fallback::not_found))

@@ -3,17 +3,25 @@
 //! `web/pages/` (its title, script and `<main>`). The service stays build-free for whoever
 //! deploys it: edit a file in `web/`, restart, and every page has it. A page that cannot be
 //! assembled (a syntax error, a block the layout requires left unfilled, no `extends`) stops
-//! start-up with one line naming its file, never a half-empty page at run time.
+//! start-up with one line naming its file, never a half-empty page at run time. The API
+//! reference (`pages/docs.html`) is the one page with values from elsewhere, the OpenAPI
+//! document's texts: it alone is escaped.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use actix_web::http::header::{EntityTag, HttpDate};
-use actix_web::web::Bytes;
 use anyhow::Context;
-use minijinja::{AutoEscape, Environment, Error, ErrorKind, State, UndefinedBehavior, context};
+use bytes::Bytes;
+use minijinja::value::Serde;
+use minijinja::{
+    AutoEscape, Environment, Error, ErrorKind, Output, State, UndefinedBehavior, Value, context,
+    escape_formatter,
+};
 use sha2::{Digest, Sha256};
+use utoipa::openapi::OpenApi;
+
+use crate::reference::Reference;
 
 /// The layout every page extends.
 pub const LAYOUT: &str = "layout.html";
@@ -23,14 +31,16 @@ pub const PAGES_DIR: &str = "pages";
 pub const INDEX: &str = "index.html";
 /// The sign-in page, at `/login` (and `/login.html`).
 pub const LOGIN: &str = "login.html";
+/// The API reference, at `/docs` (and `/docs.html`), rendered from the OpenAPI document.
+pub const DOCS: &str = "docs.html";
 
 /// One assembled page and what a cache needs to revalidate it.
 #[derive(Debug, Clone)]
 pub struct Page {
     name: String,
     html: Bytes,
-    etag: EntityTag,
-    last_modified: Option<HttpDate>,
+    etag: String,
+    last_modified: Option<SystemTime>,
 }
 
 impl Page {
@@ -46,15 +56,17 @@ impl Page {
         &self.html
     }
 
-    /// A strong tag of the assembled HTML: the same on every instance serving the same files.
+    /// A strong tag of the assembled HTML (without its quotes): the same on every instance
+    /// serving the same files.
     #[must_use]
-    pub fn etag(&self) -> &EntityTag {
+    pub fn etag(&self) -> &str {
         &self.etag
     }
 
-    /// The later change of the layout and the page's template, when the file system says.
+    /// The later change of the layout and the page's template, in whole seconds, when the file
+    /// system says.
     #[must_use]
-    pub fn last_modified(&self) -> Option<HttpDate> {
+    pub fn last_modified(&self) -> Option<SystemTime> {
         self.last_modified
     }
 }
@@ -64,13 +76,14 @@ impl Page {
 pub struct Pages(HashMap<String, Page>);
 
 impl Pages {
-    /// Reads the layout and every `pages/<name>.html` under `dir` and renders each page.
+    /// Reads the layout and every `pages/<name>.html` under `dir` and renders each page; the
+    /// reference page (`docs.html`) is given `document` to show.
     ///
     /// # Errors
     /// A missing or unreadable layout or pages directory, no `index.html` or `login.html`, or a
     /// template that does not render: a syntax error, a block the layout requires that the page
     /// does not fill, or a page that does not extend the layout. The message names the file.
-    pub fn assemble(dir: &Path) -> anyhow::Result<Self> {
+    pub fn assemble(dir: &Path, document: &OpenApi) -> anyhow::Result<Self> {
         let mut env = environment();
         let layout = dir.join(LAYOUT);
         let layout_source = std::fs::read_to_string(&layout)
@@ -81,9 +94,16 @@ impl Pages {
 
         let pages_dir = dir.join(PAGES_DIR);
         let sources = add_pages(&mut env, &pages_dir, layout_modified)?;
+        let reference = Value::from(Serde(Reference::of(document)));
         let mut pages = HashMap::new();
         for (name, key, last_modified) in sources {
-            let page = render(&env, &pages_dir, name.clone(), &key, last_modified)?;
+            let page = render(
+                &env,
+                &pages_dir,
+                (name.clone(), &key),
+                last_modified,
+                &reference,
+            )?;
             pages.insert(name, page);
         }
         for needed in [INDEX, LOGIN] {
@@ -121,8 +141,17 @@ impl Pages {
 /// The template engine the pages are assembled with.
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
-    // The templates hold only the service's own markup; there are no values to escape.
-    env.set_auto_escape_callback(|_| AutoEscape::None);
+    // The templates hold only the service's own markup, with no values to escape, except the
+    // reference, which shows the document's texts.
+    env.set_auto_escape_callback(|name| {
+        if name == format!("{PAGES_DIR}/{DOCS}") {
+            AutoEscape::Html
+        } else {
+            AutoEscape::None
+        }
+    });
+    env.set_formatter(format_escaped);
+    env.add_filter("prose", prose);
     // A misspelt variable is an error, not an empty string.
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     // The layout's default for a block every page must fill (`{{ required() }}`).
@@ -138,13 +167,63 @@ fn environment() -> Environment<'static> {
     env
 }
 
+/// Writes a value as minijinja does, except that an escaped string keeps its `/` (paths read
+/// as written, not `&#x2f;`): only `&`, `<`, `>`, `"` and `'` are escaped.
+fn format_escaped(
+    out: &mut Output<'_>,
+    state: &mut State<'_, '_>,
+    value: &Value,
+) -> Result<(), Error> {
+    match (state.auto_escape(), value.as_str()) {
+        (AutoEscape::Html, Some(text)) if !value.is_safe() => out
+            .write_str(&escape(text))
+            .map_err(|e| Error::new(ErrorKind::WriteFailure, e.to_string())),
+        _ => escape_formatter(out, state, value),
+    }
+}
+
+/// The document's text, escaped, with each `` `span` `` shown as code.
+fn prose(text: &str) -> Value {
+    let mut html = String::with_capacity(text.len());
+    for (i, part) in text.split('`').enumerate() {
+        // Odd parts are inside backticks; an unpaired last backtick leaves its text as text.
+        if i % 2 == 1 && text.split('`').count() > i + 1 {
+            html.push_str("<code>");
+            html.push_str(&escape(part));
+            html.push_str("</code>");
+        } else {
+            if i % 2 == 1 {
+                html.push('`');
+            }
+            html.push_str(&escape(part));
+        }
+    }
+    Value::from_safe_string(html)
+}
+
+/// Text escaped for HTML content and quoted attribute values.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Adds every `.html` template of `pages_dir` to `env`; returns each page's file name, template
 /// key and last change (its own or the layout's, whichever is later).
 fn add_pages(
     env: &mut Environment<'static>,
     pages_dir: &Path,
     layout_modified: Option<SystemTime>,
-) -> anyhow::Result<Vec<(String, String, Option<HttpDate>)>> {
+) -> anyhow::Result<Vec<(String, String, Option<SystemTime>)>> {
     let entries = std::fs::read_dir(pages_dir)
         .with_context(|| format!("reading the pages in {}", pages_dir.display()))?;
     let mut sources = Vec::new();
@@ -163,19 +242,20 @@ fn add_pages(
         let key = format!("{PAGES_DIR}/{name}");
         env.add_template_owned(key.clone(), source)
             .with_context(|| format!("in {}", path.display()))?;
-        let last_modified = modified(&path).max(layout_modified).map(HttpDate::from);
+        let last_modified = modified(&path).max(layout_modified);
         sources.push((name.to_owned(), key, last_modified));
     }
     Ok(sources)
 }
 
-/// Renders the page `name` (template `key`) with its navigation link marked current.
+/// Renders the page `name` (template `key`) with its navigation link marked current, and the
+/// reference for the page that shows it.
 fn render(
     env: &Environment<'static>,
     pages_dir: &Path,
-    name: String,
-    key: &str,
-    last_modified: Option<HttpDate>,
+    (name, key): (String, &str),
+    last_modified: Option<SystemTime>,
+    reference: &Value,
 ) -> anyhow::Result<Page> {
     let file = pages_dir.join(&name);
     // The navigation link this page marks as the current one.
@@ -186,7 +266,7 @@ fn render(
     };
     let html = env
         .get_template(key)
-        .and_then(|t| t.render(context! { current }))
+        .and_then(|t| t.render(context! { current, reference => reference.clone() }))
         .with_context(|| format!("rendering {}", file.display()))?;
     // Forgetting `{% extends %}` renders the page's blocks alone: no head, no navigation.
     anyhow::ensure!(
@@ -197,7 +277,7 @@ fn render(
         file.display()
     );
     let digest = Sha256::digest(html.as_bytes());
-    let etag = EntityTag::new_strong(hex::encode(&digest[..16]));
+    let etag = hex::encode(&digest[..16]);
     Ok(Page {
         name,
         html: Bytes::from(html),
@@ -243,7 +323,10 @@ mod tests {
     }
 
     fn failure(dir: &tempfile::TempDir) -> String {
-        format!("{:#}", Pages::assemble(dir.path()).unwrap_err())
+        format!(
+            "{:#}",
+            Pages::assemble(dir.path(), &OpenApi::default()).unwrap_err()
+        )
     }
 
     #[test]
@@ -254,7 +337,7 @@ mod tests {
             LAYOUT_SOURCE,
             &[(INDEX, &home), (LOGIN, &login), ("notes.txt", "x")],
         );
-        let pages = Pages::assemble(dir.path()).unwrap();
+        let pages = Pages::assemble(dir.path(), &OpenApi::default()).unwrap();
 
         // Nothing is escaped or unescaped, and the home page's link is marked as current.
         assert_eq!(
@@ -277,7 +360,7 @@ mod tests {
             LAYOUT_SOURCE,
             &[(INDEX, &page("Home", "h")), (LOGIN, &page("In", "l"))],
         );
-        let pages = Pages::assemble(dir.path()).unwrap();
+        let pages = Pages::assemble(dir.path(), &OpenApi::default()).unwrap();
 
         assert_eq!(pages.at(Path::new("")).unwrap().name(), INDEX);
         assert_eq!(pages.at(Path::new(INDEX)).unwrap().name(), INDEX);
@@ -293,11 +376,13 @@ mod tests {
             LAYOUT_SOURCE,
             &[(INDEX, &page("Home", "h")), (LOGIN, &page("In", "l"))],
         );
-        let first = Pages::assemble(dir.path()).unwrap();
-        let again = Pages::assemble(dir.path()).unwrap();
+        let first = Pages::assemble(dir.path(), &OpenApi::default()).unwrap();
+        let again = Pages::assemble(dir.path(), &OpenApi::default()).unwrap();
 
         let index = first.named(INDEX).unwrap();
-        assert!(!index.etag().weak);
+        // Hexadecimal: a tag the server may send strong, quoted, as it is.
+        assert_eq!(index.etag().len(), 32);
+        assert!(index.etag().chars().all(|c| c.is_ascii_hexdigit()));
         assert_eq!(index.etag(), again.named(INDEX).unwrap().etag());
         assert_ne!(index.etag(), first.named(LOGIN).unwrap().etag());
         assert!(index.last_modified().is_some());
@@ -375,7 +460,7 @@ mod tests {
 
     #[test]
     fn the_pages_of_this_repository_assemble() {
-        let pages = Pages::assemble(&crate::routes::web::web_dir()).unwrap();
+        let pages = Pages::assemble(&crate::web_dir(), &OpenApi::default()).unwrap();
         let mut names: Vec<&str> = pages.names().collect();
         names.sort_unstable();
         assert_eq!(
@@ -385,6 +470,7 @@ mod tests {
                 "coaching.html",
                 "dashboard.html",
                 "discovery.html",
+                DOCS,
                 INDEX,
                 LOGIN,
                 "not-found.html",
@@ -396,11 +482,14 @@ mod tests {
             assert!(html.starts_with("<!doctype html>"), "{name}");
             assert_eq!(html.matches("<main").count(), 1, "{name}");
             assert!(!html.contains("{%") && !html.contains("{{"), "{name}");
+            // Every page has its one script, except the reference, which needs none.
+            let scripts = if name == DOCS { 0 } else { 1 };
             assert_eq!(
                 html.matches(r#"<script type="module" src="/js/"#).count(),
-                1,
+                scripts,
                 "{name}"
             );
+            assert_eq!(html.matches("<script").count(), scripts, "{name}");
         }
         let profile = html(&pages, "profile.html");
         assert!(profile.contains(r#"<a href="/profile.html" aria-current="page">Profile</a>"#));
