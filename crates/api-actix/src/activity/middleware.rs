@@ -14,8 +14,7 @@ use domain::account::ActivityEntry;
 use domain::clock::{Clock, SystemClock};
 use domain::ids::ActivityId;
 
-use super::Action;
-use super::queue::ActivityQueue;
+use super::{Action, ActivityQueue};
 use crate::auth::Caller;
 use crate::auth::caller::Identified;
 use crate::middleware::client_ip;

@@ -1,10 +1,9 @@
-//! The activity log's write path: a middleware that describes every request, and a bounded queue
-//! drained in batches off the request path.
+//! The activity log's HTTP side: a middleware that describes every request and hands it to the
+//! `activity-log` crate's bounded queue, drained in batches off the request path.
 
 pub mod middleware;
-pub mod queue;
 
-pub use queue::{ActivityQueue, ActivityWriter};
+pub use activity_log::{ActivityQueue, ActivityWriter};
 
 /// A stable name for what a request did (`auth.login`, `api_key.create`...), set by handlers
 /// that want one; other requests are named `METHOD /route/pattern`.

@@ -21,7 +21,7 @@ use service_metrics::Metrics;
 
 pub use adapters::OPERATOR_SUBJECT;
 
-use crate::activity::{self, ActivityWriter};
+use crate::activity::ActivityWriter;
 use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
 use crate::delivery_worker::DeliveryWorker;
@@ -65,7 +65,7 @@ impl Application {
             );
         }
         let metrics = Arc::new(
-            Metrics::new(settings.database.max_connections, activity::queue::CAPACITY)
+            Metrics::new(settings.database.max_connections, activity_log::CAPACITY)
                 .context("the metrics registry")?,
         );
         let services = Services::wire(&settings, &db, &metrics)?;

@@ -1,0 +1,315 @@
+//! The queue and its writer against the domain's mocked `ActivityRepository`: what is written,
+//! in how many commits, what is retried, split or given up, and when a waiting sender hears back.
+
+use super::*;
+use domain::ids::{ActivityId, UserId};
+use domain::ports::MockActivityRepository;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn counters() -> ActivityCounters {
+    service_metrics::Metrics::new(1, CAPACITY)
+        .unwrap()
+        .activity_counters()
+}
+
+fn entry(n: usize) -> ActivityEntry {
+    ActivityEntry {
+        id: ActivityId::new(),
+        user_id: None,
+        at: time::OffsetDateTime::UNIX_EPOCH,
+        action: format!("test.{n}"),
+        method: "GET".into(),
+        path: "/".into(),
+        status: 200,
+        source: None,
+        duration_ms: 1,
+        request_id: n.to_string(),
+        ip: None,
+        user_agent: None,
+    }
+}
+
+/// A repository that stores every batch, and the size of each batch it stored.
+fn recording_sizes() -> (Arc<std::sync::Mutex<Vec<usize>>>, MockActivityRepository) {
+    let batches = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let b = Arc::clone(&batches);
+    let mut repo = MockActivityRepository::new();
+    repo.expect_record().returning(move |batch| {
+        b.lock().unwrap().push(batch.len());
+        Ok(batch.len())
+    });
+    (batches, repo)
+}
+
+/// A repository that refuses any batch holding an entry named `test.bad`, as a database
+/// refuses a row it cannot take.
+fn refusing_bad() -> MockActivityRepository {
+    let mut repo = MockActivityRepository::new();
+    repo.expect_record().returning(|batch| {
+        if batch.iter().any(|e| e.action == "test.bad") {
+            Err(RepoError::Unexpected(anyhow::anyhow!("corrupt row")))
+        } else {
+            Ok(batch.len())
+        }
+    });
+    repo
+}
+
+#[tokio::test]
+async fn everything_queued_is_written_in_batches_by_shutdown() {
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&seen);
+    let mut repo = MockActivityRepository::new();
+    repo.expect_record().returning(move |batch| {
+        assert!(batch.len() <= BATCH);
+        counter.fetch_add(batch.len(), Ordering::SeqCst);
+        Ok(batch.len())
+    });
+    let (queue, writer) = ActivityWriter::spawn(repo, counters());
+    let senders: Vec<_> = (0..8)
+        .map(|t| {
+            let q = queue.clone();
+            tokio::spawn(async move {
+                for n in 0..1_000 {
+                    q.push(entry(t * 1_000 + n)).await;
+                }
+            })
+        })
+        .collect();
+    for s in senders {
+        s.await.unwrap();
+    }
+    assert_eq!(writer.shutdown().await, 8_000);
+    assert_eq!(seen.load(Ordering::SeqCst), 8_000);
+}
+
+#[tokio::test]
+async fn entries_the_repository_skips_are_neither_written_nor_lost() {
+    let gone = UserId::new();
+    let mut repo = MockActivityRepository::new();
+    // As the database does for an account deleted while its entries were queued.
+    repo.expect_record()
+        .returning(move |batch| Ok(batch.iter().filter(|e| e.user_id != Some(gone)).count()));
+    let counters = counters();
+    let (queue, writer) = ActivityWriter::spawn(repo, counters.clone());
+    for n in 0..10 {
+        let mut e = entry(n);
+        if n % 3 == 0 {
+            e.user_id = Some(gone);
+        }
+        queue.push(e).await;
+    }
+    assert_eq!(writer.shutdown().await, 6);
+    assert_eq!((counters.written.get(), counters.lost.get()), (6, 0));
+}
+
+#[tokio::test]
+async fn entries_arriving_within_the_linger_share_one_write() {
+    let (batches, repo) = recording_sizes();
+    let (queue, writer) = ActivityWriter::spawn(repo, counters());
+    queue.push(entry(0)).await;
+    // The writer takes the first entry and waits for more.
+    tokio::time::sleep(LINGER / 5).await;
+    for n in 1..10 {
+        queue.push(entry(n)).await;
+    }
+    tokio::time::sleep(LINGER * 3).await;
+    assert_eq!(*batches.lock().unwrap(), [10]);
+    assert_eq!(writer.shutdown().await, 10);
+}
+
+#[tokio::test]
+async fn a_failing_batch_is_retried() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c = Arc::clone(&calls);
+    let mut repo = MockActivityRepository::new();
+    repo.expect_record().returning(move |batch| {
+        if c.fetch_add(1, Ordering::SeqCst) == 0 {
+            Err(RepoError::Unavailable(anyhow::anyhow!(
+                "database restarting"
+            )))
+        } else {
+            Ok(batch.len())
+        }
+    });
+    let (queue, writer) = ActivityWriter::spawn(repo, counters());
+    queue.push(entry(1)).await;
+    assert_eq!(writer.shutdown().await, 1);
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn written_and_lost_entries_are_counted() {
+    let counters = counters();
+    let (queue, writer) = ActivityWriter::spawn(refusing_bad(), counters.clone());
+    for n in 0..3 {
+        queue.push(entry(n)).await;
+    }
+    // Let the first round go out alone, then poison the next one.
+    tokio::time::sleep(LINGER * 3).await;
+    let mut bad = entry(9);
+    bad.action = "test.bad".into();
+    queue.push(bad).await;
+    queue.push(entry(10)).await;
+    // The refused round is split: entry 10 is written on its own, only the bad one is lost.
+    assert_eq!(writer.shutdown().await, 4);
+    assert_eq!((counters.written.get(), counters.lost.get()), (4, 1));
+    // After shutdown the queue is closed: an entry still pushed is lost, and counted.
+    queue.push(entry(11)).await;
+    assert_eq!(counters.lost.get(), 2);
+}
+
+#[tokio::test]
+async fn a_refused_batch_loses_only_the_entries_refused_on_their_own() {
+    let stored = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let (s, c) = (Arc::clone(&stored), Arc::clone(&calls));
+    let mut repo = MockActivityRepository::new();
+    repo.expect_record().returning(move |batch| {
+        c.fetch_add(1, Ordering::SeqCst);
+        if batch.iter().any(|e| e.action == "test.bad") {
+            return Err(RepoError::Unexpected(anyhow::anyhow!("refused")));
+        }
+        s.lock()
+            .unwrap()
+            .extend(batch.iter().map(|e| e.request_id.clone()));
+        Ok(batch.len())
+    });
+    let counters = counters();
+    let (queue, writer) = ActivityWriter::spawn(repo, counters.clone());
+    // One round of 100 entries, two of them refused by the database.
+    for n in 0..100 {
+        let mut e = entry(n);
+        if n == 17 || n == 80 {
+            e.action = "test.bad".into();
+        }
+        queue.push(e).await;
+    }
+    assert_eq!(writer.shutdown().await, 98);
+    assert_eq!((counters.written.get(), counters.lost.get()), (98, 2));
+    // The others are written once each, in their order.
+    let expected: Vec<String> = (0..100)
+        .filter(|n| *n != 17 && *n != 80)
+        .map(|n| n.to_string())
+        .collect();
+    assert_eq!(*stored.lock().unwrap(), expected);
+    // Halving finds each of two bad entries among 100 in a few more writes, not 100.
+    assert!(calls.load(Ordering::SeqCst) <= 30, "{calls:?}");
+}
+
+/// Ten entries against a repository that always fails with `error`: how many writes it
+/// was sent, after the writer's counters show all ten lost and none written.
+async fn writes_while_always(error: fn() -> RepoError) -> usize {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c = Arc::clone(&calls);
+    let mut repo = MockActivityRepository::new();
+    repo.expect_record().returning(move |_| {
+        c.fetch_add(1, Ordering::SeqCst);
+        Err(error())
+    });
+    let counters = counters();
+    let (queue, writer) = ActivityWriter::spawn(repo, counters.clone());
+    for n in 0..10 {
+        queue.push(entry(n)).await;
+    }
+    assert_eq!(writer.shutdown().await, 0);
+    assert_eq!((counters.written.get(), counters.lost.get()), (0, 10));
+    calls.load(Ordering::SeqCst)
+}
+
+#[tokio::test]
+async fn a_batch_is_given_up_whole_while_the_database_stays_unavailable() {
+    let calls =
+        writes_while_always(|| RepoError::Unavailable(anyhow::anyhow!("database down"))).await;
+    // Retried, not split: splitting cannot help a database that does not answer.
+    assert_eq!(calls, ATTEMPTS as usize);
+}
+
+#[tokio::test]
+async fn a_full_disk_is_retried_with_back_off_and_never_splits_the_batch() {
+    let calls =
+        writes_while_always(|| RepoError::StorageFull(anyhow::anyhow!("database or disk is full")))
+            .await;
+    // Split into single entries it would have made 19 writes that cannot fit either.
+    assert_eq!(calls, ATTEMPTS as usize);
+}
+
+#[tokio::test]
+async fn a_durable_entry_is_acknowledged_after_its_commit_without_the_linger() {
+    let committed = Arc::new(AtomicUsize::new(0));
+    let c = Arc::clone(&committed);
+    let mut repo = MockActivityRepository::new();
+    repo.expect_record().returning(move |batch| {
+        c.fetch_add(batch.len(), Ordering::SeqCst);
+        Ok(batch.len())
+    });
+    let (queue, writer) = ActivityWriter::spawn(repo, counters());
+    // A read's entry starts a round; the writer lingers for more.
+    queue.push(entry(0)).await;
+    tokio::time::sleep(LINGER / 5).await;
+    let started = tokio::time::Instant::now();
+    assert!(queue.push_durable(entry(1)).await);
+    // Both were committed by the time the waiter heard back, well before the linger ended.
+    assert_eq!(committed.load(Ordering::SeqCst), 2);
+    assert!(started.elapsed() < LINGER / 2, "{:?}", started.elapsed());
+    assert_eq!(writer.shutdown().await, 2);
+}
+
+#[tokio::test]
+async fn waiters_queued_during_a_commit_share_the_next_one() {
+    let (batches, repo) = recording_sizes();
+    let (queue, writer) = ActivityWriter::spawn(repo, counters());
+    let waiters: Vec<_> = (0..50)
+        .map(|n| {
+            let q = queue.clone();
+            tokio::spawn(async move { q.push_durable(entry(n)).await })
+        })
+        .collect();
+    for w in waiters {
+        assert!(w.await.unwrap());
+    }
+    let batches = batches.lock().unwrap().clone();
+    assert_eq!(batches.iter().sum::<usize>(), 50);
+    // Group commit: far fewer commits than waiters.
+    assert!(batches.len() < 10, "{batches:?}");
+    assert_eq!(writer.shutdown().await, 50);
+}
+
+#[tokio::test]
+async fn a_durable_entry_outlasts_an_outage_longer_than_a_reads_retries() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c = Arc::clone(&calls);
+    let mut repo = MockActivityRepository::new();
+    // Down for six attempts (about 3 s of back-off): a read's entry would be given up.
+    repo.expect_record().returning(move |batch| {
+        if c.fetch_add(1, Ordering::SeqCst) < 6 {
+            Err(RepoError::Unavailable(anyhow::anyhow!("recovering")))
+        } else {
+            Ok(batch.len())
+        }
+    });
+    let counters = counters();
+    let (queue, writer) = ActivityWriter::spawn(repo, counters.clone());
+    assert!(queue.push_durable(entry(0)).await);
+    assert_eq!(calls.load(Ordering::SeqCst), 7);
+    assert_eq!(writer.shutdown().await, 1);
+    assert_eq!((counters.lost.get(), counters.unrecorded.get()), (0, 0));
+}
+
+#[tokio::test]
+async fn a_durable_entry_that_cannot_be_written_is_reported_not_stored() {
+    let counters = counters();
+    let (queue, writer) = ActivityWriter::spawn(refusing_bad(), counters.clone());
+    let mut bad = entry(1);
+    bad.action = "test.bad".into();
+    let (good, bad) = tokio::join!(queue.push_durable(entry(0)), queue.push_durable(bad));
+    // Only the refused one is reported lost; the one beside it in the batch was stored.
+    assert_eq!((good, bad), (true, false));
+    assert_eq!(writer.shutdown().await, 1);
+    assert_eq!(counters.lost.get(), 1);
+    // After shutdown nothing can be stored: the waiter hears so at once.
+    assert!(!queue.push_durable(entry(2)).await);
+    assert_eq!(counters.lost.get(), 2);
+    assert_eq!(counters.unrecorded.get(), 2);
+}
