@@ -313,3 +313,134 @@ async fn a_durable_entry_that_cannot_be_written_is_reported_not_stored() {
     assert_eq!(counters.lost.get(), 2);
     assert_eq!(counters.unrecorded.get(), 2);
 }
+
+/// Opens the gate of [`stuck_until`] when dropped, so a failed assertion ends the test rather
+/// than leaving the writer's thread stuck (the runtime waits for its threads).
+struct Gate(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A repository whose writes hold their thread until `open` (as a database stuck on a lock
+/// would), counting the entries of each write it was sent.
+fn stuck_until(
+    open: &Gate,
+    entered: &Arc<std::sync::atomic::AtomicBool>,
+) -> (Arc<std::sync::Mutex<Vec<usize>>>, MockActivityRepository) {
+    let batches = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (b, open, entered) = (
+        Arc::clone(&batches),
+        Arc::clone(&open.0),
+        Arc::clone(entered),
+    );
+    let mut repo = MockActivityRepository::new();
+    repo.expect_record().returning(move |batch| {
+        entered.store(true, Ordering::SeqCst);
+        while !open.load(Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        b.lock().unwrap().push(batch.len());
+        Ok(batch.len())
+    });
+    (batches, repo)
+}
+
+// The writer runs on a runtime of its own, whose one thread the stuck write holds: a thread
+// stuck in a write drives no timers, and the test's own must keep running meanwhile.
+#[test]
+fn a_full_queue_holds_senders_back_and_drops_nothing() {
+    let writers = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (open, entered) = (Gate(Arc::default()), Arc::default());
+    let (batches, repo) = stuck_until(&open, &entered);
+    let counters = counters();
+    let (queue, writer) = {
+        let _writers = writers.enter();
+        ActivityWriter::spawn(repo, counters.clone())
+    };
+    let test = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    test.block_on(async move {
+        queue.push(entry(0)).await;
+        while !entered.load(Ordering::SeqCst) {
+            tokio::time::sleep(LINGER).await;
+        }
+        // The writer is stuck on entry 0: the queue takes CAPACITY more without waiting...
+        let filling = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+            for n in 1..=CAPACITY {
+                queue.push(entry(n)).await;
+            }
+        });
+        assert!(
+            filling.await.is_ok(),
+            "a sender waited before the queue was full"
+        );
+        assert_eq!(queue.depth(), CAPACITY);
+        // ...and then holds the next sender back rather than dropping its entry or growing.
+        let q = queue.clone();
+        let held = tokio::spawn(async move { q.push(entry(CAPACITY + 1)).await });
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(!held.is_finished(), "a sender went through a full queue");
+        assert_eq!(queue.depth(), CAPACITY);
+        assert_eq!(counters.lost.get(), 0);
+        // Once the database moves again the held sender goes through, and every entry is
+        // written.
+        drop(open);
+        held.await.unwrap();
+        assert_eq!(writer.shutdown().await, CAPACITY as u64 + 2);
+        assert_eq!(
+            (counters.written.get(), counters.lost.get()),
+            (CAPACITY as u64 + 2, 0)
+        );
+    });
+    // The backlog went out in full batches, not one commit per entry.
+    let batches = batches.lock().unwrap().clone();
+    assert!(batches.iter().all(|n| *n <= BATCH), "{batches:?}");
+    assert_eq!(batches.iter().sum::<usize>(), CAPACITY + 2);
+    assert!(
+        batches.iter().filter(|n| **n > 0).count() <= 6,
+        "{batches:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_durable_entry_is_retried_for_the_whole_patience_then_reported_not_stored() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c = Arc::clone(&calls);
+    let mut repo = MockActivityRepository::new();
+    repo.expect_record().returning(move |_| {
+        c.fetch_add(1, Ordering::SeqCst);
+        Err(RepoError::Unavailable(anyhow::anyhow!("database down")))
+    });
+    let counters = counters();
+    let (queue, writer) = ActivityWriter::spawn(repo, counters.clone());
+    // Time is paused: the runtime skips ahead through the writer's back-off.
+    let started = tokio::time::Instant::now();
+    assert!(!queue.push_durable(entry(0)).await);
+    let waited = started.elapsed();
+    // Held for the whole patience, then told at once: at most one more pause than that.
+    assert!(waited >= PATIENCE, "{waited:?}");
+    assert!(waited <= PATIENCE + MAX_DELAY, "{waited:?}");
+    // Far more attempts than a read's entry gets, and never split.
+    assert!(
+        calls.load(Ordering::SeqCst) > 2 * ATTEMPTS as usize,
+        "{calls:?}"
+    );
+    assert_eq!(
+        (
+            counters.written.get(),
+            counters.lost.get(),
+            counters.unrecorded.get()
+        ),
+        (0, 1, 1)
+    );
+    assert_eq!(writer.shutdown().await, 0);
+}
