@@ -58,14 +58,7 @@ fn refusing_bad() -> MockActivityRepository {
 
 #[tokio::test]
 async fn everything_queued_is_written_in_batches_by_shutdown() {
-    let seen = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&seen);
-    let mut repo = MockActivityRepository::new();
-    repo.expect_record().returning(move |batch| {
-        assert!(batch.len() <= BATCH);
-        counter.fetch_add(batch.len(), Ordering::SeqCst);
-        Ok(batch.len())
-    });
+    let (batches, repo) = recording_sizes();
     let (queue, writer) = ActivityWriter::spawn(repo, counters());
     let senders: Vec<_> = (0..8)
         .map(|t| {
@@ -81,7 +74,9 @@ async fn everything_queued_is_written_in_batches_by_shutdown() {
         s.await.unwrap();
     }
     assert_eq!(writer.shutdown().await, 8_000);
-    assert_eq!(seen.load(Ordering::SeqCst), 8_000);
+    let batches = batches.lock().unwrap().clone();
+    assert!(batches.iter().all(|n| *n <= BATCH), "{batches:?}");
+    assert_eq!(batches.iter().sum::<usize>(), 8_000);
 }
 
 #[tokio::test]
@@ -119,13 +114,14 @@ async fn entries_arriving_within_the_linger_share_one_write() {
     assert_eq!(writer.shutdown().await, 10);
 }
 
-#[tokio::test]
-async fn a_failing_batch_is_retried() {
+/// A repository that is unavailable for its first `writes` writes, then stores every batch,
+/// and how many writes it was sent.
+fn down_for(writes: usize) -> (Arc<AtomicUsize>, MockActivityRepository) {
     let calls = Arc::new(AtomicUsize::new(0));
     let c = Arc::clone(&calls);
     let mut repo = MockActivityRepository::new();
     repo.expect_record().returning(move |batch| {
-        if c.fetch_add(1, Ordering::SeqCst) == 0 {
+        if c.fetch_add(1, Ordering::SeqCst) < writes {
             Err(RepoError::Unavailable(anyhow::anyhow!(
                 "database restarting"
             )))
@@ -133,6 +129,12 @@ async fn a_failing_batch_is_retried() {
             Ok(batch.len())
         }
     });
+    (calls, repo)
+}
+
+#[tokio::test]
+async fn a_failing_batch_is_retried() {
+    let (calls, repo) = down_for(1);
     let (queue, writer) = ActivityWriter::spawn(repo, counters());
     queue.push(entry(1)).await;
     assert_eq!(writer.shutdown().await, 1);
@@ -237,13 +239,7 @@ async fn a_full_disk_is_retried_with_back_off_and_never_splits_the_batch() {
 
 #[tokio::test]
 async fn a_durable_entry_is_acknowledged_after_its_commit_without_the_linger() {
-    let committed = Arc::new(AtomicUsize::new(0));
-    let c = Arc::clone(&committed);
-    let mut repo = MockActivityRepository::new();
-    repo.expect_record().returning(move |batch| {
-        c.fetch_add(batch.len(), Ordering::SeqCst);
-        Ok(batch.len())
-    });
+    let (batches, repo) = recording_sizes();
     let (queue, writer) = ActivityWriter::spawn(repo, counters());
     // A read's entry starts a round; the writer lingers for more.
     queue.push(entry(0)).await;
@@ -251,7 +247,7 @@ async fn a_durable_entry_is_acknowledged_after_its_commit_without_the_linger() {
     let started = tokio::time::Instant::now();
     assert!(queue.push_durable(entry(1)).await);
     // Both were committed by the time the waiter heard back, well before the linger ended.
-    assert_eq!(committed.load(Ordering::SeqCst), 2);
+    assert_eq!(batches.lock().unwrap().iter().sum::<usize>(), 2);
     assert!(started.elapsed() < LINGER / 2, "{:?}", started.elapsed());
     assert_eq!(writer.shutdown().await, 2);
 }
@@ -278,17 +274,8 @@ async fn waiters_queued_during_a_commit_share_the_next_one() {
 
 #[tokio::test]
 async fn a_durable_entry_outlasts_an_outage_longer_than_a_reads_retries() {
-    let calls = Arc::new(AtomicUsize::new(0));
-    let c = Arc::clone(&calls);
-    let mut repo = MockActivityRepository::new();
     // Down for six attempts (about 3 s of back-off): a read's entry would be given up.
-    repo.expect_record().returning(move |batch| {
-        if c.fetch_add(1, Ordering::SeqCst) < 6 {
-            Err(RepoError::Unavailable(anyhow::anyhow!("recovering")))
-        } else {
-            Ok(batch.len())
-        }
-    });
+    let (calls, repo) = down_for(6);
     let counters = counters();
     let (queue, writer) = ActivityWriter::spawn(repo, counters.clone());
     assert!(queue.push_durable(entry(0)).await);
