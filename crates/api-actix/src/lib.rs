@@ -4,12 +4,10 @@
 pub mod activity;
 pub mod answers;
 pub mod auth;
-pub mod delivery_worker;
 pub mod error;
 pub mod extract;
 pub mod middleware;
 pub mod openapi;
-pub mod reclassify_worker;
 pub mod routes;
 pub mod service_types;
 pub mod startup;

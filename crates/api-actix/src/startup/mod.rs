@@ -24,17 +24,16 @@ pub use adapters::OPERATOR_SUBJECT;
 use crate::activity::ActivityWriter;
 use crate::auth::cookies::CookieJar;
 use crate::auth::csrf::TrustedOrigins;
-use crate::delivery_worker::DeliveryWorker;
 use crate::middleware::client_ip::ForwardedFor;
 use crate::middleware::rate_limit::RateLimits;
 use crate::openapi;
-use crate::reclassify_worker::ReclassifyWorker;
 use crate::routes::method_table::MethodTable;
 use crate::service_types::{Accounts, Authenticator, Integration};
 use crate::state::{EmailAvailable, MetricsToken, SignIn};
 use server::Shared;
 use services::Services;
 use settings::api::ApiSettings as Settings;
+use workers::{DeliveryWorker, ReclassifyWorker};
 
 /// A built, bound, not yet running service.
 #[allow(missing_debug_implementations)] // actix's `Server` has no Debug

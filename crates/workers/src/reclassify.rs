@@ -11,7 +11,9 @@ use std::time::Duration;
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 
-use crate::service_types::Integration;
+use domain::clock::Clock;
+use domain::ports::{RuleRepository, TaskMappingRepository};
+use domain::services::IntegrationService;
 
 /// People whose jobs take a step in one round.
 pub const PEOPLE_PER_ROUND: u32 = 100;
@@ -30,7 +32,12 @@ pub struct ReclassifyWorker {
 impl ReclassifyWorker {
     /// Starts the worker on the current tokio runtime; `queued` wakes it when this process
     /// queues a job (`Database::reclassification_queued`).
-    pub fn spawn(integration: Integration, queued: Arc<Notify>) -> Self {
+    pub fn spawn<T, R, K>(integration: IntegrationService<T, R, K>, queued: Arc<Notify>) -> Self
+    where
+        T: TaskMappingRepository + 'static,
+        R: RuleRepository + 'static,
+        K: Clock + 'static,
+    {
         let (stop, stopped) = watch::channel(false);
         let handle = tokio::spawn(work(integration, queued, stopped));
         Self { stop, handle }
@@ -45,7 +52,15 @@ impl ReclassifyWorker {
     }
 }
 
-async fn work(integration: Integration, queued: Arc<Notify>, mut stopped: watch::Receiver<bool>) {
+async fn work<T, R, K>(
+    integration: IntegrationService<T, R, K>,
+    queued: Arc<Notify>,
+    mut stopped: watch::Receiver<bool>,
+) where
+    T: TaskMappingRepository,
+    R: RuleRepository,
+    K: Clock,
+{
     while !*stopped.borrow() {
         let wait = match integration.reclassify_round(PEOPLE_PER_ROUND).await {
             Ok(report) if report.remaining => {

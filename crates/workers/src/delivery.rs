@@ -9,7 +9,9 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::service_types::Deliveries;
+use domain::clock::Clock;
+use domain::ports::{DeliveryQueue, MailLinks, Mailer, WebhookSender};
+use domain::services::DeliveryService;
 use service_metrics::Metrics;
 
 /// Deliveries claimed per pass, attempted at once.
@@ -28,7 +30,17 @@ pub struct DeliveryWorker {
 
 impl DeliveryWorker {
     /// Starts the worker on the current tokio runtime.
-    pub fn spawn(deliveries: Arc<Deliveries>, metrics: Arc<Metrics>) -> Self {
+    pub fn spawn<Q, W, M, L, K>(
+        deliveries: Arc<DeliveryService<Q, W, M, L, K>>,
+        metrics: Arc<Metrics>,
+    ) -> Self
+    where
+        Q: DeliveryQueue + 'static,
+        W: WebhookSender + 'static,
+        M: Mailer + 'static,
+        L: MailLinks + 'static,
+        K: Clock + 'static,
+    {
         let (stop, stopped) = watch::channel(false);
         let handle = tokio::spawn(work(deliveries, metrics, stopped));
         Self { stop, handle }
@@ -43,11 +55,17 @@ impl DeliveryWorker {
     }
 }
 
-async fn work(
-    deliveries: Arc<Deliveries>,
+async fn work<Q, W, M, L, K>(
+    deliveries: Arc<DeliveryService<Q, W, M, L, K>>,
     metrics: Arc<Metrics>,
     mut stopped: watch::Receiver<bool>,
-) {
+) where
+    Q: DeliveryQueue,
+    W: WebhookSender,
+    M: Mailer,
+    L: MailLinks,
+    K: Clock,
+{
     while !*stopped.borrow() {
         // Never raced against shutdown: a pass runs to its end, each attempt stored.
         let wait = match deliveries.run_once(PASS).await {
