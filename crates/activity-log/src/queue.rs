@@ -196,6 +196,10 @@ async fn drain<R: ActivityRepository>(
                     Err(_) => break,
                 }
             }
+            // A full batch just written may have been the last of the round: nothing to commit.
+            if batch.len() == 0 {
+                break;
+            }
             let full = batch.len() == BATCH;
             let patient = batch.awaited();
             let (stored, lost) = write(&repo, &batch.entries, patient, &counters).await;

@@ -431,3 +431,17 @@ async fn a_durable_entry_is_retried_for_the_whole_patience_then_reported_not_sto
     );
     assert_eq!(writer.shutdown().await, 0);
 }
+
+#[tokio::test]
+async fn a_round_of_exactly_one_full_batch_makes_one_commit_and_no_empty_one() {
+    let (batches, repo) = recording_sizes();
+    let (queue, writer) = ActivityWriter::spawn(repo, counters());
+    // On this one-thread runtime the writer first runs at the first await below, so it finds
+    // exactly one full batch queued.
+    for n in 0..BATCH {
+        queue.push(entry(n)).await;
+    }
+    tokio::time::sleep(LINGER * 4).await;
+    assert_eq!(writer.shutdown().await, BATCH as u64);
+    assert_eq!(*batches.lock().unwrap(), vec![BATCH]);
+}
