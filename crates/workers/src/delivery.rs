@@ -81,9 +81,14 @@ async fn work<Q, W, M, L, K>(
                 AFTER_ERROR
             }
         };
-        tokio::select! {
-            _ = stopped.changed() => {}
-            () = tokio::time::sleep(wait) => {}
+        // A dropped handle (start-up failed after the workers began) ends the worker too:
+        // `changed` then fails at once, and waiting on it again would spin.
+        let orphaned = tokio::select! {
+            changed = stopped.changed() => changed.is_err(),
+            () = tokio::time::sleep(wait) => false,
+        };
+        if orphaned {
+            break;
         }
     }
 }

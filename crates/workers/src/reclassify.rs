@@ -74,11 +74,16 @@ async fn work<T, R, K>(
                 AFTER_ERROR
             }
         };
-        tokio::select! {
-            _ = stopped.changed() => {}
-            () = tokio::time::sleep(wait) => {}
+        // A dropped handle (start-up failed after the workers began) ends the worker too:
+        // `changed` then fails at once, and waiting on it again would spin.
+        let orphaned = tokio::select! {
+            changed = stopped.changed() => changed.is_err(),
+            () = tokio::time::sleep(wait) => false,
             // A permit stored while a round ran wakes the next wait at once: none is lost.
-            () = queued.notified(), if wait == IDLE => {}
+            () = queued.notified(), if wait == IDLE => false,
+        };
+        if orphaned {
+            break;
         }
     }
 }

@@ -102,3 +102,17 @@ async fn a_queued_job_wakes_the_idle_reclassify_worker_at_once() {
     assert_eq!(reads.load(Ordering::SeqCst), 3, "and then once a second");
     worker.shutdown().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_worker_whose_handle_is_dropped_ends_rather_than_spins() {
+    // As when start-up fails after the workers began: nobody will call `shutdown`.
+    let (worker, claims) = delivery_worker(|| Err(RepoError::Unavailable(anyhow::anyhow!("down"))));
+    run_for(Duration::from_millis(100)).await;
+    drop(worker);
+    run_for(Duration::from_secs(10)).await;
+    assert_eq!(
+        claims.load(Ordering::SeqCst),
+        1,
+        "no pass after its handle went"
+    );
+}
