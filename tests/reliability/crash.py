@@ -823,7 +823,7 @@ def campaign(backend: str, api: str, rounds: int, rng: random.Random, checks: Ch
             f"checks: {len(failed)}; "
             + ("kill to ready again" if cluster is not None else "restart") + " p50 "
             f"{sorted(restarts)[len(restarts) // 2]:.2f} s"
-            + (f" ({stale_answers} reads answered 503 after ready, on pooled connections from "
+            + (f" ({stale_answers} requests (reads, sign-ins) answered 503 after ready, on pooled connections from "
                f"before the crash)" if cluster is not None else "") + ", checks p50 "
             f"{sorted(check_times)[len(check_times) // 2]:.2f} s")
         # Each round checks everything acknowledged so far again, so these are checks, not writes.
