@@ -296,11 +296,10 @@ mod tests {
             (1, 0)
         );
         assert_eq!(s.grounding.replaced, [EditableField::OverlapNarrative]);
-        assert!(
-            s.field("overlap_narrative")
-                .unwrap()
-                .starts_with("All in all: ")
-        );
+        // The offline engine's mirror stands in: the person's words, not the model's.
+        let overlap = s.field("overlap_narrative").unwrap();
+        assert!(!overlap.contains("tie it together"), "{overlap}");
+        assert!(!overlap.trim().is_empty());
     }
 
     #[tokio::test]

@@ -9,7 +9,8 @@ use domain::profile::provenance::QUOTE_MAX_CHARS;
 use domain::profile::{EditableField, EnneagramType};
 
 use super::lexicon::{TypeDecision, decide};
-use super::summaries::{goal_summary, key_phrase, overlap, pick_sentences, reflection};
+use super::mirrors::{goal, ikigai, overlap};
+use super::summaries::{key_phrase, pick_sentences};
 use super::text::{ELLIPSIS, verbatim_prefix};
 
 /// The draft for `input` and the scoring behind its type.
@@ -26,13 +27,18 @@ pub fn draft(
         enneagram_type: i64::from(enneagram_type.get()),
         triad: Some(enneagram_type.triad().key().to_owned()),
         type_sources: Vec::new(),
-        love_summary: reflection(EditableField::LoveSummary, &input.love),
-        strength_summary: reflection(EditableField::StrengthSummary, &input.strength),
-        mission_summary: reflection(EditableField::MissionSummary, &input.mission),
-        vocation_summary: reflection(EditableField::VocationSummary, &input.vocation),
-        overlap_narrative: overlap(input),
-        near_term_goal_summary: goal_summary(input.near_term_goal.as_deref()),
-        long_term_goal_summary: goal_summary(input.long_term_goal.as_deref()),
+        love_summary: ikigai(EditableField::LoveSummary, &input.love),
+        strength_summary: ikigai(EditableField::StrengthSummary, &input.strength),
+        mission_summary: ikigai(EditableField::MissionSummary, &input.mission),
+        vocation_summary: ikigai(EditableField::VocationSummary, &input.vocation),
+        overlap_narrative: overlap([
+            input.love.as_str(),
+            input.strength.as_str(),
+            input.mission.as_str(),
+            input.vocation.as_str(),
+        ]),
+        near_term_goal_summary: goal(input.near_term_goal.as_deref()),
+        long_term_goal_summary: goal(input.long_term_goal.as_deref()),
         sources: sources(input),
     };
     Ok((draft, decision))
@@ -113,7 +119,7 @@ mod tests {
         assert_eq!(d.near_term_goal_summary, None);
         assert_eq!(
             d.long_term_goal_summary.as_deref(),
-            Some("A studio of my own.")
+            Some("Your goal: a studio of your own.")
         );
     }
 

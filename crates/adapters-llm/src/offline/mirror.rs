@@ -105,6 +105,62 @@ pub fn is_english(text: &str) -> bool {
     all.len() <= 3 || markers * 100 >= all.len() * ENGLISH_MARKER_PERCENT
 }
 
+/// Words that say a short or jargon-heavy text is English all the same.
+const ENGLISH_CUES: &[&str] = &[
+    "also",
+    "add",
+    "remove",
+    "drop",
+    "not",
+    "more",
+    "less",
+    "by",
+    "don't",
+    "forget",
+    "correction",
+    "revise",
+    "someday",
+    "when",
+    "paid",
+    "help",
+    "good",
+    "with",
+    "the",
+    "to",
+    "and",
+    "my",
+    "of",
+    "for",
+    "that's",
+    "it's",
+    "you",
+    "could",
+    "next",
+    "hire",
+    "work",
+    "people",
+    "w",
+];
+
+/// Whether the offline engine can read `text`: English by its common words ([`is_english`]), or,
+/// in notes and bullets ("- deep work w/ cofounder - next: hire"), written in plain ASCII with a
+/// word English shares with no other language the engine meets ("a", "i", "no", "me" and "on"
+/// do not count).
+#[must_use]
+pub fn reads_english(text: &str) -> bool {
+    // No English word runs past 40 letters.
+    if words(text).iter().any(|(_, w)| w.chars().count() > 40) {
+        return false;
+    }
+    is_english(text)
+        || words(text).iter().all(|(_, w)| w.is_ascii())
+            && words(text)
+                .iter()
+                .filter(|(_, w)| ENGLISH_CUES.contains(&normalize(w).as_str()))
+                .count()
+                >= 1
+}
+
 /// The share of common English words (in percent) that makes a text of four words or more read
 /// as English: English prose has far more ("the", "to", "my", ...); Spanish, which shares "a"
 /// and "no", far fewer.

@@ -3,12 +3,15 @@
 //! docs/offline-engine.md, and the same input always gives the same output: no randomness, no
 //! clock, no I/O.
 
+pub mod chat;
+pub mod clauses;
 pub mod coach;
 pub mod extraction;
 pub mod frames;
 pub mod grounding;
 pub mod lexicon;
 pub mod mirror;
+pub mod mirrors;
 pub mod summaries;
 pub mod text;
 

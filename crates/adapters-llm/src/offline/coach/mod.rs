@@ -3,10 +3,14 @@
 //! becomes a revision of the one part it is about, said back in the person's own words and noted
 //! with a quote of what they said. When the part cannot be told, the coach asks.
 
+pub mod answers;
+pub mod changes;
 pub mod corrections;
 pub mod cue_words;
 pub mod cues;
+pub mod edit;
 pub mod parts;
+pub mod reader;
 pub mod revise;
 pub mod voice;
 
@@ -19,10 +23,11 @@ use domain::reflection::{Author, CoachReplyDraft, CoachText, ProposedRevision, R
 use domain::text::{Note, Prose};
 
 use self::corrections::{Correction, Reading, read, read_for};
+use self::reader::Understood;
 use self::revise::{Revised, apply};
 use self::voice::{Voice, part_heading, voice};
 use super::lexicon::LEXICON;
-use super::mirror::{is_english, lower_first, mirror};
+use super::mirror::{is_english, lower_first, mirror, reads_english};
 use super::text::{
     contains_phrase, content_words, cut, cut_words, ends_with_terminator, sentences,
     verbatim_prefix, without_terminator,
@@ -142,7 +147,31 @@ fn respond(request: &CoachRequest, voice: &Voice, message: &str) -> (CoachReplyD
         .count();
     let question = voice.reflect_questions[coach_turns % voice.reflect_questions.len()];
     let replied = |message: String| (plain(message), Act::Replied);
-    match read(message, &request.profile) {
+    let older = read(message, &request.profile);
+    if older == Reading::Protected {
+        return replied(format!("{} {}", voice.protected, voice.opener_question));
+    }
+    if !reads_english(message) {
+        return replied(OTHER_LANGUAGE.to_owned());
+    }
+    match reader::understand(message, &request.profile) {
+        Understood::Change(change) => {
+            if let Some(reply) = changes::make(&request.profile, voice, &change, message) {
+                return reply;
+            }
+        }
+        Understood::Ask(candidates) => return (plain(voice.ask(&candidates)), Act::Asked),
+        Understood::Question => {
+            let line = type_line(&request.profile, voice);
+            if let Some(answer) = answers::answer(message, &line) {
+                return replied(format!("{answer} {question}"));
+            }
+            return replied(format!("{} {question}", voice.asked));
+        }
+        Understood::DeclinesGoal => return replied(voice.goal_clear.to_owned()),
+        Understood::Nothing => {}
+    }
+    match older {
         Reading::Protected => replied(format!("{} {}", voice.protected, voice.opener_question)),
         Reading::Corrections(corrections) => {
             if corrections.iter().all(declines_goal) {
@@ -175,6 +204,12 @@ fn respond(request: &CoachRequest, voice: &Voice, message: &str) -> (CoachReplyD
         }
     }
 }
+
+/// The reply to a message the offline engine cannot read: it does not echo words it does not
+/// understand.
+pub const OTHER_LANGUAGE: &str = "The offline coach reads English only, so I have changed \
+    nothing; your profile keeps your words as you wrote them. With a language model \
+    (LLM_PROVIDER=openai) the coach reads other languages too.";
 
 /// A short turn that only names a part, right after a turn whose part the coach asked about:
 /// the earlier correction is applied to that part.
@@ -306,6 +341,10 @@ fn reflect(voice: &Voice, message: &str, ask: String) -> String {
         return format!("{} {ask}", voice.asked);
     }
     let said = cut_words(sentence, REFLECT_QUOTE_WORDS, REFLECT_QUOTE_CHARS);
+    // Only a clause of the person's own is said back ("ok" or "let you think" is not one).
+    if content_words(&said).len() < REFLECT_MIN_CONTENT {
+        return format!("{} {ask}", voice.listening);
+    }
     if is_english(message) {
         format!(
             "{} {} {ask}",
@@ -316,6 +355,9 @@ fn reflect(voice: &Voice, message: &str, ask: String) -> String {
         format!("{} “{said}” {ask}", voice.reflect_lead_quoted)
     }
 }
+
+/// A sentence is said back only when it holds at least this many content words.
+const REFLECT_MIN_CONTENT: usize = 3;
 
 /// Short turns that agree with what the coach said.
 const AGREEMENT: &[&str] = &[

@@ -194,7 +194,7 @@ fn remove(text: &str, what: &str) -> Option<String> {
 /// The sentence without the words at `at..end` when they are an item of a list or a phrase
 /// linked to the end of the sentence ("... on the night shift."); `None` when the words carry
 /// the whole sentence.
-fn without_clause(sentence: &str, at: usize, end: usize) -> Option<String> {
+pub(super) fn without_clause(sentence: &str, at: usize, end: usize) -> Option<String> {
     let before = &sentence[..at];
     let after = &sentence[end..];
     for sep in LIST_SEPARATORS {
@@ -229,7 +229,7 @@ fn without_clause(sentence: &str, at: usize, end: usize) -> Option<String> {
 }
 
 /// Whether a sentence still says something of the person beyond a frame.
-fn says_something(sentence: &str) -> bool {
+pub(super) fn says_something(sentence: &str) -> bool {
     content_words(sentence)
         .iter()
         .any(|w| !FRAME_WORDS.contains(&w.as_str()))
