@@ -20,6 +20,7 @@ pub mod ports;
 pub mod profile;
 pub mod reflection;
 pub mod reflection_grounding;
+pub mod reply_grounding;
 pub mod services;
 pub mod text;
 

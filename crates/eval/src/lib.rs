@@ -15,6 +15,7 @@
 pub mod corrections;
 pub mod engine;
 pub mod fixture;
+pub mod people;
 pub mod phrase;
 pub mod report;
 pub mod run;

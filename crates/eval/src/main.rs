@@ -47,10 +47,63 @@ enum Command {
     /// Runs the offline reflection coach over the correction corpus and prints precision and
     /// recall per effect and kind, for the tuned and the held-out phrasings.
     Corrections {
-        /// The corpus directory (profile.toml, tuned.toml, held-out.toml).
+        /// The corpus directory: the project's phrasings (profile.toml, tuned.toml,
+        /// held-out.toml), or a corpus of people (personas.json and turns.tsv, scored as its
+        /// README says).
         #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/corrections"))]
         corpus: PathBuf,
     },
+    /// Checks the profiles the offline engine writes for a corpus of people (personas.json):
+    /// mirrors, not copies, as the corpus README says.
+    Mirrors {
+        /// The corpus directory (personas.json).
+        #[arg(long, value_name = "DIR")]
+        corpus: PathBuf,
+    },
+}
+
+/// `corrections` over a corpus of people: every miss (with `-v`), then the README's last line.
+fn people_corrections(dir: &std::path::Path, verbose: bool) -> ExitCode {
+    let played = eval::people::load(dir).and_then(|people| {
+        let played = eval::people::corrections::play(&people)?;
+        Ok(eval::people::corrections::report(
+            &people.name,
+            &played,
+            verbose,
+        ))
+    });
+    match played {
+        Ok(report) => {
+            println!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("discovery-eval: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `mirrors` over a corpus of people: every failed check, then the README's last line.
+fn people_mirrors(dir: &std::path::Path) -> ExitCode {
+    let checked = eval::people::load(dir)
+        .and_then(|people| Ok((eval::people::mirrors::check(&people)?, people.persons.len())));
+    match checked {
+        Ok((checked, people)) => {
+            for failure in &checked.failures {
+                println!("FAIL {failure}");
+            }
+            println!(
+                "mirror: {}/{} checks passed over {people} people",
+                checked.passed, checked.total
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("discovery-eval: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn corrections_report(dir: &std::path::Path, verbose: bool) -> ExitCode {
@@ -75,8 +128,13 @@ fn corrections_report(dir: &std::path::Path, verbose: bool) -> ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::Corrections { corpus }) = &cli.command {
-        return corrections_report(corpus, cli.verbose);
+    match &cli.command {
+        Some(Command::Corrections { corpus }) if eval::people::is_people(corpus) => {
+            return people_corrections(corpus, cli.verbose);
+        }
+        Some(Command::Corrections { corpus }) => return corrections_report(corpus, cli.verbose),
+        Some(Command::Mirrors { corpus }) => return people_mirrors(corpus),
+        None => {}
     }
     let _ = dotenvy::dotenv();
     let (engine, fixtures) = match engine_and_fixtures(&cli) {

@@ -152,7 +152,18 @@ pub fn reads_english(text: &str) -> bool {
     if words(text).iter().any(|(_, w)| w.chars().count() > 40) {
         return false;
     }
-    is_english(text)
+    // Latin letters with accents ("café", "résumés") are read as their plain letters.
+    let plain: String = text
+        .chars()
+        .map(|c| {
+            if c.is_alphabetic() && !c.is_ascii() && (c as u32) < 0x0250 {
+                'e'
+            } else {
+                c
+            }
+        })
+        .collect();
+    is_english(&plain)
         || words(text).iter().all(|(_, w)| w.is_ascii())
             && words(text)
                 .iter()

@@ -19,7 +19,7 @@ use super::text::{capitalize_first, content_words, cut, normalize, words};
 
 /// A summary of an answer longer than this many words is at most [`SHARE_PERCENT`] of it.
 const LONG_ANSWER_WORDS: usize = 30;
-const SHARE_PERCENT: usize = 70;
+const SHARE_PERCENT: usize = 78;
 /// No run of this many of the answer's words in a row is said back.
 const RUN_LIMIT: usize = 14;
 /// A mirror says a few clear sentences: at most this many, of at most this many words in all.
@@ -81,7 +81,10 @@ fn speaks(clause: &str) -> bool {
         .iter()
         .any(|(_, w)| matches!(normalize(w).as_str(), "i" | "i'm" | "i've" | "i'd" | "i'll"));
     let verb_after_noun = all.windows(2).any(|pair| {
-        CLAUSE_VERBS.contains(&normalize(pair[1].1).as_str())
+        let verb = normalize(pair[1].1);
+        // A listed verb, or a past tense ("reading opened every door"), after a word that can
+        // be its subject.
+        (CLAUSE_VERBS.contains(&verb.as_str()) || verb.len() > 4 && verb.ends_with("ed"))
             && !NOT_SUBJECTS.contains(&normalize(pair[0].1).as_str())
     });
     subject
@@ -214,7 +217,7 @@ fn sentence(clause: &str, also: bool) -> String {
 /// The sentences, kept in order while they fit: under [`SHARE_PERCENT`] of a long answer, and
 /// with no run of [`RUN_LIMIT`] or more of its words.
 fn fit(answer: &str, said: Vec<String>) -> String {
-    let answer_words = words(answer).len();
+    let answer_words = count_words(answer);
     let budget = if answer_words > LONG_ANSWER_WORDS {
         (answer_words * SHARE_PERCENT / 100).min(MAX_WORDS)
     } else {
@@ -229,7 +232,7 @@ fn fit(answer: &str, said: Vec<String>) -> String {
             break;
         }
         let sentence = cut(&shortened(&sentence, &source), SENTENCE_MAX_CHARS);
-        let n = words(&sentence).len();
+        let n = count_words(&sentence);
         if kept.contains(&sentence) || !kept.is_empty() && used + n > budget {
             continue;
         }
@@ -246,10 +249,32 @@ fn fit(answer: &str, said: Vec<String>) -> String {
     kept.join(" ")
 }
 
+/// Words as a reader counts them in English text: runs of plain letters, digits and
+/// apostrophes ("São" is two, as a plain-text count has it), so that "shorter" holds by any
+/// count.
+fn count_words(text: &str) -> usize {
+    text.to_lowercase()
+        .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .count()
+}
+
 /// A sentence cut at a clause break before it repeats [`RUN_LIMIT`] of the answer's words in
 /// a row.
 fn shortened(sentence: &str, source: &[String]) -> String {
     let mut text = sentence.to_owned();
+    // First a list's joint word gives way to a comma ("logo or to make" -> "logo, to make"):
+    // the run breaks and nothing the person named is lost.
+    while longest_run(source, &neutral(&text)) > RUN_LIMIT {
+        let Some((at, end)) = [" or ", " and "]
+            .iter()
+            .filter_map(|j| text.find(j).map(|at| (at, at + j.len())))
+            .min()
+        else {
+            break;
+        };
+        text = format!("{}, {}", text[..at].trim_end_matches(','), &text[end..]);
+    }
     while longest_run(source, &neutral(&text)) > RUN_LIMIT {
         let all = words(&text);
         let window: Vec<(usize, String)> = all
@@ -332,7 +357,9 @@ fn neutral(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn longest_run(a: &[String], b: &[String]) -> usize {
+/// The longest run of words two texts share in a row (what makes a copy a copy).
+#[must_use]
+pub fn longest_run(a: &[String], b: &[String]) -> usize {
     let mut best = 0;
     let mut row = vec![0usize; b.len() + 1];
     for x in a {
@@ -556,7 +583,7 @@ pub fn overlap(answers: [&str; 4]) -> String {
         ),
     ]
     .into_iter()
-    .find(|text| all_grounded(text, &answers))
+    .find(|text| rests_on(text, &answers))
     .unwrap_or_else(|| format!("Again and again: {names}."));
     cut(&text, domain::text::Prose::MAX)
 }
@@ -576,6 +603,7 @@ fn recurring(answers: &[&str; 4]) -> Vec<(String, Vec<EditableField>)> {
         for (at, word) in words(&cleaned) {
             let key = normalize(word);
             if !(4..=40).contains(&key.chars().count())
+                || !key.chars().all(char::is_alphabetic)
                 || GENERIC.contains(&key.as_str())
                 || !content_words(&key).contains(&key)
             {
@@ -619,6 +647,13 @@ fn surface(word: &str) -> String {
     }
 }
 
+/// Whether every sentence of `text` rests on `answers` by the service's own rule (Snowball
+/// stems, NLTK stop words) and by the engine's rough one.
+fn rests_on(text: &str, answers: &[&str]) -> bool {
+    let rule = domain::profile::grounding::Grounding::for_material(answers);
+    all_grounded(text, answers) && rule.ungrounded(text, answers).is_empty()
+}
+
 /// "a", "a and b", "a, b and c".
 fn listed(items: &[&str]) -> String {
     match items.split_last() {
@@ -641,7 +676,7 @@ fn apart(answers: &[&str; 4]) -> String {
     };
     let (love, paid) = (first_phrase(answers[0]), first_phrase(answers[3]));
     let text = format!("What you love, {love}, and what you can be paid for, {paid}, stand apart.");
-    if all_grounded(&text, answers) {
+    if rests_on(&text, answers) {
         text
     } else {
         format!("{}. {}.", capitalize_first(&love), capitalize_first(&paid))

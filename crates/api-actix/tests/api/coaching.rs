@@ -8,8 +8,8 @@ use time::{Duration, OffsetDateTime};
 
 use crate::helpers::{
     ADMIN_EMAIL, GUT_ANSWERS, HEAD_ANSWERS, HEART_ANSWERS, OPERATOR_KEY, SignedIn, TestApp, affirm,
-    assert_error, assert_invalid, discover, json_body, rfc3339, send, spawn_app, spawn_app_with,
-    timestamp, verdict_in, without_goals,
+    assert_error, assert_invalid, discover, goal_said_back, json_body, rfc3339, send, spawn_app,
+    spawn_app_with, timestamp, verdict_in, without_goals,
 };
 
 const SIX: [&str; 6] = [
@@ -685,7 +685,10 @@ async fn the_batch_run_is_for_admins_and_creates_each_due_check_in_once() {
     assert_eq!(items[0]["origin"], "batch");
     assert_eq!(
         items[0]["quoted_goals"],
-        json!([HEAD_ANSWERS[5], HEAD_ANSWERS[6]])
+        json!([
+            goal_said_back(HEAD_ANSWERS[5]),
+            goal_said_back(HEAD_ANSWERS[6])
+        ])
     );
     assert_no_verdict(&items[0]);
     assert_eq!(

@@ -719,6 +719,17 @@ pub const HEAD_ANSWERS: Answers<'static> = [
     "Open a reading café for kids in my town.",
 ];
 
+/// A goal answer of these fixtures as the offline engine says it back: what the person wants,
+/// in the second person ("Finish my certificate." -> "You want to finish your certificate.").
+pub fn goal_said_back(answer: &str) -> String {
+    let mut chars = answer.chars();
+    let first = chars
+        .next()
+        .map(|c| c.to_lowercase().collect::<String>())
+        .unwrap_or_default();
+    format!("You want to {first}{}", chars.as_str()).replace(" my ", " your ")
+}
+
 /// `answers` with both goal answers empty ("I have no such goal").
 pub fn without_goals(answers: Answers<'_>) -> Answers<'_> {
     let mut answers = answers;

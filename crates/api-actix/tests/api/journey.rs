@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use crate::helpers::{
-    assert_error, json_body, rfc3339, send, spawn_app, timestamp, triad_of, verdict_in,
+    assert_error, goal_said_back, json_body, rfc3339, send, spawn_app, timestamp, triad_of,
+    verdict_in,
 };
 use crate::integration::FOUNDATIONS;
 
@@ -50,8 +51,13 @@ async fn one_person_goes_from_the_prompts_to_an_exact_work_pattern() {
     let profile = json_body(post("/discovery/conversation/me/complete").await, 201).await;
     let type_ = profile["enneagram_type"].as_u64().unwrap();
     assert_eq!(profile["triad"], triad_of(type_));
-    assert_eq!(profile["near_term_goal_summary"], ANSWERS[5]);
-    assert_eq!(profile["long_term_goal_summary"], ANSWERS[6]);
+    assert_eq!(
+        profile["near_term_goal_summary"],
+        goal_said_back(ANSWERS[5])
+    );
+    // Said back in the person's words; the emoji is set aside.
+    let long_goal = goal_said_back(ANSWERS[6]).replace("📚 ", "");
+    assert_eq!(profile["long_term_goal_summary"], long_goal);
     assert_eq!(profile["version"], 1);
     assert_eq!(profile["locked"], false);
 
@@ -80,8 +86,11 @@ async fn one_person_goes_from_the_prompts_to_an_exact_work_pattern() {
     .await;
     assert_eq!(
         corrected["revisions"],
-        json!([{"field": "mission_summary", "value": "Your mission is teaching every child to read."}]),
-        "the correction is said back in the second person"
+        json!([{
+            "field": "mission_summary",
+            "value": "Your mission is teaching every child to read. Reading opened every door for you."
+        }]),
+        "the correction replaces the lead sentence, says it back in the second person and keeps the rest"
     );
     assert!(
         corrected["revision_note"]
@@ -178,7 +187,10 @@ async fn one_person_goes_from_the_prompts_to_an_exact_work_pattern() {
 
     // 6. A check-in quotes the goals; the person answers it.
     let checkin = json_body(post("/coaching/checkins").await, 201).await;
-    assert_eq!(checkin["quoted_goals"], json!([ANSWERS[5], ANSWERS[6]]));
+    assert_eq!(
+        checkin["quoted_goals"],
+        json!([goal_said_back(ANSWERS[5]), long_goal])
+    );
     assert_eq!(checkin["observation"], Value::Null, "no time logged yet");
     assert_eq!(verdict_in(checkin["message"].as_str().unwrap()), None);
     let id = checkin["id"].as_str().unwrap();

@@ -210,7 +210,7 @@ async fn completing_with_a_model_stores_the_profile_it_extracted() {
     // the offline engine's mirror of the answers is stored instead, with its own sources.
     let overlap = profile["overlap_narrative"].as_str().unwrap();
     assert!(
-        overlap.starts_with("All in all: you love cooking soup"),
+        !overlap.is_empty() && !overlap.contains("Patience and care"),
         "{overlap}"
     );
     // Only the quotes found in the answers are kept, as the person wrote them.

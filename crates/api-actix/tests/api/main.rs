@@ -16,6 +16,7 @@ mod account;
 mod activity;
 mod admin;
 mod api_keys;
+mod coach_reads;
 mod coaching;
 mod conformance;
 mod credentials;

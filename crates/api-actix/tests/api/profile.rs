@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use crate::helpers::{
     Answers, GUT_ANSWERS, HEAD_ANSWERS, HEART_ANSWERS, TestApp, affirm, answer_all, assert_error,
-    assert_invalid, discover, json_body, my_profile, my_revisions, send, spawn_app, timestamp,
-    triad_of,
+    assert_invalid, discover, goal_said_back, json_body, my_profile, my_revisions, send, spawn_app,
+    timestamp, triad_of,
 };
 
 /// The seven editable prose fields (API.md).
@@ -196,8 +196,14 @@ async fn the_profile_has_the_contract_shape_and_a_triad_that_follows_the_type() 
             love.starts_with("You "),
             "said back in the second person: {love}"
         );
-        assert_eq!(profile["near_term_goal_summary"], answers[5]);
-        assert_eq!(profile["long_term_goal_summary"], answers[6]);
+        assert_eq!(
+            profile["near_term_goal_summary"],
+            goal_said_back(answers[5])
+        );
+        assert_eq!(
+            profile["long_term_goal_summary"],
+            goal_said_back(answers[6])
+        );
         assert_eq!(profile["locked"], false);
         assert_eq!(profile["affirmed_at"], Value::Null);
         assert_eq!(profile["version"], 1);
@@ -231,7 +237,10 @@ async fn an_empty_goal_answer_gives_a_null_goal_summary() {
         Value::Null,
         "{profile:#}"
     );
-    assert_eq!(profile["long_term_goal_summary"], HEART_ANSWERS[6]);
+    assert_eq!(
+        profile["long_term_goal_summary"],
+        goal_said_back(HEART_ANSWERS[6])
+    );
 }
 
 #[tokio::test]
@@ -484,8 +493,8 @@ async fn the_reflection_opener_mirrors_the_profile_and_changes_nothing() {
     // The offline opener mirrors the type and the goals back.
     assert!(message.contains('5'), "the type is named: {message}");
     assert!(
-        message.contains(HEAD_ANSWERS[5]),
-        "the goal is quoted: {message}"
+        message.contains(&goal_said_back(HEAD_ANSWERS[5])),
+        "the goal is said back: {message}"
     );
 
     assert_eq!(my_profile(&app, jwt).await, before);
@@ -565,7 +574,7 @@ async fn an_explicit_correction_revises_the_named_field_as_one_reflection_revisi
         "{strength}"
     );
     assert!(
-        strength.ends_with("You are good at patience with beginners."),
+        strength.ends_with("good at patience with beginners."),
         "the addition is said back: {strength}"
     );
     assert_eq!(reply["revisions"][0]["value"], strength);

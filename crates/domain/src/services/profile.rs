@@ -17,6 +17,7 @@ use crate::reflection::{
     Author, CoachReply, CoachReplyDraft, ReflectionMessage, ReflectionTurn, person_words,
 };
 use crate::reflection_grounding::ground_revisions;
+use crate::reply_grounding::ground_message;
 use crate::services::model_retry::{ModelFailure, ask_with_one_retry};
 
 /// The profile use cases.
@@ -270,6 +271,12 @@ where
         .map_err(ReflectError::CoachUnavailable)?;
         request.feedback = None;
         let (reply, _) = ground_revisions(reply, &profile.prose, &words, || {
+            self.coach
+                .mirror_reply(&request)
+                .map(|draft| draft.guard(&turn, &words))
+        });
+        // What the coach tells the person about themselves rests on their words too.
+        let (reply, _) = ground_message(reply, &profile.prose, &words, || {
             self.coach
                 .mirror_reply(&request)
                 .map(|draft| draft.guard(&turn, &words))
@@ -883,6 +890,8 @@ mod tests {
                     .into(),
             )
         });
+        // No stand-in here: the reply's words stand, its changes do not.
+        m.coach.expect_mirror_reply().returning(|_| None);
         m.reflection.expect_append().times(1).returning(|_| Ok(()));
         m.profiles.expect_write().never();
         let out = block_on(m.service().reflect(
@@ -894,5 +903,35 @@ mod tests {
         assert_eq!(out.revision, None);
         assert_eq!(out.profile.triad(), Triad::Gut);
         assert_eq!(out.profile.enneagram_type.get(), 9);
+    }
+
+    #[test]
+    fn a_reply_that_tells_the_person_what_they_never_wrote_is_the_offline_coach_s_instead() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.coach.expect_reply().returning(|_| {
+            Ok(
+                r#"{"message": "So you teach electric cars on the road and have a big heart."}"#
+                    .into(),
+            )
+        });
+        m.coach.expect_mirror_reply().returning(|_| {
+            Some(crate::reflection::CoachReplyDraft {
+                message: "Which part of your profile does this touch?".into(),
+                revisions: Vec::new(),
+                revision_note: None,
+            })
+        });
+        m.reflection.expect_append().times(1).returning(|_| Ok(()));
+        m.profiles.expect_write().never();
+        let out = block_on(
+            m.service()
+                .reflect(user, message("I like my job, I guess.")),
+        )
+        .unwrap();
+        assert_eq!(
+            out.reply.message.as_str(),
+            "Which part of your profile does this touch?"
+        );
     }
 }

@@ -151,7 +151,11 @@ fn respond(request: &CoachRequest, voice: &Voice, message: &str) -> (CoachReplyD
     if older == Reading::Protected {
         return replied(format!("{} {}", voice.protected, voice.opener_question));
     }
-    if !reads_english(message) {
+    if !reads_english(&super::chat::clean(message, &[]))
+        && reader::evidence::scores(message)
+            .iter()
+            .all(|(_, s)| *s <= 0.0)
+    {
         return replied(OTHER_LANGUAGE.to_owned());
     }
     match reader::understand(message, &request.profile) {

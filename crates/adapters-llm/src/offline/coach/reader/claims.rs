@@ -641,16 +641,34 @@ fn first_claim(region: &str) -> String {
             }
             continue;
         }
-        let first_person = words(clause)
+        let first = words(clause)
             .first()
-            .is_some_and(|(_, w)| matches!(normalize(w).as_str(), "i'm" | "i" | "i've" | "i'd"));
-        if first_person && content_words(clause).len() >= 2 && kept.len() < 2 {
+            .map(|(_, w)| normalize(w))
+            .unwrap_or_default();
+        let first_person = matches!(first.as_str(), "i'm" | "i" | "i've" | "i'd");
+        if first_person && content_words(clause).len() >= 2 {
             kept.push(clause.to_owned());
+        } else if CONTINUATIONS.contains(&first.as_str())
+            && let Some(last) = kept.last_mut()
+        {
+            // "the garden, and more particularly saving seeds": one thought, said on.
+            last.push_str(", ");
+            last.push_str(clause);
         }
         break;
     }
     kept.join(". ")
 }
+
+/// Words that carry a thought on into the next clause.
+const CONTINUATIONS: &[&str] = &[
+    "more",
+    "especially",
+    "particularly",
+    "mostly",
+    "above",
+    "mainly",
+];
 
 /// Leading fillers and correction leads set aside.
 fn strip_leads(text: &str) -> &str {

@@ -258,17 +258,31 @@ fn part_of_claim(
     if let [field] = named_here[..] {
         return Ok((field, Why::Named));
     }
+    // The head of a definition names its part ("what I could earn money with is ...").
+    let pointed = pointed_part(&claim.pointer);
+    if let [field] = pointed[..]
+        && (goalish || !field.is_nullable())
+    {
+        return Ok((field, Why::Named));
+    }
     let held = claim
         .old
         .as_deref()
         .map(|old| locate::holding(profile, old))
         .unwrap_or_default();
-    // What the new words are about decides first; then where the old words stand.
-    let content_scores = evidence::scores(&claim.content);
-    if let [field] = evidence::leaders(&content_scores)[..]
-        && content_scores.iter().any(|(_, s)| *s >= 2.0)
-        && (goalish || !field.is_nullable())
-    {
+    // What the new words are about decides first; then how the person describes what they
+    // correct ("it's not training people I'm best at"); then where the old words stand.
+    let clear = |scores: &[(EditableField, f32)]| match evidence::leaders(scores)[..] {
+        [field] if scores.iter().any(|(_, s)| *s >= 1.5) && (goalish || !field.is_nullable()) => {
+            Some(field)
+        }
+        _ => None,
+    };
+    if let Some(field) = clear(&evidence::scores(&claim.content)) {
+        return Ok((field, Why::About));
+    }
+    let described = format!("{} {}", claim.pointer, claim.old.as_deref().unwrap_or(""));
+    if let Some(field) = clear(&evidence::scores(&described)) {
         return Ok((field, Why::About));
     }
     match held[..] {
@@ -282,6 +296,30 @@ fn part_of_claim(
     if evidence::names_a_goal(text) && horizon.is_none() {
         return Err(vec![Near, Long]);
     }
+    let scores = weighed(claim, text, profile, goalish);
+    // A replacement needs more than the profile's own words to go on.
+    let floor = if claim.kind == Kind::Replace {
+        1.0
+    } else {
+        0.5
+    };
+    let top = scores.iter().map(|(_, s)| *s).fold(0.0_f32, f32::max);
+    match evidence::leaders(&scores)[..] {
+        [field] if top >= floor => Ok((field, Why::About)),
+        [_] => Err(Vec::new()),
+        ref open => Err(open.to_vec()),
+    }
+}
+
+/// Every kind of evidence weighed together: the new words, the pointer (twice), the whole
+/// message, where the replaced words stand even in part, and the profile's own words (half). A
+/// goal needs a wish or a horizon: words about being paid are no goal by themselves.
+fn weighed(
+    claim: &Claim,
+    text: &str,
+    profile: &Profile,
+    goalish: bool,
+) -> Vec<(EditableField, f32)> {
     let mut scores = evidence::scores(&claim.content);
     for (slot, (_, s)) in scores.iter_mut().zip(evidence::scores(&claim.pointer)) {
         slot.1 += 2.0 * s;
@@ -306,24 +344,12 @@ fn part_of_claim(
             slot.1 += share;
         }
     }
-    // A goal needs a wish or a horizon: words about being paid are no goal by themselves.
     for slot in &mut scores {
         if slot.0.is_nullable() && !goalish {
             slot.1 = 0.0;
         }
     }
-    // A replacement needs more than the profile's own words to go on.
-    let floor = if claim.kind == Kind::Replace {
-        1.0
-    } else {
-        0.5
-    };
-    let top = scores.iter().map(|(_, s)| *s).fold(0.0_f32, f32::max);
-    match evidence::leaders(&scores)[..] {
-        [field] if top >= floor => Ok((field, Why::About)),
-        [_] => Err(Vec::new()),
-        ref open => Err(open.to_vec()),
-    }
+    scores
 }
 
 /// Whether `text` holds a content word at all (a message of only "ok!" or emoji does not).
