@@ -16,7 +16,10 @@ use time::format_description::well_known::Rfc3339;
 use url::Url;
 
 use crate::Failure;
-use crate::import::activitywatch::{AFK_TYPE, WINDOW_TYPE};
+use crate::import::activitywatch::{AFK_TYPE, MAX_EVENT_SECONDS, WINDOW_TYPE};
+
+/// How long one answer may take.
+const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A client of one aw-server.
 #[derive(Debug)]
@@ -41,7 +44,10 @@ impl AwServer {
                 ))
             })?;
         let http = reqwest::blocking::Client::builder()
-            .timeout(Duration::from_secs(120))
+            .timeout(TIMEOUT)
+            // A redirect is named as the failure it is (a proxy's login page, another port),
+            // not followed to an answer that then reads as "not JSON".
+            .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("discovery-sync/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| Failure::Failed(format!("cannot build an HTTP client: {e}")))?;
@@ -61,15 +67,27 @@ impl AwServer {
 
     fn get(&self, url: Url) -> Result<Value, Failure> {
         let shown = url.to_string();
-        let response = self
-            .http
-            .get(url)
-            .send()
-            .map_err(|e| Failure::Failed(format!("cannot reach aw-server at {shown}: {e}")))?;
+        let response = self.http.get(url).send().map_err(|e| {
+            Failure::Failed(format!("cannot reach aw-server at {shown}: {}", cause(&e)))
+        })?;
         let status = response.status();
-        let text = response
-            .text()
-            .map_err(|e| Failure::Failed(format!("reading aw-server's answer to {shown}: {e}")))?;
+        if status.is_redirection() {
+            let to = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("no Location");
+            return Err(Failure::Failed(format!(
+                "aw-server at {shown} answered {status}, a redirect to {to}: give aw-server's own \
+                 address in --server (redirects are not followed)"
+            )));
+        }
+        let text = response.text().map_err(|e| {
+            Failure::Failed(format!(
+                "reading aw-server's answer to {shown}: {}",
+                cause(&e)
+            ))
+        })?;
         if !status.is_success() {
             let cut: String = text.chars().take(200).collect();
             return Err(Failure::Failed(format!(
@@ -137,8 +155,26 @@ impl AwServer {
     }
 }
 
+/// Why a request failed, in words first (refused, timed out), then reqwest's chain of causes
+/// (its own message alone reads "error sending request for url" whatever happened).
+fn cause(e: &reqwest::Error) -> String {
+    let what = if e.is_timeout() {
+        format!("no answer within {} s (timed out)", TIMEOUT.as_secs())
+    } else if e.is_connect() {
+        "cannot connect (is aw-server running, at this address and port?)".to_owned()
+    } else if e.is_redirect() {
+        "a redirect could not be followed".to_owned()
+    } else if e.is_decode() || e.is_body() {
+        "its answer could not be read".to_owned()
+    } else {
+        "the request failed".to_owned()
+    };
+    format!("{what}: {}", crate::client::chain(e))
+}
+
 /// `event` cut to `[from, to)`; `None` when nothing of it is inside. An event whose time
-/// cannot be read is kept as it is, for the import to report.
+/// cannot be read, or whose duration is absurd (over [`MAX_EVENT_SECONDS`], where adding it
+/// to the start would overflow), is kept as it is, for the import to skip and count.
 fn cut(mut event: Value, from: OffsetDateTime, to: OffsetDateTime) -> Option<Value> {
     let start = event["timestamp"]
         .as_str()
@@ -146,10 +182,13 @@ fn cut(mut event: Value, from: OffsetDateTime, to: OffsetDateTime) -> Option<Val
     let (Some(start), Some(seconds)) = (start, event["duration"].as_f64()) else {
         return Some(event);
     };
-    if !seconds.is_finite() || seconds < 0.0 {
+    if !(0.0..=MAX_EVENT_SECONDS).contains(&seconds) {
         return Some(event);
     }
-    let end = start + time::Duration::seconds_f64(seconds);
+    let Some(end) = time::Duration::checked_seconds_f64(seconds).and_then(|d| start.checked_add(d))
+    else {
+        return Some(event);
+    };
     let (start, end) = (start.max(from), end.min(to));
     if start >= end {
         return None;

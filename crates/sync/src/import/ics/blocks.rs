@@ -1,7 +1,8 @@
 //! A calendar's events found one at a time as the file streams in: each `VEVENT`'s lines (as
 //! written, folded lines included) are handed on as soon as its `END:VEVENT` is read, with its
 //! `UID` and whether it is an override (`RECURRENCE-ID`). Only the event being read is held.
-//! The calendar's own `X-WR-CALNAME` (outside any component) is noted on the way.
+//! The calendar's own `X-WR-CALNAME` (outside any component) is noted on the way, and its
+//! time-zone definitions (`VTIMEZONE`, a few lines each) are kept.
 
 use std::io::BufRead;
 
@@ -22,6 +23,10 @@ pub(super) struct Block {
 #[derive(Default)]
 pub(super) struct Top {
     pub calname: Option<String>,
+    /// Each `VTIMEZONE`'s logical lines (unfolded), from `BEGIN:VTIMEZONE` to its end.
+    pub timezones: Vec<Vec<String>>,
+    /// The `VTIMEZONE` being read.
+    open_zone: Option<Vec<String>>,
 }
 
 /// A logical line's property name (before `;` or `:`), upper-cased, and its value.
@@ -106,6 +111,9 @@ fn on_line(
 ) -> Result<bool, ImportError> {
     let (name, value) = property(line);
     let value = value.trim();
+    if event.is_none() && zone_line(top, &name, value, line) {
+        return Ok(true);
+    }
     match (event.as_mut(), name.as_str()) {
         (None, "BEGIN") if value.eq_ignore_ascii_case("VEVENT") => {
             *event = Some(Block {
@@ -130,4 +138,20 @@ fn on_line(
         _ => {}
     }
     Ok(true)
+}
+
+/// A line of a `VTIMEZONE` outside any event, kept in `top`; `false` for any other line.
+fn zone_line(top: &mut Top, name: &str, value: &str, line: &str) -> bool {
+    if name == "BEGIN" && value.eq_ignore_ascii_case("VTIMEZONE") {
+        top.open_zone = Some(vec![line.to_owned()]);
+        return true;
+    }
+    let Some(open) = top.open_zone.as_mut() else {
+        return false;
+    };
+    open.push(line.to_owned());
+    if name == "END" && value.eq_ignore_ascii_case("VTIMEZONE") {
+        top.timezones.extend(top.open_zone.take());
+    }
+    true
 }
