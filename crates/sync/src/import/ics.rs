@@ -156,6 +156,10 @@ pub fn stream<R: std::io::Read + std::io::Seek>(
 ) -> Result<ParsedCalendar, ImportError> {
     let mut overrides: HashMap<String, Vec<String>> = HashMap::new();
     let top = blocks::scan(std::io::BufReader::new(&mut input), &mut |block| {
+        // An override too deep to read is skipped (and told) in the second pass.
+        if block.too_deep {
+            return Ok(true);
+        }
         if let (true, Some(uid)) = (block.is_override, block.uid) {
             overrides.entry(uid).or_default().push(block.text);
         }
@@ -189,8 +193,22 @@ pub fn stream<R: std::io::Read + std::io::Seek>(
     let mut n = 0;
     blocks::scan(std::io::BufReader::new(&mut input), &mut |block| {
         n += 1;
+        let at = block
+            .uid
+            .as_ref()
+            .map_or_else(|| format!("event #{n}"), |uid| format!("event {uid}"));
+        if block.too_deep {
+            reading.skip(
+                at,
+                &format!(
+                    "components (alarms) nested deeper than {} inside it: not read",
+                    blocks::MAX_NESTING
+                ),
+            )?;
+            return Ok(true);
+        }
         let Some(uid) = block.uid else {
-            reading.skip(format!("event #{n}"), "no UID")?;
+            reading.skip(at, "no UID")?;
             return Ok(true);
         };
         if block.is_override {
@@ -450,10 +468,12 @@ fn occurrences<'a>(
             starts.push(value.instant(&local)?);
         }
     }
-    let mut excluded = Vec::new();
+    // A set: a calendar may hold 100,000 EXDATEs against as many RDATEs (a loop over a list
+    // for each start would take minutes).
+    let mut excluded = HashSet::new();
     for exdate in property_list(event, "EXDATE") {
         for value in when::values(exdate)? {
-            excluded.push(value.instant(&local)?);
+            excluded.insert(value.instant(&local)?);
         }
     }
     starts.retain(|s| !excluded.contains(s));

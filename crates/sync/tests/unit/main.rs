@@ -8,6 +8,7 @@ mod calendar_zones;
 mod cursor;
 mod date_order;
 mod durations;
+mod hostile;
 mod ics;
 mod import;
 mod items;

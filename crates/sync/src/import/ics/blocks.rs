@@ -17,7 +17,14 @@ pub(super) struct Block {
     pub uid: Option<String>,
     /// It has a `RECURRENCE-ID`: it replaces one occurrence of the event of its `UID`.
     pub is_override: bool,
+    /// Components nest inside it deeper than [`MAX_NESTING`]: the parser would recurse until
+    /// the stack ran out, so it is skipped unread.
+    pub too_deep: bool,
 }
+
+/// How deep components may nest inside an event: an alarm in an event is 1; 10,000 nested
+/// alarms are an attack, not a calendar.
+pub(super) const MAX_NESTING: usize = 8;
 
 /// What the calendar says outside its events.
 #[derive(Default)]
@@ -89,8 +96,9 @@ pub(super) fn scan<R: BufRead>(
                 started = true;
             }
         }
-        // Every line after BEGIN:VEVENT up to its END:VEVENT.
-        if let Some(event) = event.as_mut() {
+        // Every line after BEGIN:VEVENT up to its END:VEVENT (none of an event too deep to
+        // read: it is skipped).
+        if let Some(event) = event.as_mut().filter(|e| !e.too_deep) {
             event.text.push_str(bare);
             event.text.push_str("\r\n");
         }
@@ -120,11 +128,15 @@ fn on_line(
                 text: String::new(),
                 uid: None,
                 is_override: false,
+                too_deep: false,
             });
             *nested = 0;
         }
         (None, "X-WR-CALNAME") => top.calname = Some(value.to_owned()),
-        (Some(_), "BEGIN") => *nested += 1,
+        (Some(open), "BEGIN") => {
+            *nested += 1;
+            open.too_deep |= *nested > MAX_NESTING;
+        }
         (Some(_), "END") if *nested > 0 => *nested -= 1,
         (Some(_), "END") if value.eq_ignore_ascii_case("VEVENT") => {
             if let Some(done) = event.take() {
