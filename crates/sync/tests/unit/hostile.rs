@@ -76,3 +76,33 @@ fn a_hundred_thousand_rdates_against_as_many_exdates_take_moments() {
     // A list searched once per start took minutes here (5e9 comparisons); a set, moments.
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
+
+#[test]
+fn a_rule_of_every_second_since_1990_is_refused_in_moments_without_walking_from_1990() {
+    let every_second = "BEGIN:VEVENT\r\nUID:seconds\r\nDTSTART:19900101T000000Z\r\n\
+        DURATION:PT1S\r\nRRULE:FREQ=SECONDLY\r\nEND:VEVENT\r\n";
+    // Every 15 minutes since 1990: 35,040 occurrences in the year read, all of them found.
+    let quarter_hours = "BEGIN:VEVENT\r\nUID:quarters\r\nDTSTART:19900101T000000Z\r\n\
+        DURATION:PT1M\r\nRRULE:FREQ=MINUTELY;INTERVAL=15\r\nEND:VEVENT\r\n";
+    let text = format!("BEGIN:VCALENDAR\r\n{every_second}{quarter_hours}{PLAIN}END:VCALENDAR\r\n");
+    let started = Instant::now();
+    let parsed = parse(&text, &options()).unwrap();
+    let took = started.elapsed();
+    assert_eq!(1, parsed.skipped.len(), "{:?}", parsed.skipped);
+    assert_eq!("event seconds", parsed.skipped[0].at);
+    assert!(
+        parsed.skipped[0]
+            .message
+            .contains("repeats more than 65535 times"),
+        "{:?}",
+        parsed.skipped
+    );
+    assert_eq!(365 * 96 + 1, parsed.entries.len());
+    assert_eq!(
+        datetime!(2026-01-01 00:00 UTC),
+        parsed.entries[0].occurred_at,
+        "the first quarter hour of the range"
+    );
+    // Walking every second from 1990 took minutes.
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
