@@ -21,11 +21,23 @@ use crate::import::activitywatch::{AFK_TYPE, MAX_EVENT_SECONDS, WINDOW_TYPE};
 /// How long one answer may take.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
+/// The largest answer read: a week of one watcher's events is a few MB; more is not a
+/// watcher's, and would be held whole.
+pub const MAX_ANSWER: u64 = 256 * 1024 * 1024;
+
+/// How long all of a run's requests may take together: a timer every few minutes must not
+/// pile up runs behind a server that answers slowly (20,000 buckets at 2 s each).
+pub const DEADLINE: Duration = Duration::from_secs(30 * 60);
+
 /// A client of one aw-server.
 #[derive(Debug)]
 pub struct AwServer {
     http: reqwest::blocking::Client,
     base: Url,
+    /// The largest answer read, in bytes.
+    max_answer: u64,
+    /// When the run's requests must be done by, and how long that was.
+    deadline: (std::time::Instant, Duration),
 }
 
 impl AwServer {
@@ -51,7 +63,23 @@ impl AwServer {
             .user_agent(concat!("discovery-sync/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| Failure::Failed(format!("cannot build an HTTP client: {e}")))?;
-        Ok(Self { http, base })
+        Ok(Self {
+            http,
+            base,
+            max_answer: MAX_ANSWER,
+            deadline: (std::time::Instant::now() + DEADLINE, DEADLINE),
+        })
+    }
+
+    /// The same client with other limits: the largest answer read, in bytes, and how long all
+    /// its requests may take from now.
+    #[must_use]
+    pub fn with_limits(self, max_answer: u64, deadline: Duration) -> Self {
+        Self {
+            max_answer,
+            deadline: (std::time::Instant::now() + deadline, deadline),
+            ..self
+        }
     }
 
     /// `base` + `/api/0/buckets/` + the segments, each escaped.
@@ -67,9 +95,26 @@ impl AwServer {
 
     fn get(&self, url: Url) -> Result<Value, Failure> {
         let shown = url.to_string();
-        let response = self.http.get(url).send().map_err(|e| {
-            Failure::Failed(format!("cannot reach aw-server at {shown}: {}", cause(&e)))
-        })?;
+        let (deadline, whole) = self.deadline;
+        let late = || {
+            Failure::Failed(format!(
+                "aw-server's answers took longer than the run may ({} s in all), at {shown}: \
+                 run again (the cursor keeps what was sent)",
+                whole.as_secs()
+            ))
+        };
+        let left = deadline
+            .checked_duration_since(std::time::Instant::now())
+            .filter(|left| !left.is_zero())
+            .ok_or_else(late)?;
+        let response = self
+            .http
+            .get(url)
+            .timeout(left.min(TIMEOUT))
+            .send()
+            .map_err(|e| {
+                Failure::Failed(format!("cannot reach aw-server at {shown}: {}", cause(&e)))
+            })?;
         let status = response.status();
         if status.is_redirection() {
             let to = response
@@ -82,12 +127,7 @@ impl AwServer {
                  address in --server (redirects are not followed)"
             )));
         }
-        let text = response.text().map_err(|e| {
-            Failure::Failed(format!(
-                "reading aw-server's answer to {shown}: {}",
-                cause(&e)
-            ))
-        })?;
+        let text = self.body(response, &shown)?;
         if !status.is_success() {
             let cut: String = text.chars().take(200).collect();
             return Err(Failure::Failed(format!(
@@ -96,6 +136,39 @@ impl AwServer {
         }
         serde_json::from_str(&text)
             .map_err(|e| Failure::Failed(format!("aw-server's answer to {shown} is not JSON: {e}")))
+    }
+
+    /// An answer's text, at most [`AwServer::max_answer`] bytes of it.
+    fn body(&self, response: reqwest::blocking::Response, shown: &str) -> Result<String, Failure> {
+        let too_big = || {
+            Failure::Failed(format!(
+                "aw-server's answer to {shown} is over {} MB: not read (no watcher writes that \
+                 much in a day: check what answers at --server)",
+                self.max_answer / (1024 * 1024)
+            ))
+        };
+        if response
+            .content_length()
+            .is_some_and(|n| n > self.max_answer)
+        {
+            return Err(too_big());
+        }
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(response, self.max_answer + 1),
+            &mut bytes,
+        )
+        .map_err(|e| {
+            Failure::Failed(format!(
+                "reading aw-server's answer to {shown}: {}",
+                crate::client::chain(&e)
+            ))
+        })?;
+        if bytes.len() as u64 > self.max_answer {
+            return Err(too_big());
+        }
+        String::from_utf8(bytes)
+            .map_err(|_| Failure::Failed(format!("aw-server's answer to {shown} is not UTF-8")))
     }
 
     /// The window and AFK buckets, as an export holds them but without events: id to
@@ -159,7 +232,11 @@ impl AwServer {
 /// (its own message alone reads "error sending request for url" whatever happened).
 fn cause(e: &reqwest::Error) -> String {
     let what = if e.is_timeout() {
-        format!("no answer within {} s (timed out)", TIMEOUT.as_secs())
+        format!(
+            "no answer in time (timed out: {} s a request, {} min for the run)",
+            TIMEOUT.as_secs(),
+            DEADLINE.as_secs() / 60
+        )
     } else if e.is_connect() {
         "cannot connect (is aw-server running, at this address and port?)".to_owned()
     } else if e.is_redirect() {

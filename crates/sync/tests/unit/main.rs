@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod activitywatch;
+mod aw_limits;
 mod calendar_zones;
 mod cursor;
 mod date_order;
