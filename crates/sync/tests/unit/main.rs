@@ -9,6 +9,7 @@ mod calendar_zones;
 mod cursor;
 mod date_order;
 mod durations;
+mod fuzz;
 mod hostile;
 mod ics;
 mod import;
