@@ -1,5 +1,6 @@
 //! aw-server's answers held to limits (issue 43): an answer over the size read is refused
-//! naming the limit, not held whole; a server that answers slowly meets the run's deadline.
+//! naming the limit, not held whole; a server that answers slowly meets the run's deadline; a
+//! redirect is named with where it points (issue 46), not followed.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -10,6 +11,11 @@ use discovery_sync::awserver::AwServer;
 /// A server on a random port that answers every request with 200 and, after `pause`,
 /// `body`; its URL.
 fn serve(body: String, pause: Duration) -> String {
+    serve_as("200 OK\r\nContent-Type: application/json", body, pause)
+}
+
+/// [`serve`], with `head` (the status and headers) as the answer's first lines.
+fn serve_as(head: &'static str, body: String, pause: Duration) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
@@ -21,10 +27,7 @@ fn serve(body: String, pause: Duration) -> String {
                 line.clear();
             }
             // No Content-Length: the size is known only by reading.
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
-            );
+            let _ = write!(stream, "HTTP/1.1 {head}\r\nConnection: close\r\n\r\n");
             std::thread::sleep(pause);
             let _ = stream.write_all(body.as_bytes());
         }
@@ -71,6 +74,23 @@ fn a_slow_server_meets_the_runs_deadline() {
     let error = server.buckets().unwrap_err();
     assert!(
         error.message().contains("took longer than the run may"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_redirect_is_named_with_where_it_points_and_not_followed() {
+    let url = serve_as(
+        "302 Found\r\nLocation: http://login.example.org/",
+        String::new(),
+        Duration::ZERO,
+    );
+    let error = AwServer::new(&url).unwrap().buckets().unwrap_err();
+    assert!(
+        error
+            .message()
+            .contains("answered 302 Found, a redirect to http://login.example.org/")
+            && error.message().contains("redirects are not followed"),
         "{error}"
     );
 }
