@@ -200,7 +200,7 @@ pub fn rfc3339(at: OffsetDateTime) -> String {
 }
 
 /// A local time as `2026-12-06T01:00:00`, for messages.
-fn local_text(local: PrimitiveDateTime) -> String {
+pub(crate) fn local_text(local: PrimitiveDateTime) -> String {
     local
         .format(time::macros::format_description!(
             "[year]-[month]-[day]T[hour]:[minute]:[second]"

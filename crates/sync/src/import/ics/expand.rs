@@ -100,7 +100,7 @@ fn advanced(first: PrimitiveDateTime, rule: &str, from: PrimitiveDateTime) -> Pr
 
 /// A local time handed to rrule as the same wall-clock time in UTC.
 fn as_utc(local: PrimitiveDateTime) -> Result<chrono::DateTime<Tz>, String> {
-    let bad = || format!("{local} is out of range");
+    let bad = || format!("{} is out of range", crate::zone::local_text(local));
     let naive = NaiveDate::from_ymd_opt(
         local.year(),
         u32::from(u8::from(local.month())),
