@@ -8,6 +8,7 @@ use time::{Date, OffsetDateTime, UtcOffset};
 use crate::import::ics::IcsOptions;
 use crate::import::{CsvOptions, People, SlashDates};
 use crate::skipped::MaxSkipped;
+use crate::summary::EXIT_CODES;
 use crate::zone::Zone;
 
 /// The service's address when neither `--url` nor DISCOVERY_URL says otherwise.
@@ -15,7 +16,7 @@ pub const DEFAULT_URL: &str = "http://127.0.0.1:8011";
 
 /// Sends time-tracker entries to the Discovery Service as task mappings.
 #[derive(Debug, Parser)]
-#[command(name = "discovery-sync", version, about)]
+#[command(name = "discovery-sync", version, about, after_help = EXIT_CODES)]
 pub struct Cli {
     #[command(subcommand)]
     pub tracker: Tracker,
@@ -27,6 +28,7 @@ pub enum Tracker {
     ///
     /// The API key is read from DISCOVERY_API_KEY.
     #[command(group(ArgGroup::new("classify").required(true).args(["mapping", "server_rules"])))]
+    #[command(after_help = EXIT_CODES)]
     Timewarrior {
         /// The TOML file mapping tags to foundations (ordered rules, first match wins).
         #[arg(long, value_name = "FILE")]
@@ -56,24 +58,27 @@ pub enum Tracker {
     ///
     /// Entries go without a foundation, tagged `project:<name>` and with their Toggl tags: the
     /// server's rules classify them. The API key is read from DISCOVERY_API_KEY.
+    #[command(after_help = EXIT_CODES)]
     Toggl(CsvImport),
     /// Clockify: a detailed report CSV (Reports → Detailed → Export → Save as CSV) to the service.
     ///
     /// Entries go without a foundation, tagged `project:<name>` and with their Clockify tags:
     /// the server's rules classify them. The API key is read from DISCOVERY_API_KEY.
+    #[command(after_help = EXIT_CODES)]
     Clockify(CsvImport),
     /// ActivityWatch: an export (`/api/0/export`) to the service as active time per host, app
-    /// and UTC hour.
+    /// and hour.
     ///
     /// Entries go without a foundation, tagged `app:<app>` and `host:<hostname>`: the
     /// server's rules classify them. The API key is read from DISCOVERY_API_KEY.
-    #[command(name = "activitywatch")]
+    #[command(name = "activitywatch", after_help = EXIT_CODES)]
     ActivityWatch(ExportImport),
     /// A calendar (.ics): the meetings of a range to the service, one entry per occurrence.
     ///
     /// Entries go without a foundation, labelled with the summary and tagged with the
     /// categories: the server's rules classify them. All-day, cancelled and declined events
     /// are left out and counted. The API key is read from DISCOVERY_API_KEY.
+    #[command(after_help = EXIT_CODES)]
     Ics(IcsImport),
 }
 
@@ -179,7 +184,9 @@ impl IcsImport {
         };
         if from >= to {
             return Err(format!(
-                "--from must come before --to (the range read is {from} to {to})"
+                "--from must come before --to (the range read is {} to {})",
+                zone.rfc3339(from),
+                zone.rfc3339(to)
             ));
         }
         Ok(IcsOptions {
@@ -208,8 +215,9 @@ pub struct ExportImport {
     /// The export: ActivityWatch's JSON of all buckets.
     #[arg(long, value_name = "FILE")]
     pub export: Option<PathBuf>,
-    /// Instead of a file, a running aw-server (`http://127.0.0.1:5600`): every complete UTC
-    /// hour since the last run, read over its REST API. For a timer every few minutes.
+    /// Instead of a file, a running aw-server (`http://127.0.0.1:5600`): every complete hour
+    /// since the last run (and the hours of --reread-hours before it again), read over its
+    /// REST API. For a timer every few minutes.
     #[arg(long, value_name = "URL", conflicts_with_all = ["no_sweep", "max_skipped", "skipped_file"])]
     pub server: Option<String>,
     /// With --server: the file keeping where the last run stopped. Default:
@@ -220,6 +228,16 @@ pub struct ExportImport {
     /// Default: 7 days back.
     #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_day, requires = "server")]
     pub since: Option<Date>,
+    /// With --server: each run also reads again the complete hours of this many hours before
+    /// where the last run stopped, so that events reaching aw-server late (a watcher that was
+    /// offline) are imported; an hour read again is updated, never counted twice. 0: none.
+    #[arg(long, value_name = "HOURS", default_value_t = 24, requires = "server")]
+    pub reread_hours: u32,
+    /// The person's zone, by IANA name: the time is cut at its hours, which are UTC's
+    /// wherever its offset is whole hours and half past them in Asia/Kolkata (+05:30), so
+    /// that each hour lands on the person's own day. Default: this machine's zone.
+    #[arg(long, value_name = "ZONE", value_parser = Zone::named)]
+    pub timezone: Option<Zone>,
     #[command(flatten)]
     pub upload: Upload,
 }

@@ -370,7 +370,7 @@ pub fn http_date(text: &str) -> Option<time::OffsetDateTime> {
 }
 
 /// An error and its causes, `a: b: c` (reqwest's own message alone says little).
-fn chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

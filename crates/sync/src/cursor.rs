@@ -1,6 +1,8 @@
 //! The live ActivityWatch import's cursor: the end of the last hour it sent, in a small JSON
 //! state file (`{"imported_until": "2026-03-16T10:00:00Z"}`), so that each run starts where
-//! the last one stopped. Written as a temporary file beside it and renamed over it: a run
+//! the last one stopped. A run also records where the first run started (`imported_from`,
+//! below which the re-reading of late events never goes) and the hours it read last
+//! (`last_read`: `{"from", "to"}`), for whoever looks at the file ([`State`]). Written as a temporary file beside it and renamed over it: a run
 //! killed mid-write leaves the old cursor or the new one, never half of one.
 //!
 //! The default path is `$XDG_STATE_HOME/discovery-sync/activitywatch-<host>-<port>.json`
@@ -42,11 +44,30 @@ pub fn default_path(server: &url::Url) -> Option<PathBuf> {
     Some(state.join(format!("discovery-sync/activitywatch-{host}-{port}.json")))
 }
 
+/// What a state file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct State {
+    /// The end of the last hour sent.
+    pub imported_until: OffsetDateTime,
+    /// Where the first run started; `None` in a file written before it was recorded.
+    pub imported_from: Option<OffsetDateTime>,
+    /// The hours the last run read, `[from, to)`.
+    pub last_read: Option<(OffsetDateTime, OffsetDateTime)>,
+}
+
 /// The cursor in `path`; `None` when the file does not exist yet (the first run).
 ///
 /// # Errors
 /// A file that cannot be read or does not hold a cursor: named, with what to do.
 pub fn read(path: &Path) -> Result<Option<OffsetDateTime>, Failure> {
+    Ok(read_state(path)?.map(|state| state.imported_until))
+}
+
+/// The whole state in `path`; `None` when the file does not exist yet.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_state(path: &Path) -> Result<Option<State>, Failure> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -57,11 +78,19 @@ pub fn read(path: &Path) -> Result<Option<OffsetDateTime>, Failure> {
             )));
         }
     };
-    serde_json::from_str::<Value>(&text)
-        .ok()
-        .and_then(|v| v["imported_until"].as_str().map(str::to_owned))
-        .and_then(|t| OffsetDateTime::parse(&t, &Rfc3339).ok())
-        .map(Some)
+    let json = serde_json::from_str::<Value>(&text).unwrap_or_default();
+    let time = |v: &Value| {
+        v.as_str()
+            .and_then(|t| OffsetDateTime::parse(t, &Rfc3339).ok())
+    };
+    time(&json["imported_until"])
+        .map(|imported_until| {
+            Some(State {
+                imported_until,
+                imported_from: time(&json["imported_from"]),
+                last_read: time(&json["last_read"]["from"]).zip(time(&json["last_read"]["to"])),
+            })
+        })
         .ok_or_else(|| {
             Failure::Failed(format!(
                 "the state file {} holds no readable \"imported_until\" (fix it, or delete it \
@@ -77,6 +106,21 @@ pub fn read(path: &Path) -> Result<Option<OffsetDateTime>, Failure> {
 /// # Errors
 /// The directory or file cannot be written.
 pub fn write(path: &Path, until: OffsetDateTime) -> Result<(), Failure> {
+    write_state(
+        path,
+        &State {
+            imported_until: until,
+            imported_from: None,
+            last_read: None,
+        },
+    )
+}
+
+/// Writes `state` to `path` as [`write`] does (the fields that are `None` left out).
+///
+/// # Errors
+/// As [`write`].
+pub fn write_state(path: &Path, state: &State) -> Result<(), Failure> {
     let fail = |e: std::io::Error| {
         Failure::Failed(format!(
             "cannot write the state file {}: {e}",
@@ -88,14 +132,22 @@ pub fn write(path: &Path, until: OffsetDateTime) -> Result<(), Failure> {
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(fail)?;
-    let stamp = until
-        .to_offset(time::UtcOffset::UTC)
-        .format(&Rfc3339)
-        .unwrap_or_default();
+    let stamp = |at: OffsetDateTime| {
+        at.to_offset(time::UtcOffset::UTC)
+            .format(&Rfc3339)
+            .unwrap_or_default()
+    };
     let mut temporary = path.as_os_str().to_owned();
     temporary.push(format!(".{}.tmp", std::process::id()));
     let temporary = PathBuf::from(temporary);
-    let body = format!("{}\n", json!({ "imported_until": stamp }));
+    let mut body = json!({ "imported_until": stamp(state.imported_until) });
+    if let Some(from) = state.imported_from {
+        body["imported_from"] = json!(stamp(from));
+    }
+    if let Some((from, to)) = state.last_read {
+        body["last_read"] = json!({"from": stamp(from), "to": stamp(to)});
+    }
+    let body = format!("{body}\n");
     // Flushed to disk before the rename, so a crash cannot leave the new name on empty data.
     std::fs::File::create(&temporary)
         .and_then(|mut file| {

@@ -24,6 +24,7 @@ use time::{Duration, OffsetDateTime, Time};
 
 use crate::mapping::{Mapping, Target};
 use crate::timew::Interval;
+use crate::zone::Zone;
 
 /// The contract's cap on one entry's minutes, as the domain defines it.
 pub const MAX_MINUTES: i64 = domain::integration::Minutes::MAX as i64;
@@ -97,15 +98,34 @@ pub fn rounded_minutes(seconds: i64) -> i64 {
 /// most 1,440 minutes, else one per UTC day it touches.
 #[must_use]
 pub fn pieces(start: OffsetDateTime, end: OffsetDateTime) -> Vec<(OffsetDateTime, i64)> {
+    pieces_in(start, end, &Zone::Fixed(time::UtcOffset::UTC))
+}
+
+/// [`pieces`], one per day of `zone` it touches, cut at that zone's midnights: each of the
+/// person's days holds the time spent on it (a day of 23 or 25 hours included).
+#[must_use]
+pub fn pieces_in(
+    start: OffsetDateTime,
+    end: OffsetDateTime,
+    zone: &Zone,
+) -> Vec<(OffsetDateTime, i64)> {
     let total = (end - start).whole_seconds();
     if rounded_minutes(total) <= MAX_MINUTES {
         return vec![(start, rounded_minutes(total))];
     }
     let mut cuts = vec![start];
-    let mut midnight = start.replace_time(Time::MIDNIGHT) + Duration::DAY;
+    // Near the years 1 and 9999 a zone's midnight may be out of range: UTC's is as good.
+    let midnight_after = |at: OffsetDateTime| {
+        let day = zone.to_local(at).map_or(at.date(), |local| local.date());
+        day.next_day()
+            .and_then(|next| zone.to_utc(next.midnight()).ok())
+            .filter(|m| *m > at)
+            .unwrap_or_else(|| at.replace_time(Time::MIDNIGHT) + Duration::DAY)
+    };
+    let mut midnight = midnight_after(start);
     while midnight < end {
         cuts.push(midnight);
-        midnight += Duration::DAY;
+        midnight = midnight_after(midnight);
     }
     cuts.push(end);
     // Each piece's minutes are the difference of the rounded offsets from the start, so the

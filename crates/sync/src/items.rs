@@ -1,8 +1,10 @@
 //! From imported entries to the task mappings sent: no foundation (the server's rules decide),
-//! the entry's tags and label, and entries over 1,440 minutes split at each UTC midnight.
+//! the entry's tags and label, and entries over 1,440 minutes split at each midnight of the
+//! person's zone (the zone the file is read in; UTC where none is given), so that each of
+//! their days holds the time spent on it.
 //!
-//! **Split ids.** The first piece keeps the entry's id; the piece starting `n` UTC days later
-//! gets `:d<n>` appended (`toggl:3f2a...:d1`). An entry that grows past a day keeps its first
+//! **Split ids.** The first piece keeps the entry's id; the piece starting `n` days later (in
+//! that zone) gets `:d<n>` appended (`toggl:3f2a...:d1`). An entry that grows past a day keeps its first
 //! id, and the suffix cannot meet the `:2` the CSV importers give a repeated start.
 
 use time::Duration;
@@ -11,35 +13,59 @@ use time::Duration;
 pub const PIECE_MARK: &str = ":d";
 
 use crate::client::MAX_BATCH;
-use crate::entries::{Item, pieces};
+use crate::entries::{Item, pieces_in};
 use crate::import::ImportedEntry;
+use crate::zone::Zone;
 
-/// The items to send for `entries`, in order, and how many entries were split.
+/// UTC: where an entry's zone is not known.
+fn utc() -> Zone {
+    Zone::Fixed(time::UtcOffset::UTC)
+}
+
+/// The items to send for `entries`, in order, and how many entries were split (at UTC
+/// midnights).
 #[must_use]
 pub fn items_of(entries: &[ImportedEntry]) -> (Vec<Item>, usize) {
-    into_items(entries.to_vec())
+    into_items(entries.to_vec(), &utc())
 }
 
-/// How many items `entry` makes: one, or one per UTC day of an entry over 1,440 minutes.
+/// [`items_of`], split at the midnights of `zone`.
 #[must_use]
-pub fn pieces_of(entry: &ImportedEntry) -> usize {
-    let start = entry.occurred_at;
-    pieces(start, start + Duration::minutes(i64::from(entry.minutes))).len()
+pub fn items_in(entries: &[ImportedEntry], zone: &Zone) -> (Vec<Item>, usize) {
+    into_items(entries.to_vec(), zone)
 }
 
-/// [`items_of`], taking the entries: their text moves into the items instead of being copied,
+/// How many items `entry` makes: one, or one per day of `zone` of an entry over 1,440
+/// minutes.
+#[must_use]
+pub fn pieces_of(entry: &ImportedEntry, zone: &Zone) -> usize {
+    let start = entry.occurred_at;
+    pieces_in(
+        start,
+        start + Duration::minutes(i64::from(entry.minutes)),
+        zone,
+    )
+    .len()
+}
+
+/// [`items_in`], taking the entries: their text moves into the items instead of being copied,
 /// so a large import does not hold both.
 #[must_use]
-pub fn into_items(entries: Vec<ImportedEntry>) -> (Vec<Item>, usize) {
+pub fn into_items(entries: Vec<ImportedEntry>, zone: &Zone) -> (Vec<Item>, usize) {
     let mut items = Vec::with_capacity(entries.len());
     let mut split = 0;
     for entry in entries {
         let start = entry.occurred_at;
-        let parts = pieces(start, start + Duration::minutes(i64::from(entry.minutes)));
+        let parts = pieces_in(
+            start,
+            start + Duration::minutes(i64::from(entry.minutes)),
+            zone,
+        );
         if parts.len() > 1 {
             split += 1;
         }
-        let first_day = start.date();
+        let local_day = |at| zone.to_local(at).map_or(at.date(), |l| l.date());
+        let first_day = local_day(start);
         if let [(at, minutes)] = parts[..] {
             items.push(Item {
                 external_task_id: entry.external_task_id,
@@ -52,7 +78,7 @@ pub fn into_items(entries: Vec<ImportedEntry>) -> (Vec<Item>, usize) {
             continue;
         }
         items.extend(parts.into_iter().map(|(at, minutes)| {
-            let days = (at.date() - first_day).whole_days();
+            let days = (local_day(at) - first_day).whole_days();
             Item {
                 external_task_id: if days == 0 {
                     entry.external_task_id.clone()
@@ -81,23 +107,32 @@ pub struct Batches<F: FnMut(Vec<Item>) -> bool> {
     pub split: usize,
     /// `flush` answered `false`: the batches after it are dropped.
     stopped: bool,
+    /// Whose midnights a long entry is cut at.
+    zone: Zone,
 }
 
 impl<F: FnMut(Vec<Item>) -> bool> Batches<F> {
-    /// Batches handed to `flush`, which answers `false` to stop (a batch failed).
+    /// Batches handed to `flush`, which answers `false` to stop (a batch failed); long
+    /// entries cut at UTC midnights.
     pub fn new(flush: F) -> Self {
+        Self::in_zone(flush, utc())
+    }
+
+    /// [`Batches::new`], long entries cut at the midnights of `zone`.
+    pub fn in_zone(flush: F, zone: Zone) -> Self {
         Self {
             batch: Vec::with_capacity(MAX_BATCH),
             flush,
             items: 0,
             split: 0,
             stopped: false,
+            zone,
         }
     }
 
     /// Adds `entry`'s items, handing on each batch that fills up. `false` once stopped.
     pub fn push(&mut self, entry: ImportedEntry) -> bool {
-        let (items, split) = into_items(vec![entry]);
+        let (items, split) = into_items(vec![entry], &self.zone);
         self.split += split;
         for item in items {
             self.batch.push(item);

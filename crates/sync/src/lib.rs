@@ -36,7 +36,7 @@ use std::fmt;
 /// The six foundations of the contract, in order (API.md, "Foundations").
 pub const FOUNDATIONS: [&str; 6] = domain::foundation::Foundation::KEYS;
 
-/// Why a run stopped; the variant picks the exit code.
+/// Why a run stopped; the variant picks the exit code ([`summary::EXIT_CODES`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Failure {
     /// The command line, the mapping file or the environment is wrong: exit code 2.

@@ -1,6 +1,7 @@
 //! `discovery-sync`: sends a time tracker's entries to the Discovery Service as task mappings.
-//! One JSON summary line on stdout; exit code 0 ok, 1 failed, 2 bad usage. This file only reads
-//! the command line and hands it to [`discovery_sync::run`].
+//! One JSON summary line on stdout, errors in words on stderr; the exit codes are
+//! [`discovery_sync::summary::EXIT_CODES`]. This file only reads the command line and hands it
+//! to [`discovery_sync::run`].
 
 use std::process::ExitCode;
 
@@ -11,8 +12,9 @@ use discovery_sync::import::activitywatch::ExportOptions;
 use discovery_sync::run::import::{self, Format};
 use discovery_sync::run::live::{self, Live};
 use discovery_sync::run::timewarrior::{self, Classify};
-use discovery_sync::summary::finish;
+use discovery_sync::summary::{finish, tell};
 use discovery_sync::timew::Source;
+use discovery_sync::zone::Zone;
 use serde_json::{Value, json};
 
 fn main() -> ExitCode {
@@ -60,7 +62,24 @@ fn main() -> ExitCode {
             Err(message) => ("ics", json!({}), Err(Failure::Usage(message))),
         },
     };
-    ExitCode::from(finish(Some(command), &fields, result.err().as_ref()))
+    let skipped_rows = match command {
+        // Timewarrior's skipped intervals are those the mapping says to skip: not malformed.
+        "timewarrior" => 0,
+        _ => fields["skipped"]
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0),
+    };
+    let failure = result.err();
+    if let Some(failure) = &failure {
+        tell(failure);
+    }
+    ExitCode::from(finish(
+        Some(command),
+        &fields,
+        skipped_rows,
+        failure.as_ref(),
+    ))
 }
 
 /// A command line clap refused: its message on stderr as clap prints it, and the summary line
@@ -81,15 +100,17 @@ fn bad_usage(e: &clap::Error) -> u8 {
         .nth(1)
         .filter(|c| Cli::command().find_subcommand(c).is_some());
     let failure = Failure::Usage(message);
-    finish(command.as_deref(), &json!({}), Some(&failure))
+    finish(command.as_deref(), &json!({}), 0, Some(&failure))
 }
 
 /// An ActivityWatch export file, or the live server: clap lets exactly one of `--export` and
 /// `--server` through.
 fn activitywatch(args: &ExportImport) -> (&'static str, Value, Result<(), Failure>) {
+    let zone = args.timezone.clone().unwrap_or_else(Zone::system);
     if let Some(export) = &args.export {
         let options = ExportOptions {
             strict: args.upload.strict,
+            zone: Some(zone),
         };
         return import(Format::ActivityWatch(options), export, &args.upload);
     }
@@ -97,6 +118,8 @@ fn activitywatch(args: &ExportImport) -> (&'static str, Value, Result<(), Failur
         server: args.server.clone().unwrap_or_default(),
         state: args.state.clone(),
         since: args.since.map(|day| day.midnight().assume_utc()),
+        reread: time::Duration::hours(i64::from(args.reread_hours)),
+        zone,
         strict: args.upload.strict,
         dry_run: args.upload.dry_run,
         url: args.upload.url.clone(),

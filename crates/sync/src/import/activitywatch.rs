@@ -1,5 +1,6 @@
 //! ActivityWatch's export (the JSON of `GET /api/0/export`, or Settings → Export all buckets as
-//! JSON) read into one entry per host, app and UTC hour of *active* time.
+//! JSON) read into one entry per host, app and hour of *active* time (the person's hours:
+//! [`ExportOptions::zone`]).
 //!
 //! ```text
 //! {"buckets": {"aw-watcher-window_laptop": {"id": "...", "type": "currentwindow", "client": "aw-watcher-window",
@@ -20,9 +21,12 @@
 //! Overlapping window events of one host (the watcher's heartbeats can overlap by a moment, or
 //! two window buckets name one host) count once: the event that starts first keeps the overlap.
 //!
-//! **Entries.** Active time is cut at each UTC hour and added up per (host, app, hour); each
+//! **Entries.** Active time is cut at each hour and added up per (host, app, hour); each
 //! becomes one [`ImportedEntry`]:
-//! - `occurred_at`: the start of the hour (UTC);
+//! - `occurred_at`: the start of the hour. The hours are the person's zone's: the UTC hours
+//!   where its offset is whole hours, hours from half past the UTC hour in Asia/Kolkata
+//!   (+05:30), so that each hour, and so each day, is the person's own (18:00-19:00 UTC would
+//!   be half on one local day in Kolkata and half on the next);
 //! - `task_label`: the app, cut to 500 characters (window titles are never sent: they hold
 //!   document names and e-mail subjects, and are too fine-grained to classify);
 //! - `tags`: `app:<app>` then `host:<hostname>` (cut to 100 characters with a warning), so a
@@ -32,7 +36,7 @@
 //!   [`crate::entries::rounded_minutes`], applied to the exact sum); an hour that rounds to 0
 //!   minutes is not an entry;
 //! - `external_task_id`: `activitywatch:` and 16 hex digits of SHA-256 over the JSON array
-//!   `[hostname, app, hour start]` (the hour as `2026-03-16T09:00:00Z`): the same export, or a
+//!   `[hostname, app, hour start]` (the hour in UTC, `2026-03-16T09:00:00Z`): the same export, or a
 //!   later export that has grown, gives the same ids, so importing again updates the hours
 //!   already sent (an hour still under way when the first export was made gets its full
 //!   minutes) instead of adding duplicates.
@@ -60,6 +64,7 @@ use time::macros::format_description;
 use super::{ImportError, ImportedEntry, event_locator, hashed_id};
 use crate::entries::MAX_LABEL_CHARS;
 use crate::tags::{fit_tags_with, without_refused};
+use crate::zone::Zone;
 use stream::{Apps, RawBucket, RawEvent, Span, Status};
 
 mod stream;
@@ -77,11 +82,18 @@ const NANOS_PER_SECOND: i128 = 1_000_000_000;
 const NANOS_PER_MINUTE: i128 = 60 * NANOS_PER_SECOND;
 const NANOS_PER_HOUR: i128 = 60 * NANOS_PER_MINUTE;
 
+/// The longest event read, in seconds: a century is more than any watcher can have recorded;
+/// beyond it the number is nonsense (`1e300`), and the event is skipped and counted.
+pub const MAX_EVENT_SECONDS: f64 = 3.2e9;
+
 /// How to read an export.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExportOptions {
     /// The first malformed event fails the import instead of being skipped.
     pub strict: bool,
+    /// The person's zone, whose hours the time is cut at; `None`: UTC's. The same as UTC's
+    /// where its offset is whole hours, half past the UTC hour in Asia/Kolkata (+05:30).
+    pub zone: Option<Zone>,
 }
 
 /// An event (or, without an index, a whole bucket) left out, and why.
@@ -195,7 +207,13 @@ pub fn parse<R: Read>(input: R, options: ExportOptions) -> Result<ParsedExport, 
         events,
         ..ParsedExport::default()
     };
-    let active = active_by_hour(hosts, &bucket_ids, &apps, &mut parsed.warnings);
+    let active = active_by_hour(
+        hosts,
+        &bucket_ids,
+        &apps,
+        options.zone.as_ref(),
+        &mut parsed.warnings,
+    );
     for ((hour, host, app), nanos) in active {
         if let Some(entry) = hourly_entry(hour, &host, &app, nanos, &mut parsed.warnings) {
             parsed.entries.push(entry);
@@ -234,6 +252,7 @@ fn active_by_hour(
     hosts: BTreeMap<String, Host>,
     bucket_ids: &[String],
     apps: &Apps,
+    zone: Option<&Zone>,
     warnings: &mut Vec<ExportWarning>,
 ) -> BTreeMap<(i128, String, String), i128> {
     let mut active = BTreeMap::new();
@@ -253,7 +272,7 @@ fn active_by_hour(
                 ),
             });
         }
-        for ((hour, app), nanos) in active_time(host, bucket_ids) {
+        for ((hour, app), nanos) in active_time(host, bucket_ids, zone) {
             active.insert((hour, name.clone(), apps.name(app).to_owned()), nanos);
         }
     }
@@ -408,9 +427,14 @@ fn span_of(timestamp: Option<&Value>, duration: Option<&Value>) -> Result<Span, 
         _ => None,
     }
     .ok_or_else(|| "no \"duration\" number".to_owned())?;
-    // A century is more than any watcher can have recorded; beyond it the number is nonsense.
-    if !(0.0..=3.2e9).contains(&seconds) {
+    if seconds.is_nan() || seconds < 0.0 {
         return Err(format!("bad duration {seconds} (expected seconds >= 0)"));
+    }
+    if seconds > MAX_EVENT_SECONDS {
+        // 1e300 as written, not as its 301 digits.
+        return Err(format!(
+            "bad duration {seconds:e} (over a century: more than {MAX_EVENT_SECONDS:e} seconds)"
+        ));
     }
     // Rounded to the nanosecond, as ActivityWatch reads it (515.968 s is not exact in binary).
     #[allow(clippy::cast_possible_truncation)]
@@ -419,7 +443,11 @@ fn span_of(timestamp: Option<&Value>, duration: Option<&Value>) -> Result<Span, 
 }
 
 /// `host`'s active time per (hour, app number), in nanoseconds.
-fn active_time(mut host: Host, bucket_ids: &[String]) -> BTreeMap<(i128, u32), i128> {
+fn active_time(
+    mut host: Host,
+    bucket_ids: &[String],
+    zone: Option<&Zone>,
+) -> BTreeMap<(i128, u32), i128> {
     host.windows.sort_by(|a, b| {
         (a.span.0, &bucket_ids[a.bucket as usize], a.index).cmp(&(
             b.span.0,
@@ -442,7 +470,7 @@ fn active_time(mut host: Host, bucket_ids: &[String]) -> BTreeMap<(i128, u32), i
         };
         for (mut from, to) in parts {
             while from < to {
-                let hour = from.div_euclid(NANOS_PER_HOUR) * NANOS_PER_HOUR;
+                let hour = hour_start(from, zone);
                 let cut = to.min(hour + NANOS_PER_HOUR);
                 *active.entry((hour, window.app)).or_insert(0) += cut - from;
                 from = cut;
@@ -450,6 +478,25 @@ fn active_time(mut host: Host, bucket_ids: &[String]) -> BTreeMap<(i128, u32), i
         }
     }
     active
+}
+
+/// The start of the hour (of `zone`, else UTC's) holding the instant `at`, in nanoseconds.
+fn hour_start(at: i128, zone: Option<&Zone>) -> i128 {
+    let utc = at.div_euclid(NANOS_PER_HOUR) * NANOS_PER_HOUR;
+    let Some(zone) = zone else {
+        return utc;
+    };
+    let Ok(instant) = OffsetDateTime::from_unix_timestamp_nanos(at) else {
+        return utc;
+    };
+    let start = zone.hour_of(instant);
+    let start = i128::from(start.unix_timestamp()) * NANOS_PER_SECOND;
+    // The zone's hour holding `at` began at most an hour before it.
+    if start <= at && at - start < NANOS_PER_HOUR {
+        start
+    } else {
+        utc
+    }
 }
 
 /// The spans merged where they overlap or touch, sorted.

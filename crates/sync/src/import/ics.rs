@@ -16,8 +16,10 @@
 //! added, `EXDATE`s removed, and an event with the same `UID` and a `RECURRENCE-ID` replaces the
 //! occurrence it names (with its own start, end, summary, categories, status and attendees).
 //!
-//! **Zones** ([`when`]): `...Z` is UTC, `TZID=` an IANA zone with its rules on each date, a
-//! floating time (neither) is in the caller's zone (`--timezone`), as are all-day dates.
+//! **Zones** ([`when`]): `...Z` is UTC; `TZID=` names an IANA zone, else the file's own
+//! `VTIMEZONE` of that name ([`vtimezone`]), else a Windows zone name by CLDR's table
+//! ([`tzid`]), with its rules on each date; a floating time (neither) is in the caller's zone
+//! (`--timezone`), as are all-day dates.
 //!
 //! **Left out, and counted** ([`LeftOut`]): all-day events (a `DATE` start: holidays, trips,
 //! not meetings), cancelled ones (`STATUS:CANCELLED`) and those the owner declined (an
@@ -26,10 +28,10 @@
 //! a person's own calendar); without either, no event counts as declined.
 //!
 //! **Malformed events** (no `UID` or `DTSTART`, a value that is not a date-time, an unknown
-//! `TZID`, an `RRULE` rrule cannot read, an end before the start, no length) are skipped whole
+//! `TZID` (one that names no zone in the three ways above, named), an `RRULE` rrule cannot read, an end before the start, no length) are skipped whole
 //! and named by `UID` (`event <UID>`; `event #3` for the third without one); with
 //! [`IcsOptions::strict`] the first is an [`ImportError::Item`]. Other components (to-dos,
-//! time-zone definitions, alarms) are not read.
+//! alarms) are not read; time-zone definitions only for the `TZID`s they define.
 //!
 //! **Memory.** The file is read twice as it streams in ([`blocks`]), never whole: the first
 //! pass keeps the overrides' lines (an override may come anywhere in the file) and the
@@ -38,6 +40,8 @@
 
 mod blocks;
 mod expand;
+mod tzid;
+mod vtimezone;
 mod when;
 
 use std::collections::{HashMap, HashSet};
@@ -50,6 +54,7 @@ use super::{ImportError, ImportedEntry, hashed_id};
 use crate::entries::{MAX_LABEL_CHARS, rounded_minutes};
 use crate::tags::{fit_tags_with, without_refused};
 use crate::zone::Zone;
+use tzid::Zones;
 use when::When;
 
 /// The id prefix.
@@ -151,6 +156,10 @@ pub fn stream<R: std::io::Read + std::io::Seek>(
 ) -> Result<ParsedCalendar, ImportError> {
     let mut overrides: HashMap<String, Vec<String>> = HashMap::new();
     let top = blocks::scan(std::io::BufReader::new(&mut input), &mut |block| {
+        // An override too deep to read is skipped (and told) in the second pass.
+        if block.too_deep {
+            return Ok(true);
+        }
         if let (true, Some(uid)) = (block.is_override, block.uid) {
             overrides.entry(uid).or_default().push(block.text);
         }
@@ -173,6 +182,10 @@ pub fn stream<R: std::io::Read + std::io::Seek>(
         },
         seen: HashMap::new(),
         options,
+        zones: Zones {
+            floating: options.zone.clone(),
+            defined: std::rc::Rc::new(vtimezone::table(&top.timezones)),
+        },
         entry,
     };
     // The UIDs of the overrides whose event was found.
@@ -180,8 +193,22 @@ pub fn stream<R: std::io::Read + std::io::Seek>(
     let mut n = 0;
     blocks::scan(std::io::BufReader::new(&mut input), &mut |block| {
         n += 1;
+        let at = block
+            .uid
+            .as_ref()
+            .map_or_else(|| format!("event #{n}"), |uid| format!("event {uid}"));
+        if block.too_deep {
+            reading.skip(
+                at,
+                &format!(
+                    "components (alarms) nested deeper than {} inside it: not read",
+                    blocks::MAX_NESTING
+                ),
+            )?;
+            return Ok(true);
+        }
         let Some(uid) = block.uid else {
-            reading.skip(format!("event #{n}"), "no UID")?;
+            reading.skip(at, "no UID")?;
             return Ok(true);
         };
         if block.is_override {
@@ -215,6 +242,8 @@ struct Reading<'a> {
     /// Entries per id so far, keyed by the id's 64 bits (a repeated one gets `:2`, ...).
     seen: HashMap<u64, usize>,
     options: &'a IcsOptions,
+    /// The floating zone and the file's `VTIMEZONE`s.
+    zones: Zones,
     entry: &'a mut dyn FnMut(ImportedEntry) -> bool,
 }
 
@@ -247,7 +276,7 @@ impl Reading<'_> {
             return Ok(true);
         };
         let moved: Vec<&Event> = events.collect();
-        let occurrences = match occurrences(event, &moved, self.options) {
+        let occurrences = match occurrences(event, &moved, self.options, &self.zones) {
             Ok(occurrences) => occurrences,
             Err(reason) => {
                 self.skip(format!("event {uid}"), &reason)?;
@@ -385,16 +414,16 @@ fn declined(event: &Event, owner: &str) -> bool {
 
 /// The event's start, the zone of its local times, its length in seconds, and whether it is
 /// all-day.
-fn timing(event: &Event, floating: &Zone) -> Result<(When, Zone, i64), String> {
+fn timing(event: &Event, zones: &Zones) -> Result<(When, Zone, i64), String> {
     let start = when::value(event.properties().get("DTSTART").ok_or("no DTSTART")?)?;
-    let zone = start.zone(floating)?;
-    let begins = start.instant(floating)?;
+    let zone = start.zone(zones)?;
+    let begins = start.instant(zones)?;
     let seconds = if let Some(end) = event.properties().get("DTEND") {
         let end = when::value(end)?;
         let seconds = match (&start, &end) {
             // Days are counted on the calendar: a day is a day, whatever the clocks do.
             (When::Day(a), When::Day(b)) => (*b - *a).whole_seconds(),
-            _ => (end.instant(&zone)? - begins).whole_seconds(),
+            _ => (end.instant(&zones.floating_in(zone.clone()))? - begins).whole_seconds(),
         };
         if seconds < 0 {
             return Err("DTEND is before DTSTART".to_owned());
@@ -415,8 +444,10 @@ fn occurrences<'a>(
     event: &'a Event,
     moved: &[&'a Event],
     options: &IcsOptions,
+    zones: &Zones,
 ) -> Result<Vec<Occurrence<'a>>, String> {
-    let (start, zone, seconds) = timing(event, &options.zone)?;
+    let (start, zone, seconds) = timing(event, zones)?;
+    let local = zones.floating_in(zone.clone());
     let all_day = matches!(start, When::Day(_));
     // Local times within two days of the range hold every local time of an instant in it.
     let margin = Duration::days(2);
@@ -430,17 +461,19 @@ fn occurrences<'a>(
             .into_iter()
             .map(|local| zone.to_utc(local))
             .collect::<Result<_, _>>()?,
-        None => vec![start.instant(&options.zone)?],
+        None => vec![start.instant(zones)?],
     };
     for rdate in property_list(event, "RDATE") {
         for value in when::values(rdate)? {
-            starts.push(value.instant(&zone)?);
+            starts.push(value.instant(&local)?);
         }
     }
-    let mut excluded = Vec::new();
+    // A set: a calendar may hold 100,000 EXDATEs against as many RDATEs (a loop over a list
+    // for each start would take minutes).
+    let mut excluded = HashSet::new();
     for exdate in property_list(event, "EXDATE") {
         for value in when::values(exdate)? {
-            excluded.push(value.instant(&zone)?);
+            excluded.insert(value.instant(&local)?);
         }
     }
     starts.retain(|s| !excluded.contains(s));
@@ -453,13 +486,13 @@ fn occurrences<'a>(
             .get("RECURRENCE-ID")
             .ok_or_else(|| "an override without RECURRENCE-ID".to_owned())
             .and_then(|p| when::value(p).map_err(|e| format!("RECURRENCE-ID: {e}")))?
-            .instant(&zone)?;
+            .instant(&local)?;
         replaced.insert(named, o);
     }
     let mut all: Vec<Occurrence<'a>> = Vec::with_capacity(starts.len());
     for named in starts {
         if let Some(o) = replaced.remove(&named) {
-            all.push(overridden(o, named, seconds, options)?);
+            all.push(overridden(o, named, seconds, zones)?);
         } else {
             all.push(Occurrence {
                 named,
@@ -478,7 +511,7 @@ fn occurrences<'a>(
         .collect();
     rest.sort_by_key(|(named, _)| *named);
     for (named, o) in rest {
-        all.push(overridden(o, named, seconds, options)?);
+        all.push(overridden(o, named, seconds, zones)?);
     }
     Ok(all)
 }
@@ -489,9 +522,9 @@ fn overridden<'a>(
     event: &'a Event,
     named: OffsetDateTime,
     master_seconds: i64,
-    options: &IcsOptions,
+    zones: &Zones,
 ) -> Result<Occurrence<'a>, String> {
-    let (start, _, seconds) = match timing(event, &options.zone) {
+    let (start, _, seconds) = match timing(event, zones) {
         Ok(timing) => timing,
         // An override may change only the summary or status: then it keeps its slot.
         Err(_) if !event.properties().contains_key("DTSTART") => {
@@ -503,14 +536,19 @@ fn overridden<'a>(
                 event,
             });
         }
-        Err(e) => return Err(format!("the override of {named}: {e}")),
+        Err(e) => {
+            return Err(format!(
+                "the override of {}: {e}",
+                crate::zone::rfc3339(named)
+            ));
+        }
     };
     let has_length = ["DTEND", "DURATION"]
         .iter()
         .any(|k| event.properties().contains_key(*k));
     Ok(Occurrence {
         named,
-        start: start.instant(&options.zone)?,
+        start: start.instant(zones)?,
         seconds: if has_length { seconds } else { master_seconds },
         all_day: matches!(start, When::Day(_)),
         event,

@@ -46,7 +46,12 @@
 //!
 //! **Minutes.** The export's duration cell (`H:MM:SS`, hours may exceed 24), rounded to the
 //! nearest minute, 30 seconds up ([`crate::entries::rounded_minutes`]). An entry over 1,440
-//! minutes is kept whole: whoever sends it splits it with [`crate::entries::pieces`].
+//! minutes is kept whole: whoever sends it splits it with [`crate::entries::pieces_in`], at the
+//! person's midnights.
+//!
+//! **The repeated hour.** A start or end inside the hour the clocks go back over is read as
+//! the reading that the row's duration confirms against its end (`repeated`); where nothing
+//! decides, as the first, with a [`Warning`].
 
 pub mod activitywatch;
 pub mod clockify;
@@ -54,6 +59,7 @@ mod date_order;
 pub mod ics;
 mod lines;
 mod people;
+mod repeated;
 mod shape;
 pub mod toggl;
 
@@ -456,7 +462,7 @@ fn parse_rows<R: Read>(
             }
         };
         short_at_end = (record.len() < columns.width).then_some((line, record.len()));
-        if let Some(reason) = misshapen(&record, &columns) {
+        if let Some(reason) = misshapen(&record, &columns, line) {
             skip(&mut parsed, options.strict, line, reason)?;
             continue;
         }
@@ -508,14 +514,21 @@ fn unreadable(e: &csv::Error, lines: &Lines) -> Result<(usize, String), ImportEr
     Ok((line, reason))
 }
 
-/// Why a record's cells do not line up with the header's, if they do not.
-fn misshapen(record: &csv::StringRecord, columns: &Columns) -> Option<String> {
+/// Why a record's cells do not line up with the header's, if they do not. `line` is where it
+/// starts: the rows a quote left open swallowed are named by their lines, since they are
+/// lost with it.
+fn misshapen(record: &csv::StringRecord, columns: &Columns, line: usize) -> Option<String> {
     if shape::swallows_rows(record, columns.width, columns.delimiter) {
-        return Some(
-            "a quote left open in this row swallows the rows after it, up to the next quote \
-             (close it, and import again)"
-                .to_owned(),
-        );
+        let last = line + shape::line_breaks(record);
+        let swallowed = if last == line + 1 {
+            format!("line {last} was")
+        } else {
+            format!("lines {} to {last} were", line + 1)
+        };
+        return Some(format!(
+            "a quote left open in this row swallows the rows after it, up to the next quote: \
+             {swallowed} read into it and not imported (close it, and import again)"
+        ));
     }
     (record.len() != columns.width).then(|| {
         format!(
@@ -555,13 +568,17 @@ fn read_row(
     let clock = parse_clock(cell(columns.start_time, "start time")?)?;
     let (seconds, exact) = parse_duration(cell(columns.duration, "duration")?)?;
     let local = PrimitiveDateTime::new(date, clock);
-    let occurred_at = options.zone.to_utc(local)?;
-    // Decimal hours are rounded to 36 seconds: the start and end, when the file has them, are
-    // exact (and converted in the zone, so an entry across a DST change keeps its real length).
-    let seconds = if exact {
-        seconds
-    } else {
-        exact_seconds(record, columns, options, occurred_at).unwrap_or(seconds)
+    let starts = options.zone.readings(local)?;
+    let ends = end_readings(record, columns, options);
+    let (occurred_at, seconds) = match repeated::decide(&starts, &ends, seconds, exact) {
+        repeated::Decided::One(start, seconds) => (start, seconds),
+        repeated::Decided::Undecided(start, seconds) => {
+            warnings.push(Warning {
+                line,
+                message: repeated::UNDECIDED.to_owned(),
+            });
+            (start, seconds)
+        }
     };
     let minutes = u32::try_from(rounded_minutes(i64::from(seconds))).unwrap_or(u32::MAX);
 
@@ -604,21 +621,23 @@ fn read_row(
     ))
 }
 
-/// The seconds from `start` to the row's end, when it has a readable end at or after it.
-fn exact_seconds(
+/// Every instant the row's end can be (two in a repeated hour); none when it has no readable
+/// end.
+fn end_readings(
     record: &csv::StringRecord,
     columns: &Columns,
     options: &CsvOptions,
-    start: OffsetDateTime,
-) -> Option<u32> {
+) -> Vec<OffsetDateTime> {
     let cell = |i: Option<usize>| i.and_then(|i| record.get(i)).map(str::trim);
-    let date = parse_date(cell(columns.end_date)?, options.slash_dates).ok()?;
-    let clock = parse_clock(cell(columns.end_time)?).ok()?;
-    let end = options
-        .zone
-        .to_utc(PrimitiveDateTime::new(date, clock))
-        .ok()?;
-    u32::try_from((end - start).whole_seconds()).ok()
+    let end = || {
+        let date = parse_date(cell(columns.end_date)?, options.slash_dates).ok()?;
+        let clock = parse_clock(cell(columns.end_time)?).ok()?;
+        options
+            .zone
+            .readings(PrimitiveDateTime::new(date, clock))
+            .ok()
+    };
+    end().unwrap_or_default()
 }
 
 /// `<source>:<16 hex digits of SHA-256 over the JSON array [who, local start]>`.

@@ -77,3 +77,8 @@ pub(crate) fn swallows_rows(record: &csv::StringRecord, width: usize, delimiter:
             .any(|line| line.matches(delimiter).count() + 1 >= width)
     })
 }
+
+/// How many line breaks `record`'s cells hold: the lines after its first that it spans.
+pub(crate) fn line_breaks(record: &csv::StringRecord) -> usize {
+    record.iter().map(|cell| cell.matches('\n').count()).sum()
+}

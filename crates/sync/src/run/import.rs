@@ -23,6 +23,7 @@ use crate::import::{
 use crate::items::{Batches, pieces_of};
 use crate::skipped::{self, MaxSkipped};
 use crate::sweep::{self, Range};
+use crate::zone::Zone;
 
 /// Which export, and how to read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +43,17 @@ impl Format {
             Self::Clockify(_) => "clockify",
             Self::ActivityWatch(_) => "activitywatch",
             Self::Ics(_) => "ics",
+        }
+    }
+
+    /// The zone whose midnights cut an entry longer than a day: the zone the file is read in
+    /// (an ActivityWatch export's hours are never that long: UTC).
+    #[must_use]
+    pub fn zone(&self) -> Zone {
+        match self {
+            Self::Toggl(options) | Self::Clockify(options) => options.zone.clone(),
+            Self::Ics(options) => options.zone.clone(),
+            Self::ActivityWatch(_) => Zone::Fixed(time::UtcOffset::UTC),
         }
     }
 
@@ -132,16 +144,16 @@ struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, entry: &ImportedEntry) {
-        let pieces = pieces_of(entry);
+    fn add(&mut self, entry: &ImportedEntry, zone: &Zone) {
+        let pieces = pieces_of(entry, zone);
         self.entries += 1;
         self.items += pieces;
         self.split += usize::from(pieces > 1);
     }
 
-    fn of(entries: &[ImportedEntry]) -> Self {
+    fn of(entries: &[ImportedEntry], zone: &Zone) -> Self {
         let mut counts = Self::default();
-        entries.iter().for_each(|e| counts.add(e));
+        entries.iter().for_each(|e| counts.add(e, zone));
         counts
     }
 }
@@ -268,7 +280,7 @@ fn run_into(
     let mut tail: Vec<ImportedEntry> = Vec::new();
     let tail_from = read.range.map(|range| range.to - sweep::TAIL);
     let (totals, result) = deliver_streamed(read.counts.items, client.as_ref(), |batch| {
-        let mut batches = Batches::new(batch);
+        let mut batches = Batches::in_zone(batch, format.zone());
         read.entries.each(&mut |entry| {
             if tail_from.is_some_and(|from| entry.occurred_at >= from) {
                 tail.push(entry.clone());
@@ -384,7 +396,7 @@ fn read<'a>(format: &Format, file: &'a std::fs::File) -> Result<Read<'a>, Import
         Format::Toggl(options) => (&toggl::FORMAT, options),
         Format::Clockify(options) => (&clockify::FORMAT, options),
         Format::ActivityWatch(options) => {
-            let parsed = activitywatch::parse(file, *options)?;
+            let parsed = activitywatch::parse(file, options.clone())?;
             return Ok(Read {
                 range: hours_range(&parsed.entries),
                 other_people: 0,
@@ -400,7 +412,7 @@ fn read<'a>(format: &Format, file: &'a std::fs::File) -> Result<Read<'a>, Import
                     .into_iter()
                     .map(|w| (w.at, w.message))
                     .collect(),
-                counts: Counts::of(&parsed.entries),
+                counts: Counts::of(&parsed.entries, &format.zone()),
                 entries: Entries::Held(parsed.entries),
             });
         }
@@ -414,7 +426,7 @@ fn read<'a>(format: &Format, file: &'a std::fs::File) -> Result<Read<'a>, Import
     }
     let mut counts = Counts::default();
     let csv = read_csv(file, csv_format, &options, &mut |entry| {
-        counts.add(&entry);
+        counts.add(&entry, &options.zone);
         true
     })?;
     Ok(Read {
@@ -448,7 +460,7 @@ fn read<'a>(format: &Format, file: &'a std::fs::File) -> Result<Read<'a>, Import
 fn calendar<'a>(file: &'a std::fs::File, options: &IcsOptions) -> Result<Read<'a>, ImportError> {
     let mut counts = Counts::default();
     let parsed = ics::stream(file, options, &mut |entry| {
-        counts.add(&entry);
+        counts.add(&entry, &options.zone);
         true
     })?;
     let notices = |list: Vec<ics::Notice>| list.into_iter().map(|n| (n.at, n.message)).collect();

@@ -1,12 +1,16 @@
-//! `discovery-sync activitywatch --server URL`: the complete UTC hours since the last run, read
+//! `discovery-sync activitywatch --server URL`: the complete hours since the last run, read
 //! from a running aw-server ([`crate::awserver`]) and sent as the export importer sends a file
 //! (the same entries and ids: host, app and hour), a day at a time. The cursor
 //! ([`crate::cursor`]) moves past each day only once that day's batches were accepted, so a
 //! failed run is simply run again; sending an hour twice updates it, never doubles it.
 //!
 //! An hour is complete once it ended [`SETTLE`] ago: the watchers send their heartbeats a
-//! little late, and an hour sent before they arrived would be short (the next run would not
-//! come back to it). Nothing is swept: a complete hour does not change in ActivityWatch.
+//! little late. Some events come later still (a watcher that was offline sends its queue when
+//! it is back, a heartbeat is merged into an event already there), so each run also reads
+//! again the complete hours of a recent window ([`Live::reread`], `--reread-hours`, by
+//! default [`REREAD`]) before the cursor, never before where the first run started: an hour
+//! read again is sent again under the same ids, and the service updates it, so a late event
+//! lands and nothing is counted twice. Nothing is swept.
 
 use std::path::PathBuf;
 
@@ -21,9 +25,13 @@ use crate::cursor;
 use crate::import::ImportError;
 use crate::import::activitywatch::{self, ExportOptions};
 use crate::items::{Batches, pieces_of};
+use crate::zone::{Zone, rfc3339};
 
 /// How long after an hour ends it counts as complete.
 pub const SETTLE: Duration = Duration::minutes(5);
+
+/// How far back before the cursor each run reads again, for late events.
+pub const REREAD: Duration = Duration::hours(24);
 
 /// How far back the first run (no state file) starts without `--since`.
 pub const FIRST_RUN: Duration = Duration::days(7);
@@ -37,6 +45,10 @@ pub struct Live {
     pub state: Option<PathBuf>,
     /// Where the first run starts (no state file yet); ignored once there is one.
     pub since: Option<OffsetDateTime>,
+    /// The window before the cursor read again each run, for late events.
+    pub reread: Duration,
+    /// The person's zone: the hours are its hours (UTC's where its offset is whole hours).
+    pub zone: Zone,
     pub strict: bool,
     pub dry_run: bool,
     /// The service's URL.
@@ -104,14 +116,26 @@ fn run_into(report: &mut LiveReport, live: &Live, now: OffsetDateTime) -> Result
         )
     })?;
     report.state = Some(state.clone());
-    let end = hour_of(now - SETTLE);
-    let start = match cursor::read(&state)? {
-        // Whole hours: an hour read in two parts would be sent twice, the second time short.
-        Some(until) => hour_of(until),
-        None => hour_of(live.since.unwrap_or(now - FIRST_RUN)),
-    };
+    let end = live.zone.hour_of(now - SETTLE);
+    let saved = cursor::read_state(&state)?;
+    if let Some(saved) = saved.filter(|s| s.imported_until > now) {
+        eprintln!(
+            "warning: the state file {} says the hours up to {} were imported, later than \
+             now ({}): was the clock wrong when it was written, or is it now? Until then only \
+             the hours from {} on are read (again); delete or edit the file to read from an \
+             earlier hour",
+            state.display(),
+            rfc3339(saved.imported_until),
+            rfc3339(now),
+            rfc3339(live.zone.hour_of(end - live.reread)),
+        );
+    }
+    let (start, first) = window(saved.as_ref(), live, now, end);
     if start >= end {
-        eprintln!("nothing to import: no hour has completed since {start}");
+        eprintln!(
+            "nothing to import: no hour has completed since {}",
+            rfc3339(start)
+        );
         return Ok(());
     }
     report.from = Some(start);
@@ -124,12 +148,42 @@ fn run_into(report: &mut LiveReport, live: &Live, now: OffsetDateTime) -> Result
         let to = (from + Duration::DAY).min(end);
         send_range(report, live, &server, &buckets, client.as_ref(), (from, to))?;
         if !live.dry_run {
-            cursor::write(&state, to)?;
+            // Hours read again never move the cursor back.
+            let until = saved.map_or(to, |s| s.imported_until.max(to));
+            cursor::write_state(
+                &state,
+                &cursor::State {
+                    imported_until: until,
+                    imported_from: Some(first),
+                    last_read: Some((start, to)),
+                },
+            )?;
         }
         report.to = Some(to);
         from = to;
     }
     Ok(())
+}
+
+/// The first hour this run reads, and where the first run started: from the cursor, less the
+/// window read again (never before the first run's start), or from `--since` on a first run.
+fn window(
+    saved: Option<&cursor::State>,
+    live: &Live,
+    now: OffsetDateTime,
+    end: OffsetDateTime,
+) -> (OffsetDateTime, OffsetDateTime) {
+    let Some(saved) = saved else {
+        let first = live.zone.hour_of(live.since.unwrap_or(now - FIRST_RUN));
+        return (first, first);
+    };
+    // Whole hours: an hour read in two parts would be sent twice, the second time short.
+    let cursor = live.zone.hour_of(saved.imported_until);
+    let mut start = cursor.min(live.zone.hour_of(end - live.reread));
+    if let Some(first) = saved.imported_from {
+        start = start.max(live.zone.hour_of(first)).min(cursor);
+    }
+    (start, saved.imported_from.unwrap_or(start))
 }
 
 /// Reads and sends the hours of `range`.
@@ -148,11 +202,13 @@ fn send_range(
         text.as_slice(),
         ExportOptions {
             strict: live.strict,
+            zone: Some(live.zone.clone()),
         },
     )
     .map_err(|e| match e {
         ImportError::Event { .. } => Failure::Failed(format!(
-            "{e} (--strict: nothing from {from} on was sent; the state file was not moved)"
+            "{e} (--strict: nothing from {} on was sent; the state file was not moved)",
+            rfc3339(from)
         )),
         other => Failure::Failed(format!("aw-server's events: {other}")),
     })?;
@@ -165,7 +221,9 @@ fn send_range(
     report.events += parsed.events;
     report.skipped += parsed.skipped.len();
     report.warnings += parsed.warnings.len();
-    let items: usize = parsed.entries.iter().map(pieces_of).sum();
+    // Hours: never long enough to be cut.
+    let utc = Zone::Fixed(time::UtcOffset::UTC);
+    let items: usize = parsed.entries.iter().map(|e| pieces_of(e, &utc)).sum();
     report.entries += items;
     let (totals, result) = deliver_streamed(items, client, |batch| {
         let mut batches = Batches::new(batch);
@@ -181,12 +239,6 @@ fn send_range(
     report.totals.created += totals.created;
     report.totals.updated += totals.updated;
     result
-}
-
-/// The start of `at`'s UTC hour.
-fn hour_of(at: OffsetDateTime) -> OffsetDateTime {
-    let at = at.to_offset(time::UtcOffset::UTC);
-    at.replace_time(time::Time::from_hms(at.hour(), 0, 0).unwrap_or(time::Time::MIDNIGHT))
 }
 
 /// The state file a run uses: `--state`, else the default for its server.

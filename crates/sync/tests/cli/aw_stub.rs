@@ -26,6 +26,8 @@ pub struct Bucket {
 pub struct AwStub {
     pub url: String,
     pub requests: Arc<Mutex<Vec<String>>>,
+    /// What it serves: a test may add events as it goes (an event that arrives late).
+    pub buckets: Arc<Mutex<Vec<Bucket>>>,
 }
 
 impl AwStub {
@@ -34,6 +36,8 @@ impl AwStub {
         let url = format!("http://{}", listener.local_addr().expect("an address"));
         let requests = Arc::new(Mutex::new(Vec::new()));
         let seen = Arc::clone(&requests);
+        let buckets = Arc::new(Mutex::new(buckets));
+        let served = Arc::clone(&buckets);
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
@@ -53,7 +57,7 @@ impl AwStub {
                     .unwrap_or_default()
                     .to_owned();
                 seen.lock().expect("the log").push(target.clone());
-                let (status, body) = answer(&buckets, &target);
+                let (status, body) = answer(&served.lock().expect("the buckets"), &target);
                 let _ = write!(
                     stream,
                     "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -61,7 +65,11 @@ impl AwStub {
                 );
             }
         });
-        Self { url, requests }
+        Self {
+            url,
+            requests,
+            buckets,
+        }
     }
 }
 
@@ -111,7 +119,19 @@ fn answer(buckets: &[Bucket], target: &str) -> (&'static str, String) {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, (at, seconds, data))| {
-                    let until = *at + time::Duration::seconds_f64(*seconds);
+                    // A duration no instant can end (1e300 s) is served as it was stored, as
+                    // aw-server serves what a watcher posted.
+                    if *at > end {
+                        return None;
+                    }
+                    let Some(until) = time::Duration::checked_seconds_f64(*seconds)
+                        .and_then(|d| at.checked_add(d))
+                    else {
+                        return Some(
+                            json!({"id": i + 1, "timestamp": at.format(&Rfc3339).unwrap(),
+                            "duration": seconds, "data": data}),
+                        );
+                    };
                     if until < start || *at > end {
                         return None;
                     }

@@ -30,7 +30,8 @@ async fn the_calendar_reports_what_it_left_out_and_skipped() {
     assert!(run.body_lines().is_empty(), "nothing sent: {}", run.stdout);
     args.extend_from_slice(&["--max-skipped", "2"]);
     let run = run_sync(&args, &[], None).await;
-    assert_eq!(run.code, 0, "{run:?}");
+    // Imported with two events skipped: exit 3.
+    assert_eq!(run.code, 3, "{run:?}");
     let s = &run.summary;
     assert_eq!(
         [&s["command"], &s["rows"], &s["entries"], &s["skipped"]],

@@ -200,7 +200,8 @@ async fn rules_classify_the_import_to_the_minute_and_a_rerun_changes_nothing(cas
     let key = case.person(&app, "rules").await;
 
     let first = case.run(&app, Some(&key), &[]).await;
-    assert_eq!(first.code, 0, "{first:?}");
+    // Imported, with the fixture's bad rows skipped: exit 3, so a timer notices.
+    assert_eq!(first.code, 3, "{first:?}");
     // Each bad row on its own stderr line, with where it is; nothing else was skipped.
     let skipped: Vec<&str> = first
         .stderr
@@ -272,7 +273,7 @@ async fn rules_classify_the_import_to_the_minute_and_a_rerun_changes_nothing(cas
     }
 
     let second = case.run(&app, Some(&key), &[]).await;
-    assert_eq!(second.code, 0, "{second:?}");
+    assert_eq!(second.code, 3, "{second:?}");
     assert_eq!(
         (
             second.summary["created"].as_u64(),
@@ -330,7 +331,8 @@ async fn a_dry_run_needs_no_key_prints_every_entry_without_a_foundation_and_send
     for case in [toggl(), clockify(), activitywatch()] {
         let key = case.person(&app, "dry").await;
         let run = case.run(&app, None, &["--dry-run"]).await;
-        assert_eq!(run.code, 0, "{run:?}");
+        // Each fixture has bad rows: skipped, exit 3.
+        assert_eq!(run.code, 3, "{run:?}");
         assert_eq!(run.summary["dry_run"], true);
         // The batches printed, as a run would send them.
         assert_eq!(

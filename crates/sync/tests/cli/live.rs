@@ -127,26 +127,40 @@ fn time_of(summary: &Value, field: &str) -> OffsetDateTime {
     OffsetDateTime::parse(summary[field].as_str().unwrap(), &Rfc3339).unwrap()
 }
 
+/// A run that reads from the cursor only (`--reread-hours 0`): the cursor's own story.
 async fn live_run(app: &App, key: &str, server: &str, state: &str) -> crate::harness::Run {
+    live_run_rereading(app, key, server, state, None).await
+}
+
+/// A run that also reads again `reread` hours before the cursor (`None`: none; `Some("")`:
+/// the default window).
+async fn live_run_rereading(
+    app: &App,
+    key: &str,
+    server: &str,
+    state: &str,
+    reread: Option<&str>,
+) -> crate::harness::Run {
     let since = (OffsetDateTime::now_utc() - Duration::days(1))
         .date()
         .to_string();
-    run_sync(
-        &[
-            "activitywatch",
-            "--server",
-            server,
-            "--state",
-            state,
-            "--since",
-            &since,
-            "--url",
-            &app.address,
-        ],
-        &[("DISCOVERY_API_KEY", key)],
-        None,
-    )
-    .await
+    let mut args = vec![
+        "activitywatch",
+        "--server",
+        server,
+        "--state",
+        state,
+        "--since",
+        &since,
+        "--url",
+        &app.address,
+    ];
+    match reread {
+        None => args.extend(["--reread-hours", "0"]),
+        Some("") => {}
+        Some(hours) => args.extend(["--reread-hours", hours]),
+    }
+    run_sync(&args, &[("DISCOVERY_API_KEY", key)], None).await
 }
 
 /// The whole story against one aw-server at `server`: a first run from --since, the cursor,
@@ -334,15 +348,104 @@ async fn a_server_that_is_not_aw_server_fails_and_moves_no_cursor() {
 /// story as against the stub.
 #[tokio::test(flavor = "multi_thread")]
 async fn live_activitywatch_against_the_real_aw_server() {
+    let scenario = scenario();
+    let Some(peer) = real_aw_server(&scenario).await else {
+        return;
+    };
+    live_story(&peer.url(""), &scenario).await;
+}
+
+/// The late event of [`late_story`]: Code from 1:30 to 1:40 of the scenario's second hour,
+/// which the first run read whole before the event reached aw-server.
+fn late_event(scenario: &Scenario) -> (OffsetDateTime, f64, Value) {
+    (
+        scenario.base + Duration::minutes(90),
+        600.0,
+        json!({"app": "Code", "title": "late"}),
+    )
+}
+
+/// A first run, an event that reaches aw-server late inside an hour already read (added by
+/// `add_late` to the window bucket), and a second run with the default window read again: the
+/// event is imported, everything else is updated in place, nothing counted twice.
+async fn late_story(
+    server: &str,
+    scenario: &Scenario,
+    add_late: impl AsyncFnOnce((OffsetDateTime, f64, Value)),
+) {
+    let app = spawn_app().await;
+    let key = app.person_with_key("late@example.org").await;
+    let dir = TempDir::new();
+    let state = dir.path.join("aw.json");
+    let state = state.to_str().unwrap();
+    let first = live_run_rereading(&app, &key, server, state, Some("")).await;
+    assert_eq!(first.code, 0, "{first:?}");
+    let from = time_of(&first.summary, "from");
+    let to = time_of(&first.summary, "to");
+    let before = scenario.expected(from, to);
+    assert_eq!(stored(&app, &key, scenario.base).await, before);
+
+    add_late(late_event(scenario)).await;
+    let second = live_run_rereading(&app, &key, server, state, Some("")).await;
+    assert_eq!(second.code, 0, "{second:?}");
+    let to2 = time_of(&second.summary, "to");
+    let hour = scenario.base + Duration::hours(1);
+    let mut after = scenario.expected(from, to2);
+    after.insert(id("laptop", "Code", hour), ("Code".to_owned(), 10));
+    assert_eq!(stored(&app, &key, scenario.base).await, after);
+    // Only the late entry is new; what the first run sent is updated, not added again.
+    let new_hours = after.len() - before.len() - 1;
+    assert_eq!(second.summary["created"], 1 + new_hours, "{second:?}");
+    assert_eq!(second.summary["updated"], before.len(), "{second:?}");
+    // The second run read the 24 hours before the cursor again (not before --since), which
+    // holds the late event's hour; the state file says what was read.
+    let reread_from = time_of(&second.summary, "from");
+    assert_eq!(
+        reread_from,
+        from.max(to2 - Duration::hours(24)),
+        "{second:?}"
+    );
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(state).unwrap()).unwrap();
+    assert_eq!(time_of(&saved, "imported_until"), to2);
+    assert_eq!(time_of(&saved, "imported_from"), from);
+    assert_eq!(time_of(&saved["last_read"], "from"), reread_from);
+    assert_eq!(time_of(&saved["last_read"], "to"), to2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_event_that_reaches_aw_server_late_is_imported_by_the_next_run_without_double_counting()
+{
+    let scenario = scenario();
+    let stub = AwStub::start(scenario.buckets.clone());
+    let buckets = std::sync::Arc::clone(&stub.buckets);
+    late_story(&stub.url, &scenario, async move |event| {
+        let mut buckets = buckets.lock().unwrap();
+        let window = buckets
+            .iter_mut()
+            .find(|b| b.id == "aw-watcher-window_laptop")
+            .unwrap();
+        window.events.push(event);
+    })
+    .await;
+}
+
+/// The real aw-server (`PEER_AW_SERVER`) started and given the scenario's buckets; `None`,
+/// with a notice, when the variable names no binary.
+async fn real_aw_server(scenario: &Scenario) -> Option<crate::aw_peer::Peer> {
     let Some(binary) = std::env::var("PEER_AW_SERVER")
         .ok()
         .filter(|b| !b.is_empty())
     else {
         eprintln!("skipped: set PEER_AW_SERVER to an aw-server binary to run against the real one");
-        return;
+        return None;
     };
-    let scenario = scenario();
     let peer = crate::aw_peer::Peer::start(&binary);
+    post_buckets(&peer, scenario).await;
+    Some(peer)
+}
+
+/// The scenario's buckets and events posted to the real aw-server through its own API.
+async fn post_buckets(peer: &crate::aw_peer::Peer, scenario: &Scenario) {
     let http = reqwest::Client::new();
     for bucket in &scenario.buckets {
         let created = http
@@ -352,20 +455,73 @@ async fn live_activitywatch_against_the_real_aw_server() {
             .await
             .unwrap();
         assert!(created.status().is_success(), "{created:?}");
-        let events: Vec<Value> = bucket
-            .events
-            .iter()
-            .map(|(at, seconds, data)| {
-                json!({"timestamp": at.format(&Rfc3339).unwrap(), "duration": seconds, "data": data})
-            })
-            .collect();
-        let posted = http
-            .post(peer.url(&format!("/api/0/buckets/{}/events", bucket.id)))
-            .json(&events)
-            .send()
-            .await
-            .unwrap();
-        assert!(posted.status().is_success(), "{posted:?}");
+        post_events(peer, &bucket.id, &bucket.events).await;
     }
-    live_story(&peer.url(""), &scenario).await;
+}
+
+/// Events posted to a bucket of the real aw-server, as a watcher posts them.
+async fn post_events(
+    peer: &crate::aw_peer::Peer,
+    bucket: &str,
+    events: &[(OffsetDateTime, f64, Value)],
+) {
+    let events: Vec<Value> = events
+        .iter()
+        .map(|(at, seconds, data)| {
+            json!({"timestamp": at.format(&Rfc3339).unwrap(), "duration": seconds, "data": data})
+        })
+        .collect();
+    let posted = reqwest::Client::new()
+        .post(peer.url(&format!("/api/0/buckets/{bucket}/events")))
+        .json(&events)
+        .send()
+        .await
+        .unwrap();
+    assert!(posted.status().is_success(), "{posted:?}");
+}
+
+/// [`late_story`] against the real aw-server-rust (`PEER_AW_SERVER`), the late event posted
+/// through its API as a watcher that was offline posts its queue.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_late_event_against_the_real_aw_server() {
+    let scenario = scenario();
+    let Some(peer) = real_aw_server(&scenario).await else {
+        return;
+    };
+    let url = peer.url("");
+    late_story(&url, &scenario, async |event| {
+        post_events(&peer, "aw-watcher-window_laptop", &[event]).await;
+    })
+    .await;
+}
+
+/// An event whose duration is absurd (`1e300` seconds, as a broken watcher may post) is
+/// skipped and counted (exit 3), not a panic, and the hours around it are imported.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_absurd_duration_from_aw_server_is_skipped_and_counted() {
+    let mut scenario = scenario();
+    scenario.buckets[0].events.push((
+        scenario.base + Duration::minutes(30),
+        1e300,
+        json!({"app": "Broken"}),
+    ));
+    let stub = AwStub::start(scenario.buckets.clone());
+    let app = spawn_app().await;
+    let key = app.person_with_key("absurd@example.org").await;
+    let dir = TempDir::new();
+    let state = dir.path.join("aw.json");
+    let run = live_run(&app, &key, &stub.url, state.to_str().unwrap()).await;
+    assert_eq!(run.code, 3, "{run:?}");
+    // Once per day of hours read that the event overlaps (it never ends).
+    assert!(run.summary["skipped"].as_u64() >= Some(1), "{run:?}");
+    assert!(
+        run.stderr.contains("bad duration 1e300 (over a century"),
+        "{}",
+        run.stderr
+    );
+    let (from, to) = (time_of(&run.summary, "from"), time_of(&run.summary, "to"));
+    assert_eq!(
+        stored(&app, &key, scenario.base).await,
+        scenario.expected(from, to)
+    );
 }

@@ -29,6 +29,7 @@ mod live;
 mod memory;
 mod same_year;
 mod server_rules;
+mod showing;
 mod sweeps;
 mod timewarrior;
 mod zones;

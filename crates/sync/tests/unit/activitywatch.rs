@@ -150,7 +150,14 @@ fn a_host_without_an_afk_bucket_is_named_in_a_warning() {
 
 #[test]
 fn strict_mode_stops_at_the_first_malformed_event() {
-    let err = parse(EXPORT.as_bytes(), ExportOptions { strict: true }).unwrap_err();
+    let err = parse(
+        EXPORT.as_bytes(),
+        ExportOptions {
+            strict: true,
+            ..ExportOptions::default()
+        },
+    )
+    .unwrap_err();
     assert_eq!(
         ImportError::Event {
             bucket: "aw-watcher-afk_laptop".into(),
@@ -329,4 +336,47 @@ fn a_file_that_is_not_an_export_is_refused_and_bad_buckets_are_skipped_whole() {
             .collect::<Vec<_>>()
     );
     assert!(parsed.entries.is_empty());
+}
+
+/// One window event of 18:00-19:00 UTC inside a not-afk period, read with hours of `zone`:
+/// `(start, minutes)` per entry.
+fn hours_in(zone: &str) -> Vec<(time::OffsetDateTime, u32)> {
+    let export = r#"{"buckets": {
+        "aw-watcher-window_pc": {"id": "aw-watcher-window_pc", "type": "currentwindow",
+          "hostname": "pc", "events": [{"timestamp": "2026-06-12T18:00:00+00:00",
+          "duration": 3600, "data": {"app": "Code", "title": "x"}}]},
+        "aw-watcher-afk_pc": {"id": "aw-watcher-afk_pc", "type": "afkstatus",
+          "hostname": "pc", "events": [{"timestamp": "2026-06-12T17:00:00+00:00",
+          "duration": 10800, "data": {"status": "not-afk"}}]}}}"#;
+    let options = ExportOptions {
+        zone: Some(discovery_sync::zone::Zone::named(zone).unwrap()),
+        ..ExportOptions::default()
+    };
+    parse(export.as_bytes(), options)
+        .unwrap()
+        .entries
+        .iter()
+        .map(|e| (e.occurred_at, e.minutes))
+        .collect()
+}
+
+#[test]
+fn hours_are_the_persons_where_the_offset_is_not_whole_hours() {
+    // Kolkata (+05:30): 18:00-19:00 UTC is 23:30-00:30 local, half on each local day, cut at
+    // the local midnight (18:30 UTC).
+    assert_eq!(
+        vec![
+            (datetime!(2026-06-12 17:30 UTC), 30),
+            (datetime!(2026-06-12 18:30 UTC), 30)
+        ],
+        hours_in("Asia/Kolkata")
+    );
+    // Whole-hour offsets keep the UTC hours (and so the ids of earlier imports).
+    for zone in ["Europe/Berlin", "UTC"] {
+        assert_eq!(
+            vec![(datetime!(2026-06-12 18:00 UTC), 60)],
+            hours_in(zone),
+            "{zone}"
+        );
+    }
 }

@@ -33,7 +33,7 @@ fn read(text: &str, options: &IcsOptions) -> ParsedCalendar {
     parse(text, options).unwrap()
 }
 
-fn starts_and_minutes(parsed: &ParsedCalendar) -> Vec<(OffsetDateTime, u32)> {
+pub(crate) fn starts_and_minutes(parsed: &ParsedCalendar) -> Vec<(OffsetDateTime, u32)> {
     parsed
         .entries
         .iter()
@@ -142,8 +142,9 @@ fn malformed_events_are_skipped_by_uid_and_strict_mode_stops_at_the_first() {
             },
             Notice {
                 at: "event mars@example.org".into(),
-                message: "unknown TZID \"Mars/Olympus\" (expected an IANA zone such as \
-                          Europe/Berlin)"
+                message: "unknown TZID \"Mars/Olympus\": not an IANA zone such as \
+                          Europe/Berlin, no VTIMEZONE in the file defines it, and not a Windows \
+                          zone name"
                     .into(),
             },
         ],

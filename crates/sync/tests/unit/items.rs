@@ -71,3 +71,58 @@ fn a_longer_entry_is_split_at_utc_midnight_keeping_its_id_on_the_first_piece() {
             .all(|i| i.tags.len() == 2 && i.foundation.is_none())
     );
 }
+
+/// The local days of `items` in `zone` and their minutes.
+fn minutes_by_local_day(
+    items: &[discovery_sync::entries::Item],
+    zone: &discovery_sync::zone::Zone,
+) -> Vec<(time::Date, i64)> {
+    let mut days: Vec<(time::Date, i64)> = Vec::new();
+    for item in items {
+        let day = zone.to_local(item.occurred_at).unwrap().date();
+        match days.last_mut() {
+            Some((last, minutes)) if *last == day => *minutes += item.minutes,
+            _ => days.push((day, item.minutes)),
+        }
+    }
+    days
+}
+
+#[test]
+fn a_26_hour_toggl_entry_is_cut_at_the_persons_midnight_in_berlin_and_in_kolkata() {
+    use discovery_sync::import::{CsvOptions, toggl};
+    use discovery_sync::items::items_in;
+    use discovery_sync::zone::Zone;
+    use time::macros::date;
+    let csv = "User,Email,Project,Description,Start date,Start time,Duration,Tags\n\
+               Ada,ada@example.org,Web,Long,2026-06-12,10:00:00,26:00:00,\n";
+    for name in ["Europe/Berlin", "Asia/Kolkata"] {
+        let zone = Zone::named(name).unwrap();
+        let options = CsvOptions {
+            zone: zone.clone(),
+            ..CsvOptions::new(time::macros::offset!(UTC))
+        };
+        let parsed = toggl::parse(csv.as_bytes(), options).unwrap();
+        let (items, split) = items_in(&parsed.entries, &zone);
+        assert_eq!(1, split, "{name}");
+        // 10:00 to midnight, then midnight to 12:00, each on its own local day.
+        assert_eq!(
+            vec![(date!(2026 - 06 - 12), 840), (date!(2026 - 06 - 13), 720)],
+            minutes_by_local_day(&items, &zone),
+            "{name}"
+        );
+        let id = &parsed.entries[0].external_task_id;
+        assert_eq!(
+            vec![id.clone(), format!("{id}:d1")],
+            items
+                .iter()
+                .map(|i| i.external_task_id.clone())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            zone.to_utc(date!(2026 - 06 - 13).midnight()).unwrap(),
+            items[1].occurred_at,
+            "{name}"
+        );
+    }
+}

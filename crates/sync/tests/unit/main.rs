@@ -4,9 +4,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod activitywatch;
+mod aw_limits;
+mod calendar_zones;
 mod cursor;
 mod date_order;
 mod durations;
+mod fuzz;
+mod hostile;
 mod ics;
 mod import;
 mod items;

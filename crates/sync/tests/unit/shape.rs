@@ -56,6 +56,14 @@ fn a_quote_left_open_is_located_instead_of_swallowing_the_next_row_silently() {
         "{:?}",
         parsed.skipped
     );
+    // The rows it swallowed are named: they are lost with it.
+    assert!(
+        parsed.skipped[0]
+            .reason
+            .contains("lines 3 to 4 were read into it and not imported"),
+        "{:?}",
+        parsed.skipped
+    );
     // What the open quote swallowed is not read as an entry of its own.
     assert!(
         parsed

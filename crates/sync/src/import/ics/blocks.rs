@@ -1,7 +1,8 @@
 //! A calendar's events found one at a time as the file streams in: each `VEVENT`'s lines (as
 //! written, folded lines included) are handed on as soon as its `END:VEVENT` is read, with its
 //! `UID` and whether it is an override (`RECURRENCE-ID`). Only the event being read is held.
-//! The calendar's own `X-WR-CALNAME` (outside any component) is noted on the way.
+//! The calendar's own `X-WR-CALNAME` (outside any component) is noted on the way, and its
+//! time-zone definitions (`VTIMEZONE`, a few lines each) are kept.
 
 use std::io::BufRead;
 
@@ -16,12 +17,23 @@ pub(super) struct Block {
     pub uid: Option<String>,
     /// It has a `RECURRENCE-ID`: it replaces one occurrence of the event of its `UID`.
     pub is_override: bool,
+    /// Components nest inside it deeper than [`MAX_NESTING`]: the parser would recurse until
+    /// the stack ran out, so it is skipped unread.
+    pub too_deep: bool,
 }
+
+/// How deep components may nest inside an event: an alarm in an event is 1; 10,000 nested
+/// alarms are an attack, not a calendar.
+pub(super) const MAX_NESTING: usize = 8;
 
 /// What the calendar says outside its events.
 #[derive(Default)]
 pub(super) struct Top {
     pub calname: Option<String>,
+    /// Each `VTIMEZONE`'s logical lines (unfolded), from `BEGIN:VTIMEZONE` to its end.
+    pub timezones: Vec<Vec<String>>,
+    /// The `VTIMEZONE` being read.
+    open_zone: Option<Vec<String>>,
 }
 
 /// A logical line's property name (before `;` or `:`), upper-cased, and its value.
@@ -84,8 +96,9 @@ pub(super) fn scan<R: BufRead>(
                 started = true;
             }
         }
-        // Every line after BEGIN:VEVENT up to its END:VEVENT.
-        if let Some(event) = event.as_mut() {
+        // Every line after BEGIN:VEVENT up to its END:VEVENT (none of an event too deep to
+        // read: it is skipped).
+        if let Some(event) = event.as_mut().filter(|e| !e.too_deep) {
             event.text.push_str(bare);
             event.text.push_str("\r\n");
         }
@@ -106,17 +119,24 @@ fn on_line(
 ) -> Result<bool, ImportError> {
     let (name, value) = property(line);
     let value = value.trim();
+    if event.is_none() && zone_line(top, &name, value, line) {
+        return Ok(true);
+    }
     match (event.as_mut(), name.as_str()) {
         (None, "BEGIN") if value.eq_ignore_ascii_case("VEVENT") => {
             *event = Some(Block {
                 text: String::new(),
                 uid: None,
                 is_override: false,
+                too_deep: false,
             });
             *nested = 0;
         }
         (None, "X-WR-CALNAME") => top.calname = Some(value.to_owned()),
-        (Some(_), "BEGIN") => *nested += 1,
+        (Some(open), "BEGIN") => {
+            *nested += 1;
+            open.too_deep |= *nested > MAX_NESTING;
+        }
         (Some(_), "END") if *nested > 0 => *nested -= 1,
         (Some(_), "END") if value.eq_ignore_ascii_case("VEVENT") => {
             if let Some(done) = event.take() {
@@ -130,4 +150,20 @@ fn on_line(
         _ => {}
     }
     Ok(true)
+}
+
+/// A line of a `VTIMEZONE` outside any event, kept in `top`; `false` for any other line.
+fn zone_line(top: &mut Top, name: &str, value: &str, line: &str) -> bool {
+    if name == "BEGIN" && value.eq_ignore_ascii_case("VTIMEZONE") {
+        top.open_zone = Some(vec![line.to_owned()]);
+        return true;
+    }
+    let Some(open) = top.open_zone.as_mut() else {
+        return false;
+    };
+    open.push(line.to_owned());
+    if name == "END" && value.eq_ignore_ascii_case("VTIMEZONE") {
+        top.timezones.extend(top.open_zone.take());
+    }
+    true
 }

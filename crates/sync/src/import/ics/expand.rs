@@ -42,6 +42,7 @@ pub(super) fn starts(
         };
         parsed = parsed.until(as_utc(local)?);
     }
+    let first = advanced(first, rule, window.0);
     let set = parsed
         .build(as_utc(first)?)
         .map_err(|e| format!("bad RRULE {rule:?}: {e}"))?
@@ -60,9 +61,46 @@ pub(super) fn starts(
         .collect()
 }
 
+/// `first` moved forward by whole periods of `rule` to at most one period before `from`, for a
+/// rule of seconds, minutes or hours without a `COUNT` or `BYSETPOS` (which count from the
+/// first): its occurrences in the window are the same, and rrule no longer walks every second
+/// since 1990 to reach them. Other rules, and a `first` already near, are left as they are.
+fn advanced(first: PrimitiveDateTime, rule: &str, from: PrimitiveDateTime) -> PrimitiveDateTime {
+    let parts: Vec<(String, String)> = rule
+        .split(';')
+        .filter_map(|p| p.split_once('='))
+        .map(|(k, v)| (k.trim().to_ascii_uppercase(), v.trim().to_ascii_uppercase()))
+        .collect();
+    let get = |key: &str| {
+        parts
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    };
+    if get("COUNT").is_some() || get("BYSETPOS").is_some() {
+        return first;
+    }
+    let unit: i64 = match get("FREQ") {
+        Some("SECONDLY") => 1,
+        Some("MINUTELY") => 60,
+        Some("HOURLY") => 3_600,
+        _ => return first,
+    };
+    let interval: i64 = get("INTERVAL")
+        .map_or(Some(1), |i| i.parse().ok())
+        .unwrap_or(1);
+    let period = unit * interval.max(1);
+    let behind = (from - first).whole_seconds();
+    let periods = behind / period - 1;
+    if periods <= 0 {
+        return first;
+    }
+    first + time::Duration::seconds(periods * period)
+}
+
 /// A local time handed to rrule as the same wall-clock time in UTC.
 fn as_utc(local: PrimitiveDateTime) -> Result<chrono::DateTime<Tz>, String> {
-    let bad = || format!("{local} is out of range");
+    let bad = || format!("{} is out of range", crate::zone::local_text(local));
     let naive = NaiveDate::from_ymd_opt(
         local.year(),
         u32::from(u8::from(local.month())),

@@ -2,7 +2,8 @@
 //! `RDATE`) and durations (`DURATION`), read from the property's text and parameters, and the
 //! instants they stand for (RFC 5545, 3.3.4, 3.3.5 and 3.3.6):
 //! - `20260316T090000Z`: UTC;
-//! - `TZID=Europe/Berlin:20260316T090000`: local time in that IANA zone, with its rules on
+//! - `TZID=Europe/Berlin:20260316T090000`: local time in the zone the `TZID` names (an IANA
+//!   zone, the file's `VTIMEZONE` or a Windows zone name: [`super::tzid`]), with its rules on
 //!   that date (the zone's gaps and repeats resolved as [`Zone::to_utc`] says: RFC 5545's rule);
 //! - `20260316T090000`: floating, local time wherever the person is: read in the caller's
 //!   zone (`--timezone`);
@@ -11,6 +12,7 @@
 use icalendar::Property;
 use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time};
 
+use super::tzid::Zones;
 use crate::zone::Zone;
 
 /// One value, as written.
@@ -23,16 +25,16 @@ pub(super) enum When {
 }
 
 impl When {
-    /// The zone this value's local time is in: its `TZID`, else `floating`; UTC for a UTC
-    /// value.
+    /// The zone this value's local time is in: its `TZID`'s, else the floating zone; UTC for
+    /// a UTC value.
     ///
     /// # Errors
-    /// A message naming a `TZID` that is not an IANA zone.
-    pub(super) fn zone(&self, floating: &Zone) -> Result<Zone, String> {
+    /// A message naming a `TZID` that names no zone.
+    pub(super) fn zone(&self, zones: &Zones) -> Result<Zone, String> {
         match self {
             Self::Utc(_) => Ok(Zone::Fixed(time::UtcOffset::UTC)),
-            Self::Local(_, Some(tzid)) => zone_named(tzid),
-            Self::Day(_) | Self::Local(_, None) => Ok(floating.clone()),
+            Self::Local(_, Some(tzid)) => zones.named(tzid),
+            Self::Day(_) | Self::Local(_, None) => Ok(zones.floating.clone()),
         }
     }
 
@@ -48,30 +50,9 @@ impl When {
     ///
     /// # Errors
     /// A message for an unknown `TZID` or an instant out of range.
-    pub(super) fn instant(&self, floating: &Zone) -> Result<OffsetDateTime, String> {
-        self.zone(floating)?.to_utc(self.local())
+    pub(super) fn instant(&self, zones: &Zones) -> Result<OffsetDateTime, String> {
+        self.zone(zones)?.to_utc(self.local())
     }
-}
-
-/// The zone of a `TZID`: an IANA name, also as some calendar programs write it
-/// (`/mozilla.org/20070129_1/Europe/Berlin`, quoted).
-fn zone_named(tzid: &str) -> Result<Zone, String> {
-    let name = tzid.trim().trim_matches('"');
-    Zone::named(name)
-        .or_else(|e| {
-            // The last two or three path segments: `Europe/Berlin`, `America/Argentina/Salta`.
-            let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
-            (2..=3)
-                .filter_map(|n| {
-                    parts
-                        .len()
-                        .checked_sub(n)
-                        .map(|from| parts[from..].join("/"))
-                })
-                .find_map(|candidate| Zone::named(&candidate).ok())
-                .ok_or(e)
-        })
-        .map_err(|_| format!("unknown TZID {name:?} (expected an IANA zone such as Europe/Berlin)"))
 }
 
 /// The values of `property` (`EXDATE` and `RDATE` may hold several, separated by commas).
