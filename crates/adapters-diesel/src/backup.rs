@@ -20,6 +20,9 @@ use diesel::sqlite::{Sqlite, SqliteConnection};
 use crate::connection::Target;
 use crate::error::DbError;
 use crate::migrations::SQLITE;
+use partial::Partial;
+
+mod partial;
 
 /// How long the copy waits for a lock another connection holds (as the service's own
 /// connections do).
@@ -62,46 +65,73 @@ impl Verification {
 }
 
 /// Copies the SQLite database of `database_url` into `to`, a new file, while others keep
-/// writing; returns its size and rows per table. The copy is written beside `to` under a
-/// temporary name, synced, and only then renamed, so `to` is never a partial file.
+/// writing; returns its size and rows per table. The copy holds everything, secrets included,
+/// so it is readable by its owner only (0600) from its first byte: it is written into a new
+/// file `<to>.partial` created exclusively (`O_EXCL`, which never follows a symlink), synced,
+/// and only then linked to `to`, which fails rather than replace anything there (a dangling
+/// symlink too). `to` is never a partial file, and no file but the backup's own is touched.
 ///
 /// # Errors
-/// [`DbError::NotSqlite`] for a PostgreSQL URL, [`DbError::BackupExists`] when `to` exists,
+/// [`DbError::NotSqlite`] for a PostgreSQL URL, [`DbError::NotAPlainPath`] for a `to` that is a
+/// `file:` URI or has a query (`?`, `#`), [`DbError::BackupExists`] when anything is at `to`,
+/// [`DbError::BackupInProgress`] when `<to>.partial` exists (it is left alone),
 /// [`DbError::NoSuchFile`] when the database file is not there, [`DbError::File`] or
 /// [`DbError::Query`] when the copy fails (nothing is left at `to`).
 pub fn backup(database_url: &str, to: &Path) -> Result<Backup, DbError> {
     let Target::Sqlite(source) = Target::parse(database_url)? else {
         return Err(DbError::NotSqlite);
     };
-    if to.exists() {
+    plain_path(to)?;
+    // `symlink_metadata`, not `exists`: a dangling symlink is something at `to` too.
+    if std::fs::symlink_metadata(to).is_ok() {
         return Err(DbError::BackupExists(to.display().to_string()));
     }
     if !Path::new(&source).is_file() {
         return Err(DbError::NoSuchFile(source));
     }
-    let partial = partial_name(to);
-    let _ = std::fs::remove_file(&partial);
-    let copied = copy_into(&source, &partial).and_then(|()| {
-        let tables = table_rows(&mut open(&partial, false)?)?;
-        sync(&partial)?;
-        std::fs::rename(&partial, to).map_err(|e| file_error(to, e))?;
-        if let Some(dir) = to.parent().filter(|d| !d.as_os_str().is_empty()) {
-            // The rename itself is durable only once the directory is synced.
-            File::open(dir)
-                .and_then(|d| d.sync_all())
-                .map_err(|e| file_error(dir, e))?;
+    let partial = Partial::create(to)?;
+    let copied = copy_into(&source, &partial.path)
+        .and_then(|()| partial.still_ours())
+        .and_then(|()| {
+            let tables = table_rows(&mut open(&partial.path, false)?)?;
+            sync(&partial.path)?;
+            partial.publish(to)?;
+            Ok(tables)
+        });
+    let tables = match copied {
+        Ok(tables) => tables,
+        Err(e) => {
+            partial.remove();
+            return Err(e);
         }
-        let bytes = std::fs::metadata(to).map_err(|e| file_error(to, e))?.len();
-        Ok(Backup {
-            file: to.to_path_buf(),
-            bytes,
-            tables,
-        })
-    });
-    if copied.is_err() {
-        let _ = std::fs::remove_file(&partial);
+    };
+    if let Some(dir) = to.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // The new name itself is durable only once the directory is synced.
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| file_error(dir, e))?;
     }
-    copied
+    let bytes = std::fs::metadata(to).map_err(|e| file_error(to, e))?.len();
+    Ok(Backup {
+        file: to.to_path_buf(),
+        bytes,
+        tables,
+    })
+}
+
+/// Refuses a `to` SQLite would read as something other than a file name: a `file:` URI (its
+/// query could ask for another mode or VFS), or a path with `?` or `#` that looks like one.
+fn plain_path(to: &Path) -> Result<(), DbError> {
+    let refused = || DbError::NotAPlainPath(to.display().to_string());
+    // The path reaches SQLite as text: one that is not UTF-8 would name another file.
+    let text = to.to_str().ok_or_else(refused)?;
+    let uri = text
+        .get(..5)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"));
+    if text.is_empty() || uri || text.contains(['?', '#']) || text.ends_with('/') {
+        return Err(refused());
+    }
+    Ok(())
 }
 
 /// Checks a backup file, read-only: its integrity, its migrations against this build's chain,
@@ -227,12 +257,6 @@ fn table_rows(conn: &mut SqliteConnection) -> Result<TableRows, DbError> {
             Ok((name, n))
         })
         .collect()
-}
-
-fn partial_name(to: &Path) -> PathBuf {
-    let mut name = to.file_name().unwrap_or_default().to_os_string();
-    name.push(".partial");
-    to.with_file_name(name)
 }
 
 fn sync(path: &Path) -> Result<(), DbError> {

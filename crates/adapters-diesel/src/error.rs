@@ -169,6 +169,13 @@ pub enum DbError {
     NotSqlite,
     #[error("{0} already exists; a backup never overwrites a file, choose a new name")]
     BackupExists(String),
+    #[error(
+        "{0} exists (a backup still running, or one that stopped): it is left alone; \
+         remove it or choose another name"
+    )]
+    BackupInProgress(String),
+    #[error("{0}: a backup is written to a plain file path, not a URI or a path with ? or #")]
+    NotAPlainPath(String),
     #[error("no such file: {0}")]
     NoSuchFile(String),
     #[error("file {path}")]

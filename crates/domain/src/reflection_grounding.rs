@@ -185,15 +185,20 @@ mod tests {
         }
     }
 
+    /// The person's one turn.
+    fn said(id: ReflectionMessageId, text: &str) -> [Quotable<'_>; 1] {
+        [Quotable {
+            origin: SourceOrigin::Reflection(id),
+            text,
+        }]
+    }
+
     const TURN: &str = "Actually, what I love most is teaching apprentices to true a wheel.";
 
     #[test]
     fn a_revision_in_the_person_s_words_is_applied_as_written() {
         let id = ReflectionMessageId::new();
-        let words = [Quotable {
-            origin: SourceOrigin::Reflection(id),
-            text: TURN,
-        }];
+        let words = said(id, TURN);
         let r = reply(
             EditableField::LoveSummary,
             "You love teaching apprentices to true a wheel.",
@@ -205,12 +210,26 @@ mod tests {
     }
 
     #[test]
+    fn a_revision_that_turns_her_words_around_is_not_applied() {
+        // Issue 43: "You no longer love …" was applied after "I still love …".
+        let id = ReflectionMessageId::new();
+        let still = "I still love restoring old bicycles, even after a night shift.";
+        let words = said(id, still);
+        let love = |value| reply(EditableField::LoveSummary, value, still, id);
+        let turned = love("You no longer love restoring old bicycles in your shed.");
+        let offline = love("You still love restoring old bicycles, even after a night shift.");
+        let (out, bad) =
+            ground_revisions(turned.clone(), &current(), &words, || Some(offline.clone()));
+        assert_eq!(bad, 1);
+        assert_eq!(out.edit, offline.edit);
+        let (out, _) = ground_revisions(turned, &current(), &words, || None);
+        assert!(out.edit.is_empty(), "the field keeps what she said");
+    }
+
+    #[test]
     fn an_invented_revision_is_replaced_by_the_offline_coach_s_or_dropped() {
         let id = ReflectionMessageId::new();
-        let words = [Quotable {
-            origin: SourceOrigin::Reflection(id),
-            text: TURN,
-        }];
+        let words = said(id, TURN);
         let invented = reply(
             EditableField::LoveSummary,
             "You love baking bread for your neighbours.",

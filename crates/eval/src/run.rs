@@ -303,6 +303,30 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_reply_that_turns_the_persons_words_around_is_not_stored() {
+        // Issue 43: her words, inverted ("love" negated, "Open" turned into "Close").
+        let turned = reply(1, Some("Close a repair café in the library."), None).replace(
+            "You love restoring old bicycles.",
+            "You no longer love restoring old bicycles.",
+        );
+        let x = Scripted::new(vec![Ok(turned)]);
+        let Outcome::Stored(s) = observe(&x, &input()).await.outcome else {
+            panic!()
+        };
+        for field in [
+            EditableField::LoveSummary,
+            EditableField::NearTermGoalSummary,
+        ] {
+            assert!(s.grounding.replaced.contains(&field), "{field:?}");
+        }
+        assert_eq!(s.grounding.ungrounded_stored, 0);
+        let love = s.field("love_summary").unwrap();
+        assert!(!love.contains("no longer"), "{love}");
+        let goal = s.near_term_goal().unwrap();
+        assert!(!goal.contains("Close"), "{goal}");
+    }
+
+    #[tokio::test]
     async fn an_unusable_first_reply_is_asked_again_with_the_reason() {
         let x = Scripted::new(vec![Ok("no json here".into()), Ok(reply(5, None, None))]);
         let o = observe(&x, &input()).await;

@@ -29,8 +29,9 @@ impl fmt::Debug for SmtpSettings {
 /// `SMTP_URL` and `SMTP_FROM`; `None` when `SMTP_URL` is unset (no e-mail is sent).
 ///
 /// # Errors
-/// `SMTP_URL` without `SMTP_FROM`, or an `SMTP_URL` that would send its password without TLS
-/// to another machine. The message never quotes the URL.
+/// `SMTP_URL` without `SMTP_FROM`, an `SMTP_URL` that names a query parameter twice, or one
+/// that would send its password without TLS to another machine. The message never quotes the
+/// URL.
 pub fn smtp(vars: &Vars<'_>) -> Result<Option<SmtpSettings>, SettingError> {
     match (vars.get("SMTP_URL"), vars.get("SMTP_FROM")) {
         (None, _) => Ok(None),
@@ -39,6 +40,14 @@ pub fn smtp(vars: &Vars<'_>) -> Result<Option<SmtpSettings>, SettingError> {
             "must be set with SMTP_URL, e.g. Discovery <discovery@example.org>",
         )),
         (Some(url), Some(from)) => {
+            if let Some(key) = repeated_query_key(&url) {
+                // The mail library reads the first of them and this check could read another:
+                // one value per key keeps both readings the same.
+                return Err(invalid(
+                    "SMTP_URL",
+                    format!("names the parameter {key:?} more than once"),
+                ));
+            }
             if sends_password_in_clear(&url) {
                 return Err(invalid(
                     "SMTP_URL",
@@ -57,6 +66,18 @@ pub fn smtp(vars: &Vars<'_>) -> Result<Option<SmtpSettings>, SettingError> {
 /// A value that is not a flag.
 pub fn webhook_allow_private(vars: &Vars<'_>) -> Result<bool, SettingError> {
     vars.flag("WEBHOOK_ALLOW_PRIVATE", false)
+}
+
+/// The first query key an `SMTP_URL` names more than once; an unparsable URL is left to the
+/// mailer. The key is not secret (the password lives in the user-info), but it is cut short so
+/// that a pasted value cannot fill the log line.
+fn repeated_query_key(smtp_url: &str) -> Option<String> {
+    let url = Url::parse(smtp_url).ok()?;
+    let mut seen = std::collections::HashSet::new();
+    url.query_pairs()
+        .map(|(k, _)| k.into_owned())
+        .find(|k| !seen.insert(k.clone()))
+        .map(|k| k.chars().take(32).collect())
 }
 
 /// Whether an `SMTP_URL` carries a password over plain SMTP to another machine (lettre sends
@@ -125,6 +146,24 @@ mod tests {
             assert!(!err.contains("pw"), "{err}");
             assert!(!err.contains('\n'));
         }
+    }
+
+    #[test]
+    fn a_query_parameter_is_named_once() {
+        // The reproduction of issue 43: lettre used the first `tls` and sent the password in
+        // clear, while this check saw the second.
+        for refused in [
+            "smtp://user:secret@mail.example.org:587?tls=opportunistic&tls=required",
+            "smtp://user:secret@mail.example.org?tls=required&tls=required",
+            "smtps://user:secret@mail.example.org?tls=wrapper&x=1&tls=wrapper",
+        ] {
+            let err = with(refused).unwrap_err().to_string();
+            assert!(err.starts_with("SMTP_URL is not valid"), "{refused}: {err}");
+            assert!(err.contains("\"tls\" more than once"), "{err}");
+            assert!(!err.contains("secret"), "{err}");
+        }
+        let two_keys = "smtp://user:pw@mail.example.org?tls=required&x=1";
+        assert_eq!(with(two_keys).unwrap().unwrap().url, two_keys);
     }
 
     #[test]

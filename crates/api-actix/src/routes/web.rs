@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use actix_files::{Files, PathBufWrap};
-use actix_web::body::MessageBody;
+use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{EntityTag, HttpDate};
 use actix_web::http::{StatusCode, header};
@@ -61,6 +61,7 @@ fn serve(cfg: &mut web::ServiceConfig, pages: &web::Data<Pages>, dir: PathBuf) {
         web::scope("")
             .app_data(pages.clone())
             .guard(guard::Any(guard::Get()).or(guard::Head()))
+            .wrap(from_fn(unservable))
             .wrap(security_headers())
             .wrap(from_fn(anonymous))
             .service(
@@ -95,6 +96,23 @@ async fn anonymous(
         extensions.remove::<Caller>();
     }
     next.call(req).await
+}
+
+/// A path no file of `web/` can have (an encoded `/`, a segment that ends in `<`, `>` or `:`,
+/// a hidden name, text that is not UTF-8) is the JSON 404 of any other missing file (or the
+/// not-found page for a browser), before actix-files answers it with a plain-text 400.
+async fn unservable(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    if PathBufWrap::parse_req_path(req.request(), false).is_ok() {
+        return Ok(next.call(req).await?.map_into_left_body());
+    }
+    let response = match not_found(req.request().clone()).await {
+        Ok(page) => page,
+        Err(refusal) => HttpResponse::from_error(refusal),
+    };
+    Ok(req.into_response(response).map_into_right_body())
 }
 
 /// The assembled page at this path (read as the file server reads it); anything else the JSON

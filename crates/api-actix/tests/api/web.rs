@@ -235,6 +235,47 @@ async fn files_outside_the_web_directory_are_not_served() {
 }
 
 #[tokio::test]
+async fn paths_no_file_can_have_are_the_contracts_not_found_not_plain_text() {
+    let app = spawn_app().await;
+
+    // Issue 43: actix-files answered these 400 `text/plain`.
+    let unservable = [
+        "/nope%3C",
+        "/a%2Fb",
+        "/js/a%2Fb.js",
+        "/nope%3E",
+        "/nope%3A",
+        "/.hidden",
+        "/js/..%2f..%2fCargo.toml",
+        "/%FF",
+    ];
+    for path in unservable {
+        let response = send(app.api.get(app.url(path))).await;
+        assert_error(response, 404, "not_found").await;
+        let head = send(app.api.head(app.url(path))).await;
+        assert_eq!(head.status(), StatusCode::NOT_FOUND, "{path}");
+        assert!(
+            header(&head, "content-type").starts_with("application/json"),
+            "{path}"
+        );
+    }
+    // A browser gets the site's page for them, as for any other missing file.
+    let browser = "text/html,application/xhtml+xml,*/*;q=0.8";
+    for path in unservable {
+        let page = send(app.api.get(app.url(path)).header("Accept", browser)).await;
+        assert_eq!(page.status(), StatusCode::NOT_FOUND, "{path}");
+        assert_protected(&page);
+        assert!(
+            page.text()
+                .await
+                .unwrap()
+                .contains("<h1>This page is not here</h1>"),
+            "{path}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn writes_to_page_paths_are_json_not_found() {
     let app = spawn_app().await;
 

@@ -1,6 +1,7 @@
 //! `backup` and `verify`: a copy taken while writes go on holds a consistent instant (every
-//! write that finished before it began, nothing partial) and verifies; the copy never replaces
-//! an existing file; a damaged or foreign file fails `verify`; PostgreSQL is sent to pg_dump.
+//! write that finished before it began, nothing partial) and verifies; the copy is private
+//! (0600) and never replaces an existing file, follows a symlink or takes another backup's
+//! partial file; `--to` is a plain path; a damaged or foreign file fails `verify`; PostgreSQL is sent to pg_dump.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -138,6 +139,87 @@ async fn a_backup_never_overwrites_a_file() {
         "{failed:?}"
     );
     assert_eq!(std::fs::read(&file).unwrap(), b"an earlier backup");
+}
+
+/// Runs `backup --to to` and requires it to fail with an error that says `why`.
+async fn refused(test_db: &TestDb, to: &str, why: &str) {
+    let failed = run(test_db.url(), &["backup", "--to", to]).await;
+    assert!(!failed.success, "{to}: {failed:?}");
+    assert_eq!(failed.summary["ok"], false);
+    let error = failed.summary["error"].as_str().unwrap();
+    assert!(error.contains(why), "{to}: {error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_is_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let test_db = TestDb::sqlite();
+    person(&test_db.db(), 1, true).await;
+    let scratch = Scratch::new("private");
+    let file = scratch.file("copy.db");
+    run_ok(test_db.url(), &["backup", "--to", &path_arg(&file)]).await;
+    // It holds webhook secrets and sessions: 0600 whatever the umask (it was 0644).
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    assert!(!scratch.file("copy.db.partial").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_never_follows_or_replaces_a_symlink_nor_takes_anothers_partial_file() {
+    use std::os::unix::fs::symlink;
+
+    let test_db = TestDb::sqlite();
+    let scratch = Scratch::new("links");
+    let elsewhere = scratch.file("elsewhere.db");
+
+    // A dangling symlink at `to` (it was replaced by the copy).
+    let to = scratch.file("dangling.db");
+    symlink(&elsewhere, &to).unwrap();
+    refused(&test_db, &path_arg(&to), "already exists").await;
+    assert_eq!(
+        std::fs::read_link(&to).unwrap(),
+        elsewhere,
+        "the link stays"
+    );
+    assert!(!elsewhere.exists(), "nothing written through it");
+
+    // A symlink where the partial file goes.
+    let to = scratch.file("linked-partial.db");
+    symlink(&elsewhere, scratch.file("linked-partial.db.partial")).unwrap();
+    refused(&test_db, &path_arg(&to), "linked-partial.db.partial exists").await;
+    assert!(!elsewhere.exists() && !to.exists());
+
+    // Another backup's partial file (it was deleted).
+    let to = scratch.file("busy.db");
+    let theirs = scratch.file("busy.db.partial");
+    std::fs::write(&theirs, b"another backup, still running").unwrap();
+    refused(&test_db, &path_arg(&to), "busy.db.partial exists").await;
+    assert_eq!(
+        std::fs::read(&theirs).unwrap(),
+        b"another backup, still running"
+    );
+    assert!(!to.exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_goes_to_a_plain_path_not_a_sqlite_uri() {
+    let test_db = TestDb::sqlite();
+    let scratch = Scratch::new("uri");
+    let file = scratch.file("copy.db");
+    for to in [
+        format!("file:{}?mode=ro", path_arg(&file)),
+        format!("FILE:{}", path_arg(&file)),
+        format!("{}?mode=memory", path_arg(&file)),
+        format!("{}#x", path_arg(&file)),
+    ] {
+        refused(&test_db, &to, "plain file path").await;
+    }
+    assert_eq!(
+        std::fs::read_dir(&scratch.0).unwrap().count(),
+        0,
+        "nothing written"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

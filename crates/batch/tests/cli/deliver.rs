@@ -145,6 +145,26 @@ dual_test!(
             1
         );
 
+        // A repeated `tls` (the mail library reads the first) is refused by the same reader.
+        let run = deliver(
+            &test_db,
+            &[
+                (
+                    "SMTP_URL",
+                    "smtp://user:s3cret-pw@mail.example.org:587?tls=opportunistic&tls=required",
+                ),
+                ("SMTP_FROM", "d@example.org"),
+                ("PUBLIC_BASE_URL", "https://discovery.example.org"),
+                ("JWT_SECRET", "batch-test-jwt-secret-of-32-bytes!!"),
+            ],
+        )
+        .await;
+        assert!(!run.success, "{run:?}");
+        let error = run.summary["error"].as_str().unwrap();
+        assert!(error.starts_with("SMTP_URL is not valid"), "{error}");
+        assert!(error.contains("more than once"), "{error}");
+        assert!(receiver.received_requests().await.unwrap().is_empty());
+
         // The same settings with TLS required go through (the webhook is delivered).
         let run = deliver(
             &test_db,

@@ -381,6 +381,50 @@ mod tests {
     }
 
     #[test]
+    fn her_words_turned_around_are_replaced_by_the_mirror() {
+        // Issue 43: a model that inverts meaning while reusing her words.
+        const GOAL: &str = "Open the weekend repair café in the church hall by next spring.";
+        let mut input = nurse();
+        input.near_term_goal = Some(GOAL.into());
+        let with_goal = |draft: &mut ExtractionDraft, goal: &str| {
+            draft.near_term_goal_summary = Some(goal.into());
+            draft.sources.insert(
+                "near_term_goal_summary".to_owned(),
+                vec![claim(6, "Open the weekend repair café")],
+            );
+        };
+        let mut own = mirror();
+        with_goal(&mut own, GOAL);
+        let mut turned = mirror();
+        turned.love_summary =
+            "You do not love restoring old bicycles in your shed. You hate it.".into();
+        with_goal(
+            &mut turned,
+            "Close the weekend repair café in the church hall by next spring.",
+        );
+
+        let g = turned
+            .guard_grounded(&input, || Some(own.clone()), |_| None)
+            .unwrap();
+        assert_eq!(
+            g.extraction.prose.love_summary.as_str(),
+            "You love restoring old bicycles in your shed."
+        );
+        assert_eq!(
+            g.extraction.prose.near_term_goal_summary.unwrap().as_str(),
+            GOAL
+        );
+        assert_eq!(
+            g.report.replaced,
+            [
+                EditableField::LoveSummary,
+                EditableField::NearTermGoalSummary
+            ]
+        );
+        assert_eq!(g.report.ungrounded_stored, 0);
+    }
+
+    #[test]
     fn a_clear_reading_of_the_cited_drives_sentence_decides_the_type() {
         let mut draft = mirror();
         draft.enneagram_type = 8;

@@ -1,13 +1,16 @@
 //! The grounding rule (API.md, "Provenance"): a sentence about the person rests on their words
 //! when at least half of its content words occur in the texts it may draw on, compared by
-//! Snowball stem with the language's stop words aside. Whichever engine wrote a field, a field
-//! with one sentence that fails this rule is not stored as written.
+//! Snowball stem with the language's stop words aside, and when it does not turn them around
+//! (a negation or an opposite they never wrote; [`super::polarity`]). Whichever engine wrote a
+//! field, a field with one sentence that fails this rule is not stored as written.
 
 use std::collections::BTreeSet;
 
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_normalization::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
+
+use super::polarity::Polarity;
 
 /// The languages with both a Snowball stemmer and a stop-word list (NLTK's) that the rule reads.
 /// Others (Japanese, Chinese...) are compared word by word, unstemmed, with no stop words.
@@ -43,7 +46,7 @@ impl std::fmt::Debug for Grounding {
     }
 }
 
-fn folded_words(text: &str) -> Vec<String> {
+pub(super) fn folded_words(text: &str) -> Vec<String> {
     let nfc: String = text.nfc().collect();
     nfc.unicode_words()
         .map(|w| w.replace('’', "'").to_lowercase())
@@ -116,16 +119,18 @@ impl Grounding {
         found * 2 >= own.len()
     }
 
-    /// The sentences of `text` that do not rest on `material` (the texts it may draw on).
+    /// The sentences of `text` that do not rest on `material` (the texts it may draw on): too
+    /// few of their content words are there, or they turn its meaning around.
     #[must_use]
     pub fn ungrounded<'t>(&self, text: &'t str, material: &[&str]) -> Vec<&'t str> {
         let known: BTreeSet<String> = material
             .iter()
             .flat_map(|m| self.content_stems(m))
             .collect();
+        let polarity = Polarity::of(self, material);
         sentences(text)
             .into_iter()
-            .filter(|s| !self.is_grounded(s, &known))
+            .filter(|s| !self.is_grounded(s, &known) || polarity.inverts(self, s))
             .collect()
     }
 }
@@ -218,6 +223,24 @@ mod tests {
         let g = Grounding::for_material(&[answer]);
         assert!(g.ungrounded("来年は本を書きたい。", &[answer]).is_empty());
         assert_eq!(g.ungrounded("猫が好きです。", &[answer]).len(), 1);
+    }
+
+    #[test]
+    fn her_words_turned_around_are_ungrounded() {
+        // Issue 43: all of these reuse enough of her words to pass on words alone.
+        let g = Grounding::for_material(&[LOVE]);
+        let inverted = "You do not love restoring old bicycles in your shed, you hate it.";
+        assert_eq!(g.ungrounded(inverted, &[LOVE]), [inverted]);
+        let goal = "Open the weekend repair café.";
+        let g = Grounding::for_material(&[goal]);
+        assert_eq!(
+            g.ungrounded("Close the weekend repair café.", &[goal]),
+            ["Close the weekend repair café."]
+        );
+        assert!(
+            g.ungrounded("Open the weekend repair café.", &[goal])
+                .is_empty()
+        );
     }
 
     #[test]

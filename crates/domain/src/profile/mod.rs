@@ -6,6 +6,7 @@ pub mod enneagram;
 pub mod fields;
 pub mod grounding;
 pub mod no_goal;
+mod polarity;
 pub mod provenance;
 pub mod revision;
 pub mod state;

@@ -234,6 +234,11 @@ mod tests {
             "{err}"
         );
         assert!(!err.to_string().contains("pw"), "{err}");
+        let err = smtp("smtp://user:pw@mail.example.org?tls=opportunistic&tls=required")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("SMTP_URL is not valid"), "{err}");
+        assert!(err.contains("more than once"), "{err}");
         let err = settings(&["--dev"], &[("SMTP_URL", "smtps://mail.example.org")]).unwrap_err();
         assert!(err.to_string().starts_with("SMTP_FROM"), "{err}");
         let off = settings(
