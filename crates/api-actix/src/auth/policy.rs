@@ -1,4 +1,4 @@
-//! Least privilege (API.md): who may call a route, stated in the route's own declaration
+//! Least privilege (docs/api.md): who may call a route, stated in the route's own declaration
 //! (`routes::declaration::Route`), which mounts it with its policy. The `Caller` extractor reads
 //! the policy of the route the request matched; a route mounted without one lets no caller in.
 

@@ -3,6 +3,8 @@
 //! `/docs`, a page the `site` crate renders from it at start-up. This file holds what is not a route's: the title, the
 //! tags, the security schemes and the common error answers.
 
+#[cfg(test)]
+mod checked_in;
 mod common_errors;
 pub mod route;
 

@@ -1,5 +1,5 @@
 //! `POST /integration/task-mappings/sweep`: an importer that re-read a whole export drops what
-//! the tracker no longer has (API.md, "Integration").
+//! the tracker no longer has (docs/api.md, "Integration").
 
 use super::declaration::Route;
 use crate::auth::policy::Policy;

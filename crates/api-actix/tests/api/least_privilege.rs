@@ -1,4 +1,4 @@
-//! Least privilege (API.md, "Authentication and account"): a personal API key acts as its owner
+//! Least privilege (docs/api.md, "Authentication and account"): a personal API key acts as its owner
 //! only within its scopes (`integration`, `profile:read`, `coaching`; 403 `insufficient_scope`
 //! elsewhere), never as an admin, and not at all once expired (401); managing credentials and
 //! the account needs the browser session (403 `session_required` with any key or Bearer token).
@@ -17,7 +17,7 @@ use crate::helpers::{
     timestamp,
 };
 
-/// The scopes of a personal key (API.md).
+/// The scopes of a personal key (docs/api.md).
 const SCOPES: [&str; 3] = ["integration", "profile:read", "coaching"];
 
 /// `who`'s keys as listed in their browser: `(id, name, scopes, expires_at)`, by id.
@@ -111,7 +111,7 @@ async fn a_key_cannot_mint_a_key_whatever_its_scopes() {
         )
         .await;
         assert_error(response, 403, "session_required").await;
-        // Beside Ada's own session cookie: the key is the credential (API.md's order), and a
+        // Beside Ada's own session cookie: the key is the credential (docs/api.md's order), and a
         // key is refused.
         let response = send(
             app.as_browser(&ada, Method::POST, "/api/me/api-keys")
@@ -238,7 +238,7 @@ async fn a_bearer_token_cannot_create_a_key_revoke_a_session_or_delete_the_accou
                 .header("Origin", app.origin()),
             // The other session's token.
             app.with_bearer(&phone.access_jwt, method.clone(), path),
-            // Beside the session cookie, the Bearer token is the credential (API.md's order).
+            // Beside the session cookie, the Bearer token is the credential (docs/api.md's order).
             app.as_browser(&ada, method.clone(), path)
                 .header("Authorization", format!("Bearer {}", ada.access_jwt)),
         ];
@@ -524,7 +524,7 @@ fn cell(status: u16, body: &Value) -> String {
     }
 }
 
-/// What API.md's "Least privilege" says a key with only `scope` gets from `method path` (a
+/// What docs/api.md's "Least privilege" says a key with only `scope` gets from `method path` (a
 /// documented path template).
 fn by_the_contract(method: &str, path: &str, scope: &str) -> &'static str {
     let session_only = matches!(
@@ -637,7 +637,7 @@ async fn the_scope_matrix_matches_the_contract_and_the_golden_file() {
          refusal for the key), `insufficient_scope` or `session_required` (403), `n/a` (an\n\
          operation that takes no credential). Written by\n\
          `least_privilege::the_scope_matrix_matches_the_contract_and_the_golden_file` with\n\
-         `UPDATE_SCOPE_MATRIX=1`; checked against it otherwise. API.md, \"Least privilege\".\n\
+         `UPDATE_SCOPE_MATRIX=1`; checked against it otherwise. docs/api.md, \"Least privilege\".\n\
          \n\
          | method path | integration | profile:read | coaching |\n\
          |---|---|---|---|\n",
@@ -687,7 +687,7 @@ async fn the_scope_matrix_matches_the_contract_and_the_golden_file() {
     }
     assert!(
         disagreements.is_empty(),
-        "{} disagreement(s) with API.md:\n{}\n\n{table}",
+        "{} disagreement(s) with docs/api.md:\n{}\n\n{table}",
         disagreements.len(),
         disagreements.join("\n")
     );

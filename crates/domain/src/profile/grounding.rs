@@ -1,4 +1,4 @@
-//! The grounding rule (API.md, "Provenance"): a sentence about the person rests on their words
+//! The grounding rule (docs/api.md, "Provenance"): a sentence about the person rests on their words
 //! when at least half of its content words occur in the texts it may draw on, compared by
 //! Snowball stem with the language's stop words aside. Whichever engine wrote a field, a field
 //! with one sentence that fails this rule is not stored as written.
