@@ -57,6 +57,10 @@ bench-reclassify entries="1000000":
 build-peer source:
     bash crates/api-actix/benches/peer/build-aw-server.sh {{source}}
 
+# Rewrite docs/openapi.json from the code (a test compares the two; run this when a route, request or view changes).
+openapi:
+    UPDATE_OPENAPI=1 cargo test -p api-actix --lib openapi::checked_in
+
 # Contract fuzzing: schemathesis against the service's /openapi.json (zero failures expected).
 contract:
     bash tests/contract/run.sh

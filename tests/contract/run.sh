@@ -5,7 +5,7 @@
 # one of the people seed.py makes (or as the operator), through the document's security schemes
 # (schemathesis.toml says why not `-H`), and must end with no failure and without the warnings
 # that mean it tested less than it seems (schemathesis.toml, `warnings.fail-on`). Least privilege
-# (API.md) decides who can reach what, so the passes are cut along it:
+# (docs/api.md) decides who can reach what, so the passes are cut along it:
 #   1. a person with an unlocked profile and data (Bearer): every operation but those below and
 #      affirming (it would lock the profile the edits and reflection need);
 #   2. the same person with the session cookie: the operations only a session may call that end
@@ -94,7 +94,7 @@ done
 credentials="$(python3 "$here/seed.py" "$base")"
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$credentials" "$1"; }
 
-# Operations named by least privilege (API.md; crates/api-actix/src/auth/policy.rs).
+# Operations named by least privilege (docs/api.md; crates/api-actix/src/auth/policy.rs).
 # Admin only: the operator's.
 admin_only=(
   "GET /api/admin/activity"
@@ -157,7 +157,7 @@ names() {
   done
 }
 # Whether a time zone name exists, and whether a sweep's `to` comes after its `from`, are facts
-# no schema states (API.md: 422 `validation_failed`): fuzzed in a pass of their own.
+# no schema states (docs/api.md: 422 `validation_failed`): fuzzed in a pass of their own.
 semantic=(
   "PUT /api/me/settings"
   "POST /integration/task-mappings/sweep"
@@ -216,7 +216,7 @@ fuzz "person (session cookie): API keys, export" cookie "$(field person)" -H "Or
   --include-name "DELETE /api/me/api-keys/{id}" \
   --include-name "GET /api/me/export" || status=1
 # Webhooks. Whether a URL is accepted depends on where its host resolves now (public addresses
-# only, API.md), which no schema can state: registering is fuzzed with every check but the one
+# only, docs/api.md), which no schema can state: registering is fuzzed with every check but the one
 # that a schema-valid request be accepted; the other webhook operations with all of them.
 fuzz "person (session cookie): registering webhooks" cookie "$(field person)" -H "Origin: $base" \
   --exclude-checks positive_data_acceptance \

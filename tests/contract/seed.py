@@ -22,7 +22,7 @@ as the session cookie, as the pass needs), a personal API key, or an id:
   to revoke;
 - "refresh": the `ds_refresh` cookie of one more person, for POST /api/auth/refresh.
 
-No one here is an admin: dev login never makes one (API.md, "Least privilege"); the admin
+No one here is an admin: dev login never makes one (docs/api.md, "Least privilege"); the admin
 operations run with the operator key (`API_KEY`, set by run.sh).
 """
 

@@ -3,7 +3,7 @@
 dev login, the seven answers, complete, a reflection opener, a correction and a plain message,
 the request preview, affirm and a check-in. Standard library only (Python 3.11).
 
-Checked on every call (API.md, "Errors", "Profile", "Coaching"):
+Checked on every call (docs/api.md, "Errors", "Profile", "Coaching"):
   - no 5xx but 502 `coach_unavailable`;
   - after a 502 the profile, its revisions and the reflection dialogue (and, for complete, the
     conversation) are exactly as before;
@@ -56,7 +56,7 @@ def log(msg: str) -> None:
 
 
 def norm(s: str) -> str:
-    """As API.md compares quotes: NFC, whitespace collapsed, case-insensitive."""
+    """As docs/api.md compares quotes: NFC, whitespace collapsed, case-insensitive."""
     return " ".join(unicodedata.normalize("NFC", s).split()).casefold()
 
 
@@ -208,7 +208,7 @@ class Walk:
                 self.check(obj.get(goal) is None,
                            f"{who}: {where}: {goal} is null for a goal not stated (step {step} empty), got {obj.get(goal)!r}")
         if "sources" not in obj:
-            self.check(False, f"{who}: {where}: no `sources` key (API.md, Provenance)")
+            self.check(False, f"{who}: {where}: no `sources` key (docs/api.md, Provenance)")
             return
         src = obj["sources"]
         if not self.check(isinstance(src, dict), f"{who}: {where}: `sources` is an object, got {src!r:.200}"):
@@ -461,7 +461,7 @@ def main() -> int:
         w.check(target_turns, f"target: at least two thirds of reflection turns answered ({tally.answered} of {tally.turns})")
     missing = [f for f in w.failures if "no `sources` key" in f]
     if missing:
-        print(f"  FAILED: {len(missing)} profiles/snapshots have no `sources` key (API.md, Provenance), e.g. {missing[0]}")
+        print(f"  FAILED: {len(missing)} profiles/snapshots have no `sources` key (docs/api.md, Provenance), e.g. {missing[0]}")
     for f in [f for f in w.failures if f not in missing]:
         print(f"  FAILED: {f}")
     print(f"llm-real: {w.passed} passed, {len(w.failures)} failed")

@@ -23,7 +23,7 @@ from harness import (
 from receivers import Inbox, Receiver, answer, fail_first
 from scenarios import Scope, check_hit, log_item, ts
 
-# API.md: retried after about 30 s, 2 min, 10 min, 1 h, 6 h and 24 h.
+# docs/api.md: retried after about 30 s, 2 min, 10 min, 1 h, 6 h and 24 h.
 RETRY_SCHEDULE = [30, 120, 600, 3600, 6 * 3600, 24 * 3600]
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Notifications and webhooks (API.md) against real processes: `discovery-api --dev` and
+"""Notifications and webhooks (docs/api.md) against real processes: `discovery-api --dev` and
 `discovery-batch` on fresh databases, a real SMTP server (aiosmtpd) and real HTTP receivers on
 loopback. README.md here lists the scenarios; run it through run.sh.
 

@@ -8,7 +8,7 @@ import { el, fill, initPage, notice, explain, act, countChars, checkText } from 
 
 initPage();
 
-/** The most characters an answer may have (API.md). */
+/** The most characters an answer may have (docs/api.md). */
 const ANSWER_LIMIT = 10000;
 
 const stage = document.getElementById('stage');

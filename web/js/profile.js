@@ -11,10 +11,10 @@ initPage();
 
 const TRIADS = { gut: 'Gut (instinct)', heart: 'Heart (feeling)', head: 'Head (thinking)' };
 const ORIGINS = { extraction: 'Drawn from your answers', reflection: 'Revised in reflection', manual_edit: 'Edited by you' };
-/** The most characters of a profile field and of a message to the coach (API.md). */
+/** The most characters of a profile field and of a message to the coach (docs/api.md). */
 const FIELD_LIMIT = 4000;
 const MESSAGE_LIMIT = 4000;
-/** The goals may be emptied ("I have no such goal"); the other five never (API.md). */
+/** The goals may be emptied ("I have no such goal"); the other five never (docs/api.md). */
 const GOALS = ['near_term_goal_summary', 'long_term_goal_summary'];
 let profile = null;
 /** Step number → the prompt's title, for naming where a quote comes from. */

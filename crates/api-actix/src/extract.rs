@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
 
-/// Largest accepted body (API.md: 64 KiB).
+/// Largest accepted body (docs/api.md: 64 KiB).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// A JSON body of type `T` of at most `LIMIT` bytes, checked in the contract's order: media

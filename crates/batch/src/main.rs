@@ -61,7 +61,7 @@ async fn main() -> ExitCode {
     match outcome {
         Ok(report) => {
             let mut line = serde_json::json!({"job": name, "ok": true, "report": report});
-            // `deliver` also says its counts at the top level, as API.md spells its summary
+            // `deliver` also says its counts at the top level, as docs/api.md spells its summary
             // (`{"ok": true, "sent", "failed", "pending"}`).
             if let (Some(line), Some(counts)) = (line.as_object_mut(), report.as_object())
                 && name == "deliver"

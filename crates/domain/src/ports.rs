@@ -411,7 +411,7 @@ pub trait Extractor: Send + Sync {
 
     /// The offline engine's reading of the same answers (its mirror of each field, with their
     /// sources): what is stored for a field whose text does not rest on the person's words, and
-    /// for a goal they stated that the reply did not keep (API.md, "Provenance"). Asked for only
+    /// for a goal they stated that the reply did not keep (docs/api.md, "Provenance"). Asked for only
     /// when needed; `None` when there is none, and an ungrounded reply is then refused.
     fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft>;
 
@@ -442,7 +442,7 @@ pub trait Coach: Send + Sync {
     async fn reply(&self, request: &CoachRequest) -> Result<String, ModelError>;
 
     /// The offline coach's reply to the same turn: its revision of a field stands in for a
-    /// revision whose words do not rest on the person's (API.md, "Provenance"). Asked for only
+    /// revision whose words do not rest on the person's (docs/api.md, "Provenance"). Asked for only
     /// when needed; `None` when there is none, and such a revision is then dropped.
     fn mirror_reply(&self, request: &CoachRequest) -> Option<CoachReplyDraft>;
 }

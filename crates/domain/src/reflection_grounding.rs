@@ -1,4 +1,4 @@
-//! The grounding guard over a coach's revisions (API.md, "Provenance"): a revised field whose new
+//! The grounding guard over a coach's revisions (docs/api.md, "Provenance"): a revised field whose new
 //! text has a sentence resting neither on the person's turns nor on the field's current text is
 //! not applied as the coach wrote it. The offline coach's revision of that field stands in when
 //! it makes one; otherwise the revision is dropped. The note says so.

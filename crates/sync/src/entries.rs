@@ -14,7 +14,7 @@
 //! - **Foundation.** With a mapping file ([`plan`]), the file decides and no tags are sent.
 //!   Without one ([`plan_for_rules`]), every closed interval is sent without a foundation and
 //!   with its tags (at most 20 of at most 100 characters, as the contract allows), so the
-//!   server's rules decide (API.md, "Mapping rules and unmapped time"). Ids, labels and
+//!   server's rules decide (docs/api.md, "Mapping rules and unmapped time"). Ids, labels and
 //!   minutes are the same either way.
 
 use serde::Serialize;

@@ -33,7 +33,7 @@ pub mod zone;
 
 use std::fmt;
 
-/// The six foundations of the contract, in order (API.md, "Foundations").
+/// The six foundations of the contract, in order (docs/api.md, "Foundations").
 pub const FOUNDATIONS: [&str; 6] = domain::foundation::Foundation::KEYS;
 
 /// Why a run stopped; the variant picks the exit code ([`summary::EXIT_CODES`]).

@@ -1,4 +1,4 @@
-//! After an import: deleting what the tracker no longer has (API.md,
+//! After an import: deleting what the tracker no longer has (docs/api.md,
 //! `POST /integration/task-mappings/sweep`). The export is the tracker's whole truth for the
 //! time it covers, so an entry of the same source in that time that this run did not send
 //! (deleted in the tracker, its start edited, a day-long entry shortened so a split piece is

@@ -1,18 +1,18 @@
 //! The delivery worker inside `discovery-api` (unless `DELIVERY_WORKER=false`): a task that
 //! claims due deliveries and attempts them, a pass at a time, and waits a second when nothing
 //! was due. On shutdown it finishes the pass in flight (at most one attempt's time limit) and
-//! stops; a pass cut short by a crash is retried by any worker once its lease ends.
+//! stops; a pass cut short by a crash is retried by any worker once its lease ends. The loop is
+//! the workers' one (`worker_loop`); this file holds its pass.
 
 use std::sync::Arc;
 use std::time::Duration;
-
-use tokio::sync::watch;
-use tokio::task::JoinHandle;
 
 use domain::clock::Clock;
 use domain::ports::{DeliveryQueue, MailLinks, Mailer, WebhookSender};
 use domain::services::DeliveryService;
 use service_metrics::Metrics;
+
+use crate::worker_loop::{Outcome, Pacing, Round, Worker};
 
 /// Deliveries claimed per pass, attempted at once.
 pub const PASS: u32 = 50;
@@ -23,10 +23,7 @@ const AFTER_ERROR: Duration = Duration::from_secs(5);
 
 /// The running worker.
 #[derive(Debug)]
-pub struct DeliveryWorker {
-    stop: watch::Sender<bool>,
-    handle: JoinHandle<()>,
-}
+pub struct DeliveryWorker(Worker);
 
 impl DeliveryWorker {
     /// Starts the worker on the current tokio runtime.
@@ -35,60 +32,62 @@ impl DeliveryWorker {
         metrics: Arc<Metrics>,
     ) -> Self
     where
-        Q: DeliveryQueue + 'static,
-        W: WebhookSender + 'static,
-        M: Mailer + 'static,
-        L: MailLinks + 'static,
-        K: Clock + 'static,
+        Pass<Q, W, M, L, K>: Round,
     {
-        let (stop, stopped) = watch::channel(false);
-        let handle = tokio::spawn(work(deliveries, metrics, stopped));
-        Self { stop, handle }
+        let pacing = Pacing {
+            idle: IDLE,
+            after_error: AFTER_ERROR,
+            wake: None,
+        };
+        let pass = Pass {
+            deliveries,
+            metrics,
+        };
+        Self(Worker::spawn("delivery", pass, pacing))
     }
 
     /// Lets the pass in flight finish, then stops.
     pub async fn shutdown(self) {
-        let _ = self.stop.send(true);
-        if let Err(e) = self.handle.await {
-            tracing::error!(error = %e, "the delivery worker ended abnormally");
-        }
+        self.0.shutdown().await;
     }
 }
 
-async fn work<Q, W, M, L, K>(
+/// One pass over what is due.
+pub struct Pass<Q, W, M, L, K> {
     deliveries: Arc<DeliveryService<Q, W, M, L, K>>,
     metrics: Arc<Metrics>,
-    mut stopped: watch::Receiver<bool>,
-) where
-    Q: DeliveryQueue,
-    W: WebhookSender,
-    M: Mailer,
-    L: MailLinks,
-    K: Clock,
+}
+
+impl<Q, W, M, L, K> std::fmt::Debug for Pass<Q, W, M, L, K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pass")
+            .field("size", &PASS)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<Q, W, M, L, K> Round for Pass<Q, W, M, L, K>
+where
+    Q: DeliveryQueue + 'static,
+    W: WebhookSender + 'static,
+    M: Mailer + 'static,
+    L: MailLinks + 'static,
+    K: Clock + 'static,
 {
-    while !*stopped.borrow() {
-        // Never raced against shutdown: a pass runs to its end, each attempt stored.
-        let wait = match deliveries.run_once(PASS).await {
+    async fn run(&mut self) -> Outcome {
+        match self.deliveries.run_once(PASS).await {
             Ok(report) => {
-                metrics.deliveries(&report);
+                self.metrics.deliveries(&report);
                 if report.sent() + report.failed() > 0 {
-                    continue;
+                    Outcome::Busy
+                } else {
+                    Outcome::Idle
                 }
-                IDLE
             }
             Err(e) => {
                 tracing::warn!(error = %e, "the delivery worker could not use the database; trying again");
-                AFTER_ERROR
+                Outcome::Failed
             }
-        };
-        // A dropped handle (start-up failed after the workers began) ends the worker too:
-        // `changed` then fails at once, and waiting on it again would spin.
-        let orphaned = tokio::select! {
-            changed = stopped.changed() => changed.is_err(),
-            () = tokio::time::sleep(wait) => false,
-        };
-        if orphaned {
-            break;
         }
     }
 }

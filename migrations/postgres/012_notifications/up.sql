@@ -1,4 +1,4 @@
--- Notifications and webhooks (API.md): the e-mail setting, webhook endpoints, and the durable
+-- Notifications and webhooks (docs/api.md): the e-mail setting, webhook endpoints, and the durable
 -- outbox. An event row is written in the same transaction as the change that caused it, with one
 -- delivery row per channel (each subscribed webhook; e-mail when it is on). Workers claim due
 -- deliveries (next_attempt_at) under a lease (lease_until); a crashed worker's claim simply expires.

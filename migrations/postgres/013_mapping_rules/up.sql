@@ -1,4 +1,4 @@
--- Mapping rules and unmapped time (API.md, "Mapping rules and unmapped time"): an entry may
+-- Mapping rules and unmapped time (docs/api.md, "Mapping rules and unmapped time"): an entry may
 -- come without a foundation and with tags; the person's rules then decide, and `mapped_by`
 -- says whether the foundation came from the tracker ('client'), a rule ('rule'), or nobody
 -- yet (NULL, unmapped). Same shape as SQLite's 013.

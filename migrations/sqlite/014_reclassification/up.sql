@@ -1,4 +1,4 @@
--- Re-classification in the background (API.md, "Mapping rules and unmapped time"). Same shape
+-- Re-classification in the background (docs/api.md, "Mapping rules and unmapped time"). Same shape
 -- as PostgreSQL's 014.
 --
 -- Each entry keeps what the rules compare, folded once when it is written (NFC, lower case),

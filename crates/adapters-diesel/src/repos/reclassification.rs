@@ -1,4 +1,4 @@
-//! The re-classification job of one person (API.md, "Mapping rules and unmapped time"): queued
+//! The re-classification job of one person (docs/api.md, "Mapping rules and unmapped time"): queued
 //! by a rule change in the change's own transaction, then run a step at a time.
 //!
 //! **A step** reads the next [`READ_CHUNK`] of the person's candidates (unmapped or rule-mapped,

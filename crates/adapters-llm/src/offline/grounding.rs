@@ -1,7 +1,7 @@
 //! Whether a written sentence rests on the person's words: at least half of its content words
 //! (compared by a rough stem) occur in the texts it may draw on. The offline engine checks its
 //! own mirrors with it, and falls back to the person's sentence when a mirror would not pass, so
-//! that what it writes passes the service's grounding check (API.md, "Provenance").
+//! that what it writes passes the service's grounding check (docs/api.md, "Provenance").
 
 use std::collections::BTreeSet;
 

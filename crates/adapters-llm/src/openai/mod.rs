@@ -434,7 +434,7 @@ impl Extractor for OpenAiClient {
     }
 
     /// The offline engine's mirror: where the model's text does not rest on the person's
-    /// words, their own sentences said back are stored instead (API.md, "Provenance").
+    /// words, their own sentences said back are stored instead (docs/api.md, "Provenance").
     fn mirror(&self, input: &ExtractionInput) -> Option<ExtractionDraft> {
         crate::offline::OfflineEngine.mirror(input)
     }

@@ -1,4 +1,4 @@
-//! The session cookies of API.md: `ds_access` (the JWT; `Path=/`, `SameSite=Lax`) and
+//! The session cookies of docs/api.md: `ds_access` (the JWT; `Path=/`, `SameSite=Lax`) and
 //! `ds_refresh` (opaque; `Path=/api/auth`, `SameSite=Strict`), both `HttpOnly`, `Secure` when
 //! configured; and `ds_login`, the short-lived sign-in state.
 

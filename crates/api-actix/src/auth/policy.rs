@@ -1,9 +1,20 @@
-//! Least privilege (API.md): who may call a route, stated in the route's own declaration
+//! Least privilege (docs/api.md): who may call a route, stated in the route's own declaration
 //! (`routes::declaration::Route`), which mounts it with its policy. The `Caller` extractor reads
 //! the policy of the route the request matched; a route mounted without one lets no caller in.
+//! The policy is the route's only access declaration: the OpenAPI `security` of its operation
+//! ([`Policy::security`]), the least-privilege test's expectation and the scope matrix are
+//! derived from it.
 
 use actix_web::http::Method;
 use domain::account::KeyScope;
+use utoipa::openapi::security::SecurityRequirement;
+
+/// The document's name of the `X-API-Key` scheme (a personal key or the operator key).
+pub const API_KEY_SCHEME: &str = "api_key";
+/// The document's name of the `Authorization: Bearer` scheme (the access token).
+pub const BEARER_SCHEME: &str = "bearer";
+/// The document's name of the session cookie scheme (`ds_access`).
+pub const COOKIE_SCHEME: &str = "cookie";
 
 /// Who may call one route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +46,23 @@ impl Policy {
     #[must_use]
     pub const fn needs_session(self) -> bool {
         matches!(self, Self::Session)
+    }
+
+    /// The schemes the route's operation documents, any one of which will do (in the order
+    /// credentials are tried); `None` for a public route, which documents none.
+    #[must_use]
+    pub fn security(self) -> Option<Vec<SecurityRequirement>> {
+        let schemes: &[&str] = match self {
+            Self::Public => return None,
+            Self::Session => &[COOKIE_SCHEME],
+            Self::SignedIn | Self::Key(_) => &[API_KEY_SCHEME, BEARER_SCHEME, COOKIE_SCHEME],
+        };
+        Some(
+            schemes
+                .iter()
+                .map(|scheme| SecurityRequirement::new(*scheme, Vec::<String>::new()))
+                .collect(),
+        )
     }
 }
 

@@ -3,6 +3,8 @@
 //! `/docs`, a page the `site` crate renders from it at start-up. This file holds what is not a route's: the title, the
 //! tags, the security schemes and the common error answers.
 
+#[cfg(test)]
+mod checked_in;
 mod common_errors;
 pub mod route;
 
@@ -12,6 +14,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::openapi::{OpenApi as Document, Server};
 use utoipa::{Modify, OpenApi};
 
+use crate::auth::policy::{API_KEY_SCHEME, BEARER_SCHEME, COOKIE_SCHEME};
 use crate::routes;
 use crate::routes::declaration::Route;
 use common_errors::CommonErrors;
@@ -40,7 +43,8 @@ use common_errors::CommonErrors;
 #[derive(Debug)]
 struct ApiDoc;
 
-/// The three ways to be signed in, tried in this order; any one of them satisfies `signed_in`.
+/// The three ways to be signed in, tried in this order; which of them an operation accepts
+/// follows from its route's policy (`Policy::security`).
 #[derive(Debug)]
 struct SecuritySchemes;
 
@@ -48,14 +52,14 @@ impl Modify for SecuritySchemes {
     fn modify(&self, openapi: &mut Document) {
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
-            "api_key",
+            API_KEY_SCHEME,
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                 "X-API-Key",
                 "A personal API key (acts as its owner) or the operator key.",
             ))),
         );
         components.add_security_scheme(
-            "bearer",
+            BEARER_SCHEME,
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
@@ -65,7 +69,7 @@ impl Modify for SecuritySchemes {
             ),
         );
         components.add_security_scheme(
-            "cookie",
+            COOKIE_SCHEME,
             SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
                 "ds_access",
                 "The session cookie set at sign-in. Unsafe methods also need an Origin or \

@@ -51,7 +51,6 @@ async fn page(
     responses(
         (status = 200, description = "A page.", body = ActivityPage),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn list(
     activity: web::Data<DieselActivityRepository>,
@@ -71,7 +70,6 @@ pub(crate) async fn list(
         (status = 200, description = "A page.", body = ActivityPage),
         (status = 403, description = "Not an admin.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn admin_list(
     activity: web::Data<DieselActivityRepository>,
@@ -96,7 +94,6 @@ pub(crate) async fn admin_list(
     responses(
         (status = 200, description = "The summary.", body = ActivitySummaryView),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn summary(
     activity: web::Data<DieselActivityRepository>,

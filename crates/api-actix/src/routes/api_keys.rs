@@ -33,7 +33,6 @@ pub fn routes() -> Vec<Route> {
     responses(
         (status = 201, description = "The key, shown this once.", body = ApiKeyCreated),
     ),
-    security(("cookie" = [])),
 )]
 pub(crate) async fn create(
     accounts: web::Data<Accounts>,
@@ -59,7 +58,6 @@ pub(crate) async fn create(
     responses(
         (status = 200, description = "The keys.", body = [ApiKeyView]),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn list(
     accounts: web::Data<Accounts>,
@@ -80,7 +78,6 @@ pub(crate) async fn list(
         (status = 204, description = "Revoked."),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("cookie" = [])),
 )]
 pub(crate) async fn revoke(
     accounts: web::Data<Accounts>,

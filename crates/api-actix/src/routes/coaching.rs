@@ -59,7 +59,6 @@ impl From<PreferencesError> for ApiError {
         (status = 200, description = "The preferences.", body = PreferencesView),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn preferences(
     coaching: web::Data<Coaching>,
@@ -79,7 +78,6 @@ pub(crate) async fn preferences(
         (status = 200, description = "Stored with `source: override`.", body = PreferencesView),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn set_preferences(
     coaching: web::Data<Coaching>,
@@ -103,7 +101,6 @@ pub(crate) async fn set_preferences(
         (status = 200, description = "Stored with `source: derived`.", body = PreferencesView),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn regenerate(
     coaching: web::Data<Coaching>,
@@ -125,7 +122,6 @@ pub(crate) async fn regenerate(
     responses(
         (status = 200, description = "A page.", body = CheckInPage),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn checkins(
     coaching: web::Data<Coaching>,
@@ -148,7 +144,6 @@ pub(crate) async fn checkins(
         (status = 409, description = "`profile_not_affirmed`.", body = ErrorBody),
         (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn create_checkin(
     accounts: web::Data<Accounts>,
@@ -186,7 +181,6 @@ pub(crate) async fn create_checkin(
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
         (status = 409, description = "`already_responded`.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn respond(
     coaching: web::Data<Coaching>,
@@ -222,7 +216,6 @@ pub(crate) async fn respond(
         (status = 200, description = "What the run did.", body = RunReportView),
         (status = 403, description = "Not an admin, or a cookie write from a foreign origin.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn run(
     coaching: web::Data<Coaching>,

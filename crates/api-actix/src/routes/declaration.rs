@@ -1,7 +1,9 @@
 //! [`Route`], the one declaration of a route: its handler, the `#[utoipa::path]` annotation
 //! that states its method, path and answers, and who may call it ([`Policy`]). The router, the
 //! OpenAPI document and the least-privilege check all read it, so adding a route is one edit
-//! in one file: the handler with its annotation, and its line in the file's `routes()`.
+//! in one file: the handler with its annotation, and its line in the file's `routes()`. The
+//! policy is the only access declaration: the operation's `security` is derived from it, and
+//! an annotation that states `security(...)` itself is refused by a test of `routes`.
 //!
 //! A route cannot be declared without a policy: [`Route::new`] takes it first.
 //!
@@ -53,8 +55,11 @@ pub struct Route {
     shared: Option<fn(Resource) -> Resource>,
     /// Sets the handler on the actix route it is mounted as.
     handler: Box<dyn FnOnce(ActixRoute) -> ActixRoute>,
-    /// Adds the route's operation, and the schemas it names, to a document.
-    describe: fn(&mut OpenApi),
+    /// Whether the annotation states `security(...)` (it must not: the policy says it).
+    annotated_security: bool,
+    /// Adds the route's operation, with the security of a policy, and the schemas it names, to
+    /// a document.
+    describe: fn(&mut OpenApi, Policy),
 }
 
 impl std::fmt::Debug for Route {
@@ -86,6 +91,7 @@ impl Route {
             dev_only: false,
             shared: None,
             handler: Box::new(move |route| route.to(handler)),
+            annotated_security: A::operation().security.is_some(),
             describe: describe::<A>,
         }
     }
@@ -125,9 +131,16 @@ impl Route {
         self.methods_stated
     }
 
-    /// Adds the route's operation and schemas to `document`.
+    /// Whether the annotation states its own `security(...)`, a second access declaration.
+    #[must_use]
+    pub const fn annotated_security(&self) -> bool {
+        self.annotated_security
+    }
+
+    /// Adds the route's operation, with the security its policy documents, and its schemas to
+    /// `document`.
     pub fn describe(&self, document: &mut OpenApi) {
-        (self.describe)(document);
+        (self.describe)(document, self.policy);
     }
 }
 
@@ -167,9 +180,11 @@ pub fn resources(routes: Vec<Route>, prefix: &str, dev_login_enabled: bool) -> V
 }
 
 /// What `#[derive(OpenApi)]` does with each handler its `paths(...)` lists: the operation with
-/// its tags, under its path for each of its methods, and the schemas it names.
-fn describe<A: Annotation>(document: &mut OpenApi) {
+/// its tags, under its path for each of its methods, and the schemas it names; and the
+/// security `policy` documents.
+fn describe<A: Annotation>(document: &mut OpenApi, policy: Policy) {
     let mut operation = A::operation();
+    operation.security = policy.security();
     operation
         .tags
         .get_or_insert_with(Vec::new)

@@ -54,7 +54,6 @@ pub(crate) async fn prompts() -> web::Json<Vec<PromptView>> {
         (status = 201, description = "Started.", body = ConversationView),
         (status = 200, description = "One was already in progress.", body = ConversationView),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn start(
     discovery: web::Data<Discovery>,
@@ -78,7 +77,6 @@ pub(crate) async fn start(
         (status = 200, description = "The conversation.", body = ConversationView),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn get(
     discovery: web::Data<Discovery>,
@@ -103,7 +101,6 @@ pub(crate) async fn get(
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
         (status = 409, description = "`conversation_completed`: the conversation is completed.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn answer(
     discovery: web::Data<Discovery>,
@@ -140,7 +137,6 @@ pub(crate) async fn answer(
         (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
         (status = 502, description = "The language model failed (after one retry); nothing was changed.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn complete(
     discovery: web::Data<Discovery>,

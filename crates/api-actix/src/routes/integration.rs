@@ -73,7 +73,6 @@ pub const MAX_BATCH_BODY_BYTES: usize = 4 * 1024 * 1024;
     responses(
         (status = 200, description = "The foundations.", body = [FoundationView]),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn foundations(_caller: Caller) -> web::Json<Vec<FoundationView>> {
     let all: Vec<FoundationView> = Foundation::ALL.into_iter().map(Into::into).collect();
@@ -90,7 +89,6 @@ pub(crate) async fn foundations(_caller: Caller) -> web::Json<Vec<FoundationView
         (status = 201, description = "Created.", body = TaskMappingView),
         (status = 200, description = "Replaced the entry with this external id.", body = TaskMappingView),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn upsert(
     integration: web::Data<Integration>,
@@ -117,7 +115,6 @@ pub(crate) async fn upsert(
         (status = 200, description = "How many were created and replaced.", body = BatchReport),
         (status = 413, description = "The body is larger than 4 MiB.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn batch(
     integration: web::Data<Integration>,
@@ -146,7 +143,6 @@ pub(crate) async fn batch(
     responses(
         (status = 200, description = "A page.", body = TaskMappingPage),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn list(
     integration: web::Data<Integration>,
@@ -168,7 +164,6 @@ pub(crate) async fn list(
         (status = 204, description = "Deleted."),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn delete(
     integration: web::Data<Integration>,
@@ -188,7 +183,6 @@ pub(crate) async fn delete(
         (status = 204, description = "Deleted."),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn delete_named_batch(
     integration: web::Data<Integration>,
@@ -221,7 +215,6 @@ async fn delete_mapping(
     responses(
         (status = 200, description = "Minutes and shares per foundation, per local day of the person's time zone, and a summary.", body = WorkPatternView),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn work_patterns(
     accounts: web::Data<Accounts>,

@@ -70,7 +70,6 @@ fn rule_id(raw: &str) -> Result<RuleId, ApiError> {
     responses(
         (status = 200, description = "The rules; the first that matches an entry decides.", body = [RuleView]),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn list(
     integration: web::Data<Integration>,
@@ -96,7 +95,6 @@ pub(crate) async fn list(
         (status = 409, description = "`too_many_rules`: already 500.", body = ErrorBody),
         (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn create(
     integration: web::Data<Integration>,
@@ -124,7 +122,6 @@ pub(crate) async fn create(
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
         (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn replace(
     integration: web::Data<Integration>,
@@ -151,7 +148,6 @@ pub(crate) async fn replace(
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
         (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn delete(
     integration: web::Data<Integration>,
@@ -174,7 +170,6 @@ pub(crate) async fn delete(
     responses(
         (status = 200, description = "Idle, or running with its progress.", body = ReclassificationView),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn reclassification(
     integration: web::Data<Integration>,
@@ -193,7 +188,6 @@ pub(crate) async fn reclassification(
     responses(
         (status = 200, description = "What the caller still has to classify.", body = [UnmappedGroupView]),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn unmapped(
     integration: web::Data<Integration>,

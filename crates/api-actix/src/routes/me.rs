@@ -32,7 +32,6 @@ pub fn routes() -> Vec<Route> {
     responses(
         (status = 200, description = "The person.", body = UserView),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn get(
     accounts: web::Data<Accounts>,
@@ -61,7 +60,6 @@ pub(crate) async fn get(
     responses(
         (status = 204, description = "Deleted; cookies cleared."),
     ),
-    security(("cookie" = [])),
 )]
 pub(crate) async fn delete(
     accounts: web::Data<Accounts>,
@@ -95,7 +93,6 @@ pub(crate) async fn delete(
     responses(
         (status = 200, description = "The export.", body = ExportView),
     ),
-    security(("cookie" = [])),
 )]
 pub(crate) async fn export(
     accounts: web::Data<Accounts>,
@@ -126,7 +123,6 @@ pub(crate) async fn export(
     responses(
         (status = 200, description = "The counts.", body = StatsView),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn stats(
     accounts: web::Data<Accounts>,

@@ -177,7 +177,20 @@ mod tests {
         }
     }
 
-    /// The policy and the security the annotation documents agree: a public route names no
+    /// The policy is a route's only access declaration: no annotation states `security(...)`
+    /// beside it (the document's is derived from the policy, `Policy::security`).
+    #[test]
+    fn no_annotation_declares_its_own_security() {
+        for route in api().into_iter().flat_map(|(_, routes)| routes) {
+            assert!(
+                !route.annotated_security(),
+                "{route:?}: its annotation states `security(...)`; the policy given to \
+                 `Route::new` is the route's only access declaration"
+            );
+        }
+    }
+
+    /// The policy and the security the document states agree: a public route names no
     /// scheme, and a session-only route names the session cookie alone.
     #[test]
     fn each_policy_matches_the_security_its_operation_documents() {

@@ -81,7 +81,6 @@ async fn email_of(accounts: &Accounts, caller: &Caller) -> Result<String, ApiErr
     responses(
         (status = 200, description = "The setting.", body = NotificationSettingsView),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn settings(
     accounts: web::Data<Accounts>,
@@ -106,7 +105,6 @@ pub(crate) async fn settings(
         (status = 200, description = "The setting.", body = NotificationSettingsView),
         (status = 409, description = "`email_unavailable`: this server sends no e-mail.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn put_settings(
     accounts: web::Data<Accounts>,
@@ -136,7 +134,6 @@ pub(crate) async fn put_settings(
         (status = 201, description = "The endpoint with its secret, shown this once.", body = WebhookCreatedView),
         (status = 409, description = "`too_many_webhooks`: already 10.", body = ErrorBody),
     ),
-    security(("cookie" = [])),
 )]
 pub(crate) async fn create(
     notifications: web::Data<Notifications>,
@@ -162,7 +159,6 @@ pub(crate) async fn create(
     responses(
         (status = 200, description = "The endpoints.", body = [WebhookView]),
     ),
-    security(("cookie" = [])),
 )]
 pub(crate) async fn list(
     notifications: web::Data<Notifications>,
@@ -188,7 +184,6 @@ fn webhook_id(raw: &str) -> Result<WebhookId, ApiError> {
         (status = 204, description = "Deleted."),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("cookie" = [])),
 )]
 pub(crate) async fn delete(
     notifications: web::Data<Notifications>,
@@ -215,7 +210,6 @@ pub(crate) async fn delete(
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
         (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
-    security(("cookie" = [])),
 )]
 pub(crate) async fn test(
     notifications: web::Data<Notifications>,
@@ -241,7 +235,6 @@ pub(crate) async fn test(
         (status = 200, description = "A page.", body = DeliveryPage),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("cookie" = [])),
 )]
 pub(crate) async fn deliveries(
     notifications: web::Data<Notifications>,

@@ -92,7 +92,6 @@ impl From<ChangeProfileError> for ApiError {
         (status = 200, description = "The profile; `ETag` is its version.", body = ProfileView),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn get(
     profiles: web::Data<Profiles>,
@@ -135,7 +134,6 @@ fn if_match(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
         (status = 409, description = "`profile_locked`, or `conflict` when `If-Match` is stale.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn edit(
     profiles: web::Data<Profiles>,
@@ -159,7 +157,6 @@ pub(crate) async fn edit(
         (status = 200, description = "The locked profile (unchanged when already locked).", body = ProfileView),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn affirm(
     profiles: web::Data<Profiles>,
@@ -182,7 +179,6 @@ pub(crate) async fn affirm(
         (status = 200, description = "The unlocked profile (unchanged when already unlocked).", body = ProfileView),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn reopen(
     profiles: web::Data<Profiles>,
@@ -208,7 +204,6 @@ pub(crate) async fn reopen(
         (status = 409, description = "`profile_locked`, or `conflict` when `If-Match` is stale.", body = ErrorBody),
         (status = 422, description = "`If-Match` is not a version.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn restore(
     profiles: web::Data<Profiles>,
@@ -236,7 +231,6 @@ pub(crate) async fn restore(
         (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
         (status = 502, description = "The language model failed (after one retry); nothing was changed.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn reflect(
     profiles: web::Data<Profiles>,
@@ -283,7 +277,6 @@ impl From<ReflectError> for ApiError {
         (status = 200, description = "The messages.", body = [ReflectionMessageView]),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn reflection(
     profiles: web::Data<Profiles>,
@@ -303,7 +296,6 @@ pub(crate) async fn reflection(
         (status = 200, description = "The revisions.", body = [RevisionView]),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn revisions(
     profiles: web::Data<Profiles>,

@@ -40,7 +40,6 @@ pub fn routes() -> Vec<Route> {
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
         (status = 409, description = "`profile_locked`: an affirmed profile takes no more reflection.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn preview_get(
     profiles: web::Data<Profiles>,
@@ -69,7 +68,6 @@ pub(crate) async fn preview_get(
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
         (status = 409, description = "`profile_locked`: an affirmed profile takes no more reflection.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn preview_post(
     profiles: web::Data<Profiles>,

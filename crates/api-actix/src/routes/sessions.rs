@@ -28,7 +28,6 @@ pub fn routes() -> Vec<Route> {
     responses(
         (status = 200, description = "The sessions.", body = [SessionView]),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn list(
     accounts: web::Data<Accounts>,
@@ -52,7 +51,6 @@ pub(crate) async fn list(
         (status = 204, description = "Revoked."),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
     ),
-    security(("cookie" = [])),
 )]
 pub(crate) async fn revoke(
     accounts: web::Data<Accounts>,

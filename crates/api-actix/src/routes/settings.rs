@@ -40,7 +40,6 @@ impl From<SetTimeZoneError> for ApiError {
     responses(
         (status = 200, description = "The settings.", body = SettingsView),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn get(
     accounts: web::Data<Accounts>,
@@ -60,7 +59,6 @@ pub(crate) async fn get(
         (status = 200, description = "The settings, as stored.", body = SettingsView),
         (status = 422, description = "`validation_failed`: an unknown time zone.", body = ErrorBody),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn put(
     accounts: web::Data<Accounts>,

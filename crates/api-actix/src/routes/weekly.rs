@@ -32,7 +32,6 @@ pub fn routes() -> Vec<Route> {
     responses(
         (status = 200, description = "Exactly the weeks asked for, oldest first, ending with the current one; their sums equal those of `daily` over the same dates.", body = WeeklyView),
     ),
-    security(("api_key" = []), ("bearer" = []), ("cookie" = [])),
 )]
 pub(crate) async fn weekly(
     accounts: web::Data<Accounts>,

@@ -19,7 +19,7 @@ use crate::helpers::{
     spawn_app_with, valid_claims,
 };
 
-/// The seven editable prose fields of a profile (API.md).
+/// The seven editable prose fields of a profile (docs/api.md).
 const PROSE_FIELDS: [&str; 7] = [
     "love_summary",
     "strength_summary",

@@ -374,14 +374,14 @@ async fn deleting_the_account_with_a_bearer_token_or_an_api_key_is_refused_and_d
     let bob_key = app.create_api_key(&bob, "tracker").await;
     let before = (account_of(&app, &ada).await, account_of(&app, &bob).await);
 
-    // API.md, "Least privilege": the account goes only from a browser session.
+    // docs/api.md, "Least privilege": the account goes only from a browser session.
     let response = send(app.with_bearer(&ada.access_jwt, Method::DELETE, "/api/me")).await;
     assert_error(response, 403, "session_required").await;
     let response = send(app.with_key(&bob_key.key, Method::DELETE, "/api/me")).await;
     assert_error(response, 403, "session_required").await;
     let response = send(app.with_key(&ada_key.key, Method::DELETE, "/api/me")).await;
     assert_error(response, 403, "session_required").await;
-    // A Bearer token wins over the cookie sent beside it (API.md's order), so it is refused too.
+    // A Bearer token wins over the cookie sent beside it (docs/api.md's order), so it is refused too.
     let response = send(
         app.as_browser(&ada, Method::DELETE, "/api/me")
             .header("Authorization", format!("Bearer {}", ada.access_jwt)),

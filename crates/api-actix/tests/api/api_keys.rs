@@ -156,7 +156,7 @@ async fn a_key_cannot_revoke_itself_or_probe_ids_and_a_key_cannot_be_revoked_by_
     let ada = app.dev_login("ada@example.org").await;
     let key = app.create_api_key(&ada, "tracker").await;
 
-    // Revoking is credential management: the browser session's, never a key's (API.md, "Least
+    // Revoking is credential management: the browser session's, never a key's (docs/api.md, "Least
     // privilege"), and the key is refused before any id is looked at.
     let unknown = uuid::Uuid::now_v7().to_string();
     for id in [unknown.as_str(), "not-a-uuid", key.id.as_str()] {

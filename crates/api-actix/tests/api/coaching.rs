@@ -74,7 +74,7 @@ async fn respond(app: &TestApp, jwt: &str, id: &str, body: &Value) -> reqwest::R
     .await
 }
 
-/// The derived defaults of API.md's table for `triad`.
+/// The derived defaults of docs/api.md's table for `triad`.
 fn derived(triad: &str) -> Value {
     match triad {
         "gut" => json!({

@@ -20,7 +20,7 @@ use crate::helpers::{ADMIN_EMAIL, GUT_ANSWERS, OPERATOR_KEY, TestApp, client, sp
 /// content type are still checked, and the document must list no JSON body for their
 /// successes: this list cannot excuse an answer that has one.
 const NO_JSON_SUCCESS: &[&str] = &[
-    // 302 to the identity provider, and back to the application: never JSON (API.md).
+    // 302 to the identity provider, and back to the application: never JSON (docs/api.md).
     "GET /api/auth/login",
     "GET /api/auth/callback",
     // 204 No Content.
@@ -457,7 +457,7 @@ async fn every_operation_answers_as_the_document_says() {
     .await;
     let ada = app.dev_login("ada@example.org").await;
     let bearer = |method: Method, path: &str| app.with_bearer(&ada.access_jwt, method, path);
-    // Credential and account management take Ada's browser session (API.md, "Least privilege").
+    // Credential and account management take Ada's browser session (docs/api.md, "Least privilege").
     let ada_browser = |method: Method, path: &str| app.as_browser(&ada, method, path);
     c.expect("GET /api/me", 401, app.api.get(app.url("/api/me")))
         .await;

@@ -199,7 +199,7 @@ async fn bearer_and_api_key_writes_need_no_origin_but_cannot_manage_credentials(
         StatusCode::NO_CONTENT
     );
 
-    // Managing credentials is the browser session's alone (API.md, "Least privilege"): with a
+    // Managing credentials is the browser session's alone (docs/api.md, "Least privilege"): with a
     // Bearer token or a key it is 403 `session_required`, Origin or not, and nothing happens.
     let refused = [
         app.with_bearer(&ada.access_jwt, Method::POST, "/api/me/api-keys")

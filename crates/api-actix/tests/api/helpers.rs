@@ -208,7 +208,7 @@ impl TestApp {
     }
 
     /// Someone in `ADMIN_EMAILS`, signed in as an identity provider would sign them in. Dev
-    /// login never makes an admin (API.md, "Least privilege"), and these tests have no identity
+    /// login never makes an admin (docs/api.md, "Least privilege"), and these tests have no identity
     /// provider: so the dev-login account is relabelled as the provider's ([`Self::make_admin`])
     /// and its session refreshed, and the service itself issues the tokens that say admin.
     pub async fn admin_login(&self, email: &str) -> SignedIn {
@@ -377,7 +377,7 @@ pub struct ApiKey {
 }
 
 /// Whether the contract reserves `method path` (a concrete path; a query is ignored) to the
-/// session cookie: managing credentials and the account (API.md, "Least privilege"), which any
+/// session cookie: managing credentials and the account (docs/api.md, "Least privilege"), which any
 /// API key or Bearer token is refused with 403 `session_required`.
 pub fn needs_session(method: &Method, path: &str) -> bool {
     let path = path.split_once('?').map_or(path, |(p, _)| p);
@@ -738,7 +738,7 @@ pub fn without_goals(answers: Answers<'_>) -> Answers<'_> {
     answers
 }
 
-/// The triad of an Enneagram type (API.md: gut 8, 9, 1; heart 2, 3, 4; head 5, 6, 7).
+/// The triad of an Enneagram type (docs/api.md: gut 8, 9, 1; heart 2, 3, 4; head 5, 6, 7).
 pub fn triad_of(enneagram_type: u64) -> &'static str {
     match enneagram_type {
         8 | 9 | 1 => "gut",
@@ -826,7 +826,7 @@ pub fn timestamp(value: &Value) -> time::OffsetDateTime {
         .unwrap_or_else(|e| panic!("{text} is not RFC 3339: {e}"))
 }
 
-/// The verdict words a check-in or observation never contains (API.md), found as whole words.
+/// The verdict words a check-in or observation never contains (docs/api.md), found as whole words.
 pub fn verdict_in(text: &str) -> Option<&'static str> {
     let words: Vec<String> = text
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))

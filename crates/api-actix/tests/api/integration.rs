@@ -504,7 +504,7 @@ fn compact_items(n: usize) -> Vec<Value> {
         .collect()
 }
 
-// API.md allows 1,000 items per batch but 64 KiB per body; 1,000 items of the smallest valid
+// docs/api.md allows 1,000 items per batch but 64 KiB per body; 1,000 items of the smallest valid
 // shape take about 96 KB, so the batch route needs a larger body limit to keep the promise.
 #[tokio::test]
 async fn a_batch_of_a_thousand_items_is_accepted() {

@@ -1,13 +1,15 @@
-//! Least privilege (API.md, "Authentication and account"): a personal API key acts as its owner
+//! Least privilege (docs/api.md, "Authentication and account"): a personal API key acts as its owner
 //! only within its scopes (`integration`, `profile:read`, `coaching`; 403 `insufficient_scope`
 //! elsewhere), never as an admin, and not at all once expired (401); managing credentials and
 //! the account needs the browser session (403 `session_required` with any key or Bearer token).
 //! Each attack is made for real and shown to change nothing; the scope matrix walks every
-//! operation of `/openapi.json` with a key of each single scope and is kept in
-//! `scope_matrix.md` (rewritten when `UPDATE_SCOPE_MATRIX=1`).
+//! operation of `/openapi.json` with a key of each single scope, checks each answer against the
+//! route's policy (its only access declaration) and is kept in `scope_matrix.md` (generated:
+//! rewritten when `UPDATE_SCOPE_MATRIX=1`, compared otherwise).
 
 use std::time::Duration;
 
+use api_actix::auth::policy::Policy;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -17,7 +19,7 @@ use crate::helpers::{
     timestamp,
 };
 
-/// The scopes of a personal key (API.md).
+/// The scopes of a personal key (docs/api.md).
 const SCOPES: [&str; 3] = ["integration", "profile:read", "coaching"];
 
 /// `who`'s keys as listed in their browser: `(id, name, scopes, expires_at)`, by id.
@@ -111,7 +113,7 @@ async fn a_key_cannot_mint_a_key_whatever_its_scopes() {
         )
         .await;
         assert_error(response, 403, "session_required").await;
-        // Beside Ada's own session cookie: the key is the credential (API.md's order), and a
+        // Beside Ada's own session cookie: the key is the credential (docs/api.md's order), and a
         // key is refused.
         let response = send(
             app.as_browser(&ada, Method::POST, "/api/me/api-keys")
@@ -238,7 +240,7 @@ async fn a_bearer_token_cannot_create_a_key_revoke_a_session_or_delete_the_accou
                 .header("Origin", app.origin()),
             // The other session's token.
             app.with_bearer(&phone.access_jwt, method.clone(), path),
-            // Beside the session cookie, the Bearer token is the credential (API.md's order).
+            // Beside the session cookie, the Bearer token is the credential (docs/api.md's order).
             app.as_browser(&ada, method.clone(), path)
                 .header("Authorization", format!("Bearer {}", ada.access_jwt)),
         ];
@@ -524,43 +526,22 @@ fn cell(status: u16, body: &Value) -> String {
     }
 }
 
-/// What API.md's "Least privilege" says a key with only `scope` gets from `method path` (a
-/// documented path template).
-fn by_the_contract(method: &str, path: &str, scope: &str) -> &'static str {
-    let session_only = matches!(
-        (method, path),
-        ("POST", "/api/me/api-keys")
-            | ("DELETE", "/api/me/api-keys/{id}")
-            | ("DELETE", "/api/me/sessions/{id}")
-            | ("DELETE", "/api/me")
-            | ("GET", "/api/me/export")
-    ) || path.starts_with("/api/me/webhooks");
-    if session_only {
-        return "session_required";
-    }
-    let allowed = match scope {
-        "integration" => path.starts_with("/integration/") || (method, path) == ("GET", "/api/me"),
-        "profile:read" => {
-            method == "GET"
-                && matches!(
-                    path,
-                    "/discovery/profile/me"
-                        | "/discovery/profile/me/reflection"
-                        | "/discovery/profile/me/revisions"
-                )
-        }
-        "coaching" => matches!(
-            (method, path),
-            ("GET", "/coaching/preferences")
-                | ("GET" | "POST", "/coaching/checkins")
-                | ("POST", "/coaching/checkins/{id}/response")
-        ),
-        other => panic!("{other} is no scope"),
-    };
-    if allowed {
-        "allowed"
-    } else {
-        "insufficient_scope"
+/// What a key with only `scope` should get from `method path` (a documented path template):
+/// what the route's policy says, its only access declaration (`Route::new` in
+/// `crates/api-actix/src/routes/`; docs/api.md, "Least privilege"). The matrix test checks that
+/// the server does exactly this, for every operation and scope.
+fn expected(method: &str, path: &str, scope: &str) -> &'static str {
+    let policy = api_actix::routes::api()
+        .into_iter()
+        .flat_map(|(_, routes)| routes)
+        .find(|route| route.method().as_str() == method && route.path() == path)
+        .unwrap_or_else(|| panic!("{method} {path} is documented but no route declares it"))
+        .policy();
+    match policy {
+        Policy::Public => "n/a",
+        Policy::Session => "session_required",
+        Policy::Key(granted) if granted.key() == scope => "allowed",
+        Policy::Key(_) | Policy::SignedIn => "insufficient_scope",
     }
 }
 
@@ -585,7 +566,7 @@ fn concrete(path: &str) -> String {
 const MATRIX_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api/scope_matrix.md");
 
 #[tokio::test]
-async fn the_scope_matrix_matches_the_contract_and_the_golden_file() {
+async fn the_scope_matrix_matches_the_policies_and_the_golden_file() {
     let app = spawn_app().await;
     let doc = json_body(send(app.api.get(app.url("/openapi.json"))).await, 200).await;
     let mut operations: Vec<(String, String, bool)> = Vec::new();
@@ -635,9 +616,11 @@ async fn the_scope_matrix_matches_the_contract_and_the_golden_file() {
          Every operation of `/openapi.json`, called with a personal API key of exactly one scope\n\
          (path parameters filled with plausible ids, bodies `{}`): `allowed` (anything but a\n\
          refusal for the key), `insufficient_scope` or `session_required` (403), `n/a` (an\n\
-         operation that takes no credential). Written by\n\
-         `least_privilege::the_scope_matrix_matches_the_contract_and_the_golden_file` with\n\
-         `UPDATE_SCOPE_MATRIX=1`; checked against it otherwise. API.md, \"Least privilege\".\n\
+         operation that takes no credential). Each cell is what the route's policy says (its\n\
+         `Route::new` line in `crates/api-actix/src/routes/`, the one place access is declared) and\n\
+         what the server answered: the test fails when they differ. Generated, never edited by hand:\n\
+         `UPDATE_SCOPE_MATRIX=1 cargo test -p api-actix --test api scope_matrix` rewrites it; the test\n\
+         compares it otherwise. docs/api.md, \"Least privilege\".\n\
          \n\
          | method path | integration | profile:read | coaching |\n\
          |---|---|---|---|\n",
@@ -656,14 +639,10 @@ async fn the_scope_matrix_matches_the_contract_and_the_golden_file() {
             .collect();
         table.push_str(&format!("| {method} {path} | {} |\n", shown.join(" | ")));
         for (c, scope) in SCOPES.iter().enumerate() {
-            let expected = if *authenticated {
-                by_the_contract(method, path, scope)
-            } else {
-                "n/a"
-            };
+            let expected = expected(method, path, scope);
             if shown[c] != expected {
                 disagreements.push(format!(
-                    "{method} {path} with {scope}: {} (the contract: {expected})",
+                    "{method} {path} with {scope}: {} (its policy: {expected})",
                     shown[c]
                 ));
             }
@@ -687,7 +666,7 @@ async fn the_scope_matrix_matches_the_contract_and_the_golden_file() {
     }
     assert!(
         disagreements.is_empty(),
-        "{} disagreement(s) with API.md:\n{}\n\n{table}",
+        "{} disagreement(s) between the routes' policies and the server's answers:\n{}\n\n{table}",
         disagreements.len(),
         disagreements.join("\n")
     );

@@ -1,4 +1,4 @@
-//! Mapping rules and unmapped time, black-box (API.md, "Mapping rules and unmapped time"): every
+//! Mapping rules and unmapped time, black-box (docs/api.md, "Mapping rules and unmapped time"): every
 //! rule kind, position order and first match, the tracker's own foundation never re-mapped,
 //! re-classification in the background of rule-mapped and unmapped entries only (a failed rule
 //! write changes nothing, a failed step resumes), the 500-rule limit, the unmapped view, coverage

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::helpers::{assert_error, json_body, send, spawn_app};
 
-/// Every route of the contract (../shared/API.md), as `METHOD path`.
+/// Every route of the contract (docs/api.md), as `METHOD path`.
 const CONTRACT: &[&str] = &[
     "GET /healthz",
     "GET /readyz",
@@ -111,6 +111,24 @@ async fn the_document_is_openapi_3_1_and_covers_every_route_of_the_contract() {
     }
 }
 
+/// `docs/openapi.json`, the checked-in reference, is what the running server serves (the unit
+/// test `openapi::checked_in` compares it byte for byte with the document the code builds, and
+/// `UPDATE_OPENAPI=1` regenerates it there).
+#[tokio::test]
+async fn the_served_document_is_the_one_checked_in_as_docs_openapi_json() {
+    let served = document().await;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json");
+    let checked_in: Value = serde_json::from_str(
+        &std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}")),
+    )
+    .expect("docs/openapi.json is JSON");
+    assert!(
+        served == checked_in,
+        "/openapi.json differs from docs/openapi.json; regenerate it with \
+         `UPDATE_OPENAPI=1 cargo test -p api-actix --lib openapi::checked_in` (or `just openapi`)"
+    );
+}
+
 #[tokio::test]
 async fn every_error_response_has_the_error_schema_and_signed_in_routes_name_their_schemes() {
     let doc = document().await;
@@ -141,7 +159,7 @@ async fn every_error_response_has_the_error_schema_and_signed_in_routes_name_the
                     .flat_map(|s| s.as_object().unwrap().keys())
                     .map(String::as_str)
                     .collect();
-                // Managing credentials and the account takes the session cookie only (API.md,
+                // Managing credentials and the account takes the session cookie only (docs/api.md,
                 // "Least privilege"); every other signed-in route takes the three.
                 let session_only = [
                     ("post", "/api/me/api-keys"),
@@ -329,7 +347,7 @@ async fn an_undeclared_method_on_a_documented_path_is_405_with_allow() {
 async fn docs_show_every_operation_of_the_document_under_the_pages_policy_with_no_script() {
     let app = spawn_app().await;
     let doc = json_body(send(app.api.get(app.url("/openapi.json"))).await, 200).await;
-    // `/docs` is the page itself (API.md), and `/docs.html` the same page.
+    // `/docs` is the page itself (docs/api.md), and `/docs.html` the same page.
     for path in ["/docs", "/docs.html"] {
         let response = send(app.api.get(app.url(path))).await;
         assert_eq!(response.status(), StatusCode::OK, "{path}");

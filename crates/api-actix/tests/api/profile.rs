@@ -11,7 +11,7 @@ use crate::helpers::{
     timestamp, triad_of,
 };
 
-/// The seven editable prose fields (API.md).
+/// The seven editable prose fields (docs/api.md).
 const EDITABLE: [&str; 7] = [
     "love_summary",
     "strength_summary",
@@ -49,7 +49,7 @@ async fn dialogue(app: &TestApp, jwt: &str) -> Vec<Value> {
     .clone()
 }
 
-/// The type a revision snapshot holds (API.md calls it "type"; the profile calls it
+/// The type a revision snapshot holds (docs/api.md calls it "type"; the profile calls it
 /// `enneagram_type`).
 fn snapshot_type(snapshot: &Value) -> &Value {
     if snapshot.get("enneagram_type").is_some() {
@@ -733,7 +733,7 @@ async fn completing_a_new_conversation_re_extracts_an_unlocked_profile_and_keeps
     answer_all(&app, jwt, answers).await;
     let response =
         send(app.with_bearer(jwt, Method::POST, "/discovery/conversation/me/complete")).await;
-    // API.md gives the route 201; an in-place update may also answer 200.
+    // docs/api.md gives the route 201; an in-place update may also answer 200.
     let status = response.status().as_u16();
     assert!(matches!(status, 200 | 201), "status {status}");
     let second = json_body(response, status).await;

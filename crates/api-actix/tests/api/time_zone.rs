@@ -1,4 +1,4 @@
-//! The person's time zone (API.md, "Weeks and the person's time zone"): the setting, the daily
+//! The person's time zone (docs/api.md, "Weeks and the person's time zone"): the setting, the daily
 //! and weekly work patterns dated in that zone's calendar, around a change of offset and a week
 //! boundary, and check-ins that observe the person's own calendar days.
 

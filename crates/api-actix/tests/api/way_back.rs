@@ -10,7 +10,7 @@ use crate::helpers::{
     assert_error, assert_invalid, discover, json_body, my_profile, my_revisions, send, spawn_app,
 };
 
-/// The five fields that always hold text (API.md: "Editing never empties...").
+/// The five fields that always hold text (docs/api.md: "Editing never empties...").
 const NEVER_BLANK: [&str; 5] = [
     "love_summary",
     "strength_summary",

@@ -1,5 +1,5 @@
 //! `deliver`: one pass over the due deliveries — a check-in's webhook reaches a real receiver,
-//! the summary counts it at the top level as API.md spells it, a second pass finds nothing, and
+//! the summary counts it at the top level as docs/api.md spells it, a second pass finds nothing, and
 //! SIGTERM mid-attempt lets the attempt finish and be stored. Settings the service refuses
 //! (an SMTP password in clear to another host) stop it before it sends anything.
 

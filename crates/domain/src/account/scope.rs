@@ -1,4 +1,4 @@
-//! What a personal API key may do: its scopes (API.md, "Least privilege"). A key copied out of
+//! What a personal API key may do: its scopes (docs/api.md, "Least privilege"). A key copied out of
 //! a tracker's config file can then log time, and nothing more unless its owner chose so.
 
 use std::fmt;

@@ -130,7 +130,7 @@ pub struct CoachingPreferences {
     pub updated_at: OffsetDateTime,
 }
 
-/// The derived defaults for a triad (API.md's table).
+/// The derived defaults for a triad (docs/api.md's table).
 #[must_use]
 pub fn derive_preferences(triad: Triad) -> PreferenceSettings {
     use CoachingFrequency::{Biweekly, Weekly};

@@ -1,4 +1,4 @@
-//! The grounding guard over an extraction (API.md, "Provenance"): after the draft's guards, every
+//! The grounding guard over an extraction (docs/api.md, "Provenance"): after the draft's guards, every
 //! field whose text has a sentence that rests on nothing the person wrote is replaced by the
 //! offline engine's mirror of that field, with its sources; a goal the person stated but the
 //! draft did not keep is taken from the mirror too. What was replaced is reported, for the

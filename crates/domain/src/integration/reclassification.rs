@@ -1,4 +1,4 @@
-//! Re-classification (API.md, "Mapping rules and unmapped time"): a rule change commits at once
+//! Re-classification (docs/api.md, "Mapping rules and unmapped time"): a rule change commits at once
 //! and queues a job that decides the person's existing entries again, in short steps, in the
 //! background. Here: which entries a queued job covers (its [`Scope`]), how far it is
 //! ([`Reclassification`]), and what one step reports ([`ReclassifyStep`]).

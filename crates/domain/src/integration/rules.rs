@@ -1,4 +1,4 @@
-//! Mapping rules (API.md, "Mapping rules and unmapped time"): a tracker often knows a label, a
+//! Mapping rules (docs/api.md, "Mapping rules and unmapped time"): a tracker often knows a label, a
 //! tag or an id, not a foundation; a person's rules, in position order, give an entry sent
 //! without a foundation the foundation of the first rule that matches it. Matching is
 //! case-insensitive on NFC text, so "Café" written either way, in any case, is one word.

@@ -1,4 +1,4 @@
-//! The grounding rule (API.md, "Provenance"): a sentence about the person rests on their words
+//! The grounding rule (docs/api.md, "Provenance"): a sentence about the person rests on their words
 //! when at least half of its content words occur in the texts it may draw on, compared by
 //! Snowball stem with the language's stop words aside, and when it does not turn them around
 //! (a negation or an opposite they never wrote; [`super::polarity`]). Whichever engine wrote a

@@ -1,6 +1,6 @@
 //! No-goal answers: "not sure yet", "no idea", "keine Ahnung", "todavía no"... An answer to a goal
 //! prompt that says only that there is no goal (yet) states no goal, so its summary is `null`
-//! whatever an engine writes from it (API.md, "Provenance"). The rule is pure and shared by every
+//! whatever an engine writes from it (docs/api.md, "Provenance"). The rule is pure and shared by every
 //! engine, because the extraction guard applies it.
 //!
 //! An answer is a no-goal answer when, once normalised (case, accents, apostrophes, punctuation

@@ -44,7 +44,7 @@ pub struct ApiSettings {
     pub delivery: DeliverySettings,
 }
 
-/// How notifications leave the service (API.md, "Notifications and webhooks").
+/// How notifications leave the service (docs/api.md, "Notifications and webhooks").
 #[derive(Clone, PartialEq, Eq)]
 pub struct DeliverySettings {
     /// `SMTP_URL` (`smtp://` with `?tls=required` for STARTTLS, `smtps://` for implicit TLS,

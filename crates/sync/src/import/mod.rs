@@ -1,5 +1,5 @@
 //! Importers: other trackers' exports read into [`ImportedEntry`] values, ready to be sent as
-//! task mappings without a foundation (API.md, "Mapping rules and unmapped time"). Pure
+//! task mappings without a foundation (docs/api.md, "Mapping rules and unmapped time"). Pure
 //! parsing: no HTTP, no files opened here; the caller hands in the bytes.
 //!
 //! - [`toggl`]: Toggl Track's detailed report, CSV.

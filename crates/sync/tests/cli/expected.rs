@@ -9,7 +9,7 @@ use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
 use time::{Date, Duration, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 
-/// The contract's six foundations (API.md, "Foundations").
+/// The contract's six foundations (docs/api.md, "Foundations").
 pub const FOUNDATIONS: [&str; 6] = [
     "love",
     "strength",
