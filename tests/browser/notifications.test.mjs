@@ -207,7 +207,7 @@ test('webhooks: added with its secret shown once, tested (a ping in the log), de
   await item.locator('.delete-webhook').click();
   await item.locator('.confirm-delete').click();
   await page.locator('#no-webhooks').waitFor();
-  await page.locator('#notice', { hasText: 'is deleted' }).waitFor();
+  await page.locator('#status-webhook-delete', { hasText: 'is deleted' }).waitFor();
   assert.equal((await focused(page)).id, 'webhook-url');
   assert.deepEqual((await api.get('/api/me/webhooks')).body, []);
   assert.equal((await api.get(`/api/me/webhooks/${id}/deliveries`)).status, 404);
