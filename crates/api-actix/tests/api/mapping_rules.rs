@@ -736,7 +736,7 @@ async fn coverage_is_whole_with_nothing_logged_and_half_with_half_mapped() {
         half["summary"]
             .as_str()
             .unwrap()
-            .contains("2 h more was logged without a foundation"),
+            .contains("you logged 4 h: 2 h classified, 2 h not yet."),
         "{half:#}"
     );
 
