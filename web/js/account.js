@@ -5,7 +5,7 @@ import { api, ApiError, signOut } from './api.js';
 import { activityWords } from './activity-words.js';
 import { confirmFirst } from './confirm.js';
 import { zoneChoices, matching } from './time-zones.js';
-import { el, fill, initPage, notice, explain, when, at, act, refuse, accept, countChars, checkText, browserTimeZone, timeZoneSettled, showTimesIn, TIME_ZONE_KEY } from './ui.js';
+import { el, fill, initPage, notice, explain, when, at, act, statusBeside, refuse, accept, countChars, checkText, browserTimeZone, timeZoneSettled, showTimesIn, TIME_ZONE_KEY } from './ui.js';
 
 initPage();
 
@@ -37,12 +37,14 @@ function describeAgent(session) {
 function copyButton(id, label, what, code) {
   const button = el('button', { type: 'button', class: 'secondary', id, text: label });
   button.addEventListener('click', async () => {
+    // Said beside the button, where the person is looking (status-<id>).
+    const status = statusBeside(button.closest('.actions') || button, id);
     try {
       await navigator.clipboard.writeText(code.textContent);
-      notice(`The ${what} is copied.`);
+      status.say(`The ${what} is copied.`);
     } catch {
       getSelection().selectAllChildren(code);
-      notice(`Copying did not work here; the ${what} is selected, so copy it with your keyboard.`, 'error');
+      status.say(`Copying did not work here; the ${what} is selected, so copy it with your keyboard.`);
     }
   });
   return button;
@@ -159,15 +161,17 @@ document.getElementById('email-checkins').addEventListener('change', async (even
       failure = error;
     }
   });
+  // Said under the setting's hint, beside the box.
+  const status = statusBeside(document.getElementById('email-checkins-hint'), 'email-checkins');
   if (settings) {
     renderNotifications(settings);
-    notice(settings.email_checkins
+    status.say(settings.email_checkins
       ? `Each new check-in will be e-mailed to ${settings.email}.`
       : 'Check-ins are no longer e-mailed to you.');
     return;
   }
   box.checked = !wanted;
-  notice(explain(failure), 'error');
+  status.fail(explain(failure));
   // The server stopped sending e-mail meanwhile: show the setting as it now is (disabled).
   if (failure instanceof ApiError && failure.code === 'email_unavailable') await loadNotifications().catch(() => {});
 });
@@ -244,15 +248,13 @@ function renderWebhook(webhook) {
 
   const test = el('button', { type: 'button', class: 'secondary test-webhook', text: 'Send test',
     'aria-label': `Send test to ${webhook.url}` });
-  test.addEventListener('click', () => holding(test, async () => {
-    try {
-      await api.post(`/api/me/webhooks/${webhook.id}/test`);
+  test.addEventListener('click', () => act(test, {
+    key: 'webhook-test', progress: 'Sending a test…',
+    done: async () => {
       if (log.open) await loadLog(); else log.open = true; // opening it loads it
-      notice(`A test (ping) is on its way to ${webhook.url}; its delivery log shows how it went.`);
-    } catch (error) {
-      notice(explain(error), 'error');
-    }
-  }));
+      return `A test (ping) is on its way to ${webhook.url}; its delivery log shows how it went.`;
+    },
+  }, () => api.post(`/api/me/webhooks/${webhook.id}/test`)));
 
   const remove = el('button', { type: 'button', class: 'secondary delete-webhook', text: 'Delete',
     'aria-label': `Delete webhook ${webhook.url}` });
