@@ -1,5 +1,5 @@
-// axe-core (npm, pinned in package.json) on every page and every state the suite shows, at 1280
-// and 390 px; any violation fails, named with its rule and the elements it found. The states:
+// axe-core (npm, pinned in package.json) on every page and every state the suite shows, at 1280,
+// 390 and 320 px (the model's failure at the first two); any violation fails, named with its rule and the elements it found. The states:
 // - signed out: sign-in, a failed sign-in explained, the 404 page, the API reference (/docs);
 // - a new person: home (at 390 px also with the menu open), discovery, an empty dashboard,
 //   coaching, account, the 404 page in the layout (its menu open at 390 px), the review of the
@@ -8,7 +8,8 @@
 //   service refuses, a wrong e-mail under "Delete my account", a reflection turn whose model call
 //   failed (a 502 answered in the page), and a real model failure: completing the discovery on
 //   the third service of run.sh, whose model never answers;
-// - a person with a profile, logged time and a check-in: profile (every fold open), dashboard
+// - a person with a profile, logged time and a check-in: profile (every fold open; then with a
+//   second revision, so the history shows "Restore this version"), dashboard
 //   with its help and its weekly table open, then 104 weeks, coaching with the check-in,
 //   account with a new key shown.
 // The context bypasses the pages' CSP only so that the test can inject axe itself.
@@ -54,7 +55,10 @@ async function contextAt(size) {
     : { viewport: size, bypassCSP: true });
 }
 
-for (const size of WIDTHS) {
+/** The widths of the main audit: the suite's two and the narrowest phone in use (320 px). */
+const AUDITED = [...WIDTHS, { width: 320, height: 640 }];
+
+for (const size of AUDITED) {
   test(`axe finds no violation on any page or state (${size.width} px)`, async () => {
     const problems = [];
     const context = await contextAt(size);
@@ -122,6 +126,13 @@ for (const size of WIDTHS) {
         await page.locator('#status-reflect button.retry').waitFor();
         await page.unrouteAll();
       }, '/profile.html (a failed reflection turn)');
+      // A second revision: the history offers "Restore this version" on the first.
+      const edited = await api.patch('/discovery/profile/me', { mission_summary: 'Help small teams build lasting software.' });
+      assert.equal(edited.status, 200, JSON.stringify(edited.body));
+      await check('/profile.html', async () => {
+        await page.locator('#revisions button.restore').first().waitFor();
+        await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true; });
+      }, '/profile.html (restore buttons)');
       await check('/dashboard.html', async () => {
         await page.locator('svg.weekly-chart').waitFor();
         await page.click('details.foundations-help summary');
@@ -147,6 +158,9 @@ for (const size of WIDTHS) {
     }
   });
 
+}
+
+for (const size of WIDTHS) {
   test(`axe finds no violation where the model fails (${size.width} px)`, async () => {
     assert.ok(BROKEN_BASE, 'run.sh starts a service whose model always fails');
     const problems = [];

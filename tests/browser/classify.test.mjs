@@ -4,7 +4,9 @@
 // and the bar of that foundation grows by exactly the group's minutes in the window (a label-less
 // group gets a `tag` rule on its first tag); nothing chosen and a refusal of the service are
 // explained; the rules list moves a rule down and up and deletes one after a confirmation, each
-// checked through the API; a rule deleted elsewhere is explained; the empty state; phone width.
+// checked through the API; a rule deleted elsewhere is explained; the empty state; phone width;
+// a group that shares a tag or a label prefix with others is offered those rules too, each with
+// the groups, entries and time it would classify.
 // Run through ./run.sh, which starts the service and sets BASE_URL and SCREENSHOTS.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -297,6 +299,48 @@ test('at phone width the dashboard fits and its controls work', async () => {
     assert.deepEqual((await rulesFromApi()).map((r) => Object.values(r.match)[0]), ['Weekly sync', 'Reading', 'deep-work']);
   } finally {
     await phone.close();
+  }
+});
+
+test('Classify offers a shared tag or label prefix, with what each would classify', async () => {
+  const other = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const p = watch(await other.newPage(), problems);
+    await devLogin(p, 'radio@example.org');
+    const radio = apiAs(other);
+    const now = Date.now();
+    const items = [['Radio repair: Philips', 25, 0], ['Radio repair: Philips', 20, 1], ['Radio repair: Grundig', 30, 2]]
+      .map(([label, minutes, daysAgo], i) => ({ external_task_id: `r-${i}`, task_label: label, tags: ['radio repair'],
+        foundation: null, minutes, occurred_at: new Date(now - daysAgo * DAY - 3600000).toISOString() }));
+    items.push({ external_task_id: 'r-3', task_label: 'radio repair', tags: [], foundation: null, minutes: 15,
+      occurred_at: new Date(now - 3600000).toISOString() });
+    items.push({ external_task_id: 'r-4', task_label: 'Reading', tags: [], foundation: null, minutes: 40,
+      occurred_at: new Date(now - 3600000).toISOString() });
+    assert.equal((await radio.post('/integration/task-mappings/batch', { items })).status, 200);
+    await p.goto(`${BASE}/dashboard.html`);
+    const philips = p.locator('#unmapped li.unmapped-group', { has: p.locator('.group-name', { hasText: /^Radio repair: Philips$/ }) });
+    await philips.waitFor();
+    // Its own label, its tag (shared by two groups), its label's prefix (three groups).
+    assert.deepEqual(await philips.locator('fieldset.classify-by label').allTextContents(), [
+      'Label is “Radio repair: Philips”: 2 entries, 45 min',
+      'Tagged “radio repair”: 2 groups, 3 entries, 1 h 15 min',
+      'Label contains “Radio repair”: 3 groups, 4 entries, 1 h 30 min',
+    ]);
+    assert.equal(await philips.locator('fieldset.classify-by input:checked').getAttribute('value'), '0');
+    // A label that shares nothing is offered only its own rule.
+    const reading = p.locator('#unmapped li.unmapped-group', { has: p.locator('.group-name', { hasText: /^Reading$/ }) });
+    assert.equal(await reading.locator('fieldset').count(), 0);
+
+    await philips.locator('fieldset.classify-by label', { hasText: 'Label contains' }).locator('input').check();
+    await philips.locator('select').selectOption('strength');
+    await philips.locator('button', { hasText: 'Classify' }).click();
+    await p.locator('#status-classify', { hasText: 'A new rule classifies every label containing “Radio repair” as Strength.' }).waitFor();
+    assert.deepEqual(await p.locator('#unmapped li.unmapped-group .group-name').allTextContents(), ['Reading']);
+    assert.equal(await p.locator('svg.chart g.row[data-foundation="strength"]').getAttribute('data-minutes'), '90');
+    const rules = (await radio.get('/integration/rules')).body;
+    assert.deepEqual(rules.map((r) => [r.match, r.foundation]), [[{ label_contains: 'Radio repair' }, 'strength']]);
+  } finally {
+    await other.close();
   }
 });
 

@@ -192,3 +192,17 @@ export function delay(page, glob, method, ms) {
     await route.continue();
   });
 }
+
+/** Asserts that `locator` is inside the viewport now, whole (the person sees it without scrolling). */
+export async function assertInView(page, locator, what) {
+  const box = await locator.boundingBox();
+  assert.ok(box, `${what}: not shown`);
+  const { width, height } = page.viewportSize();
+  assert.ok(box.y >= -1 && box.y + box.height <= height + 1 && box.x >= -1 && box.x + box.width <= width + 1,
+    `${what}: out of view (${Math.round(box.x)},${Math.round(box.y)} ${Math.round(box.width)}×${Math.round(box.height)} in ${width}×${height})`);
+}
+
+/** How far the page is wider than its viewport, in px (0 when it fits). */
+export function overflowOf(page) {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}

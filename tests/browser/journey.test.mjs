@@ -221,8 +221,9 @@ test('account: a personal API key is shown once; another session is revoked', as
   const sessions = page.locator('#sessions li.session[data-current="false"]');
   const before = await sessions.count();
   assert.ok(before >= 1);
-  await sessions.first().locator('button').click();
-  await page.locator('#notice', { hasText: 'signed out' }).waitFor();
+  await sessions.first().locator('button.revoke-session').click();
+  await sessions.first().locator('button.confirm-delete').click();
+  await page.locator('#status-session', { hasText: 'signed out' }).waitFor();
   await page.waitForFunction((n) => document.querySelectorAll('#sessions li.session[data-current="false"]').length === n, before - 1);
   await page.locator('#activity tr').first().waitFor();
   await idle(page);

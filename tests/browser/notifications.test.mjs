@@ -77,14 +77,14 @@ test('e-mail: turned on and off where the server sends e-mail; each lasts across
   assert.match(await page.locator('#email-checkins-hint').textContent(), new RegExp(`Sent to ${EMAIL.replace('.', '\\.')}`));
 
   await box.check();
-  await page.locator('#notice', { hasText: `e-mailed to ${EMAIL}` }).waitFor();
+  await page.locator('#status-email-checkins', { hasText: `e-mailed to ${EMAIL}` }).waitFor();
   assert.equal((await focused(page)).id, 'email-checkins', 'the keyboard stays on the checkbox');
   assert.equal((await api.get('/api/me/notifications')).body.email_checkins, true);
   await openAccount(page, MAIL_BASE);
   assert.equal(await box.isChecked(), true);
 
   await box.uncheck();
-  await page.locator('#notice', { hasText: 'no longer e-mailed' }).waitFor();
+  await page.locator('#status-email-checkins', { hasText: 'no longer e-mailed' }).waitFor();
   assert.equal((await api.get('/api/me/notifications')).body.email_checkins, false);
   await openAccount(page, MAIL_BASE);
   assert.equal(await box.isChecked(), false);
@@ -158,7 +158,7 @@ test('webhooks: added with its secret shown once, tested (a ping in the log), de
 
   // The copy button puts the secret on the clipboard.
   await page.click('#copy-webhook-secret');
-  await page.locator('#notice', { hasText: 'copied' }).waitFor();
+  await page.locator('#status-copy-webhook-secret', { hasText: 'copied' }).waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
 
   // Everything in one state, checked for accessibility: the secret, the log open, the question.
@@ -198,7 +198,7 @@ test('webhooks: added with its secret shown once, tested (a ping in the log), de
   } else {
     assert.match(cells[2], /^(Pending|Delivered|Failed)/);
   }
-  await page.locator('#notice', { hasText: 'A test (ping) is on its way' }).waitFor();
+  await item.locator('#status-webhook-test', { hasText: 'A test (ping) is on its way' }).waitFor();
   assert.equal((await focused(page)).label, `Send test to ${HOOK}`);
   const log = (await api.get(`/api/me/webhooks/${id}/deliveries`)).body;
   assert.deepEqual(log.items.map((d) => d.event_type), ['ping']);
@@ -207,7 +207,7 @@ test('webhooks: added with its secret shown once, tested (a ping in the log), de
   await item.locator('.delete-webhook').click();
   await item.locator('.confirm-delete').click();
   await page.locator('#no-webhooks').waitFor();
-  await page.locator('#notice', { hasText: 'is deleted' }).waitFor();
+  await page.locator('#status-webhook-delete', { hasText: 'is deleted' }).waitFor();
   assert.equal((await focused(page)).id, 'webhook-url');
   assert.deepEqual((await api.get('/api/me/webhooks')).body, []);
   assert.equal((await api.get(`/api/me/webhooks/${id}/deliveries`)).status, 404);

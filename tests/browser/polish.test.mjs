@@ -152,7 +152,7 @@ for (const size of WIDTHS) {
       await page.click('#key-form button[type="submit"]');
       const key = (await page.locator('#new-key-value').textContent()).trim();
       await page.click('#copy-api-key');
-      await page.locator('#notice', { hasText: 'The key is copied.' }).waitFor();
+      await page.locator('#status-copy-api-key', { hasText: 'The key is copied.' }).waitFor();
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
 
       // The activity log says what was done in words, with the recorded action beside them.

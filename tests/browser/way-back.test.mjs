@@ -1,14 +1,16 @@
 // Nothing lost, and a way back, at desktop (1280 px) and phone (390 px) width: the profile shows
 // each of the person's quotes once, folded under its field, and reads in one screen on a desktop;
-// "Restore this version" on a past revision brings it back (POST .../revisions/{n}/restore);
+// "Restore this version" on a past revision brings it back (POST .../revisions/{n}/restore), and
+// goes once the profile is affirmed;
 // "Revisit my profile" on an affirmed profile asks first, saying what it means, then unlocks it
-// (POST .../reopen); a check-in answered "no longer holds" offers the reopen, then the reflection.
+// (POST .../reopen); a check-in answered "no longer holds" offers the reopen, then the reflection
+// with the message box focused and in view.
 // Each result shows beside the control that caused it (helpers.mjs `assertBeside`).
 // Run through ./run.sh, which starts the service and sets BASE_URL.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BASE, WIDTHS, sharedBrowser, profileThroughApi, personAt, placeOf, assertBeside, shot,
+  BASE, WIDTHS, sharedBrowser, profileThroughApi, personAt, placeOf, assertBeside, assertInView, shot,
 } from './helpers.mjs';
 
 const shared = sharedBrowser();
@@ -82,6 +84,14 @@ for (const size of WIDTHS) {
     assert.equal(revisions[2].origin, 'manual_edit');
     assert.equal(revisions[2].note, 'restored revision 1');
     await page.locator('#revisions li[data-number="3"]', { hasText: 'restored revision 1' }).waitFor();
+
+    // Affirmed without a reload: the restore buttons go with the lock, so none can answer 409.
+    assert.ok(await page.locator('#revisions button.restore').count() >= 2);
+    await page.click('#affirm-start');
+    await page.click('#affirm-yes');
+    await page.locator('#locked-note').waitFor();
+    await page.locator('#history', { hasText: 'revisit your profile first' }).waitFor();
+    assert.equal(await page.locator('#revisions button.restore').count(), 0);
     await context.close();
   });
 
@@ -147,6 +157,8 @@ for (const size of WIDTHS) {
     await page.locator('#reflect-form').waitFor();
     await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'reflect-message');
     assert.ok(await page.locator('#reflect-message').isVisible());
+    // The box the keyboard is in is on the screen, not below a long chat.
+    await assertInView(page, page.locator('#reflect-message'), 'the message to the coach');
     await context.close();
   });
 }

@@ -3,7 +3,9 @@
 // creation; a test, the delivery log, delete), the activity log, the export and deleting the account.
 import { api, ApiError, signOut } from './api.js';
 import { activityWords } from './activity-words.js';
-import { el, fill, initPage, notice, explain, when, at, act, refuse, accept, countChars, checkText, browserTimeZone, timeZoneSettled, showTimesIn, TIME_ZONE_KEY } from './ui.js';
+import { confirmFirst } from './confirm.js';
+import { zoneChoices, matching } from './time-zones.js';
+import { el, fill, initPage, notice, explain, when, at, act, statusBeside, refuse, accept, countChars, checkText, browserTimeZone, timeZoneSettled, showTimesIn, TIME_ZONE_KEY } from './ui.js';
 
 initPage();
 
@@ -35,12 +37,14 @@ function describeAgent(session) {
 function copyButton(id, label, what, code) {
   const button = el('button', { type: 'button', class: 'secondary', id, text: label });
   button.addEventListener('click', async () => {
+    // Said beside the button, where the person is looking (status-<id>).
+    const status = statusBeside(button.closest('.actions') || button, id);
     try {
       await navigator.clipboard.writeText(code.textContent);
-      notice(`The ${what} is copied.`);
+      status.say(`The ${what} is copied.`);
     } catch {
       getSelection().selectAllChildren(code);
-      notice(`Copying did not work here; the ${what} is selected, so copy it with your keyboard.`, 'error');
+      status.say(`Copying did not work here; the ${what} is selected, so copy it with your keyboard.`);
     }
   });
   return button;
@@ -49,26 +53,48 @@ function copyButton(id, label, what, code) {
 async function loadSessions() {
   const sessions = await api.get('/api/me/sessions');
   fill(document.getElementById('sessions'), sessions.map((session) => {
+    const device = describeAgent(session);
     const revoke = el('button', { type: 'button', class: 'secondary revoke-session',
-      text: session.current ? 'Sign out here' : 'Revoke' });
-    revoke.addEventListener('click', async () => {
-      if (session.current) { signOut(); return; }
-      revoke.disabled = true;
-      try {
-        await api.delete(`/api/me/sessions/${session.id}`);
-        await loadSessions();
-        notice('That session is signed out.');
-      } catch (error) {
-        notice(explain(error), 'error');
-        revoke.disabled = false;
-      }
+      text: session.current ? 'Sign out here' : 'Revoke', 'aria-label': session.current ? null : `Revoke the session on ${device}` });
+    // Signing out here is the navigation's "Sign out"; ending another session asks first.
+    const question = session.current ? null : confirmFirst(revoke, {
+      id: `revoke-session-q-${session.id}`, yes: 'Yes, sign it out', keep: 'Keep it signed in',
+      question: `Sign out the session on ${device}? Whoever uses it must sign in again.`,
+      onYes: (yes) => removeListed(yes, {
+        list: 'sessions', item: 'li.session', key: 'session', progress: 'Signing that session out…',
+        reload: loadSessions, said: 'That session is signed out.', fallback: 'sessions-title',
+      }, () => api.delete(`/api/me/sessions/${session.id}`)),
     });
-    return el('li', { class: 'row session', 'data-id': session.id, 'data-current': String(session.current) },
-      el('span', null, el('strong', { text: describeAgent(session), title: session.user_agent || null }),
-        session.current ? el('span', { class: 'badge', text: 'this browser' }) : null, el('br'),
-        el('span', { class: 'muted', text: `Signed in ${when(session.created_at)} · last used ${when(session.last_used_at)}${session.ip ? ' · ' + session.ip : ''}` })),
-      revoke);
+    if (session.current) revoke.addEventListener('click', () => signOut());
+    return el('li', { class: 'session', 'data-id': session.id, 'data-current': String(session.current) },
+      el('div', { class: 'row' },
+        el('span', null, el('strong', { text: device, title: session.user_agent || null }),
+          session.current ? el('span', { class: 'badge', text: 'this browser' }) : null, el('br'),
+          el('span', { class: 'muted', text: `Signed in ${when(session.created_at)} · last used ${when(session.last_used_at)}${session.ip ? ' · ' + session.ip : ''}` })),
+        revoke),
+      question);
   }));
+}
+
+/**
+ * Runs a confirmed removal from a list (`spec.list` the list's id, `spec.item` its items'
+ * selector) and reports beside the list as it is after `spec.reload`: the keyboard goes on to the
+ * next item's first button, else the previous one's, else `spec.fallback` (an id).
+ */
+function removeListed(yes, spec, action) {
+  const item = yes.closest(spec.item);
+  const neighbour = item.nextElementSibling || item.previousElementSibling;
+  const neighbourId = neighbour && neighbour.dataset.id;
+  return act(yes, {
+    key: spec.key, anchor: item.querySelector('.row'), progress: spec.progress,
+    done: async () => {
+      await spec.reload();
+      const other = neighbourId && document.querySelector(`#${spec.list} ${spec.item}[data-id="${CSS.escape(neighbourId)}"]`);
+      const next = (other && other.querySelector('button')) || document.getElementById(spec.fallback);
+      next.focus();
+      return { text: spec.said, anchor: (other && other.querySelector('.row')) || document.getElementById(spec.list) };
+    },
+  }, action);
 }
 
 async function loadKeys() {
@@ -76,23 +102,22 @@ async function loadKeys() {
   fill(document.getElementById('keys'), keys.length ? keys.map((key) => {
     const revoke = el('button', { type: 'button', class: 'secondary revoke-key', text: 'Revoke',
       'aria-label': `Revoke key ${key.name}` });
-    revoke.addEventListener('click', async () => {
-      revoke.disabled = true;
-      try {
-        await api.delete(`/api/me/api-keys/${key.id}`);
-        await loadKeys();
-        notice(`The key “${key.name}” is revoked.`);
-      } catch (error) {
-        notice(explain(error), 'error');
-        revoke.disabled = false;
-      }
+    const question = confirmFirst(revoke, {
+      id: `revoke-key-q-${key.id}`, yes: 'Yes, revoke it',
+      question: `Revoke the key “${key.name}”? Every tool that uses it stops working at once. This cannot be undone.`,
+      onYes: (yes) => removeListed(yes, {
+        list: 'keys', item: 'li.api-key', key: 'key-revoke', progress: `Revoking the key “${key.name}”…`,
+        reload: loadKeys, said: `The key “${key.name}” is revoked.`, fallback: 'key-name',
+      }, () => api.delete(`/api/me/api-keys/${key.id}`)),
     });
-    return el('li', { class: 'row api-key', 'data-id': key.id },
-      el('span', null, el('strong', { text: key.name }), ' ', el('code', { text: `${key.prefix}…` }), el('br'),
-        el('span', { class: 'key-scopes', text: `May: ${(key.scopes || []).join(', ')}` }), el('br'),
-        el('span', { class: 'muted', text: `Created ${when(key.created_at)} · ${key.expires_at ? 'expires ' + when(key.expires_at) : 'never expires'} · ${key.last_used_at ? 'last used ' + when(key.last_used_at) : 'never used'}` })),
-      revoke);
-  }) : el('li', { class: 'muted', text: 'No keys yet.' }));
+    return el('li', { class: 'api-key', 'data-id': key.id },
+      el('div', { class: 'row' },
+        el('span', null, el('strong', { text: key.name }), ' ', el('code', { text: `${key.prefix}…` }), el('br'),
+          el('span', { class: 'key-scopes', text: `May: ${(key.scopes || []).join(', ')}` }), el('br'),
+          el('span', { class: 'muted', text: `Created ${when(key.created_at)} · ${key.expires_at ? 'expires ' + when(key.expires_at) : 'never expires'} · ${key.last_used_at ? 'last used ' + when(key.last_used_at) : 'never used'}` })),
+        revoke),
+      question);
+  }) : el('li', { class: 'muted', id: 'no-keys', text: 'No keys yet.' }));
 }
 
 /**
@@ -136,15 +161,17 @@ document.getElementById('email-checkins').addEventListener('change', async (even
       failure = error;
     }
   });
+  // Said under the setting's hint, beside the box.
+  const status = statusBeside(document.getElementById('email-checkins-hint'), 'email-checkins');
   if (settings) {
     renderNotifications(settings);
-    notice(settings.email_checkins
+    status.say(settings.email_checkins
       ? `Each new check-in will be e-mailed to ${settings.email}.`
       : 'Check-ins are no longer e-mailed to you.');
     return;
   }
   box.checked = !wanted;
-  notice(explain(failure), 'error');
+  status.fail(explain(failure));
   // The server stopped sending e-mail meanwhile: show the setting as it now is (disabled).
   if (failure instanceof ApiError && failure.code === 'email_unavailable') await loadNotifications().catch(() => {});
 });
@@ -221,28 +248,32 @@ function renderWebhook(webhook) {
 
   const test = el('button', { type: 'button', class: 'secondary test-webhook', text: 'Send test',
     'aria-label': `Send test to ${webhook.url}` });
-  test.addEventListener('click', () => holding(test, async () => {
-    try {
-      await api.post(`/api/me/webhooks/${webhook.id}/test`);
+  test.addEventListener('click', () => act(test, {
+    key: 'webhook-test', progress: 'Sending a test…',
+    done: async () => {
       if (log.open) await loadLog(); else log.open = true; // opening it loads it
-      notice(`A test (ping) is on its way to ${webhook.url}; its delivery log shows how it went.`);
-    } catch (error) {
-      notice(explain(error), 'error');
-    }
-  }));
+      return `A test (ping) is on its way to ${webhook.url}; its delivery log shows how it went.`;
+    },
+  }, () => api.post(`/api/me/webhooks/${webhook.id}/test`)));
 
   const remove = el('button', { type: 'button', class: 'secondary delete-webhook', text: 'Delete',
     'aria-label': `Delete webhook ${webhook.url}` });
-  const questionId = `delete-q-${webhook.id}`;
-  const yes = el('button', { type: 'button', class: 'danger confirm-delete', text: 'Yes, delete it' });
-  const confirmBox = el('div', { class: 'card delete-confirm', hidden: true, role: 'group', 'aria-labelledby': questionId },
-    el('p', { id: questionId, text: `Delete the webhook to ${webhook.url}? Nothing more is sent to it, and its delivery log goes too.` }),
-    el('div', { class: 'actions' }, yes,
-      el('button', { type: 'button', class: 'secondary', text: 'Keep it',
-        onclick: () => { confirmBox.hidden = true; remove.focus(); } })));
-  remove.addEventListener('click', () => { confirmBox.hidden = false; yes.focus(); });
+  const confirmBox = confirmFirst(remove, {
+    id: `delete-q-${webhook.id}`,
+    question: `Delete the webhook to ${webhook.url}? Nothing more is sent to it, and its delivery log goes too.`,
+    onYes: (yes) => removeListed(yes, {
+      list: 'webhooks', item: 'li.webhook', key: 'webhook-delete', progress: 'Deleting the webhook…',
+      reload: async () => {
+        // Its secret, if it is still shown, is of no use any more.
+        const shown = document.getElementById('new-webhook-box');
+        if (shown && shown.dataset.id === webhook.id) shown.remove();
+        await loadWebhooks();
+      },
+      said: `The webhook to ${webhook.url} is deleted.`, fallback: 'webhook-url',
+    }, () => api.delete(`/api/me/webhooks/${webhook.id}`)),
+  });
 
-  const item = el('li', { class: 'webhook', 'data-id': webhook.id },
+  return el('li', { class: 'webhook', 'data-id': webhook.id },
     el('div', { class: 'row' },
       el('span', null, el('strong', { class: 'webhook-url', text: webhook.url }),
         webhook.disabled_at ? [' ', el('span', { class: 'badge warn', text: 'disabled' })] : null, el('br'),
@@ -252,24 +283,6 @@ function renderWebhook(webhook) {
           : `Added ${when(webhook.created_at)}` })),
       el('span', { class: 'actions' }, test, remove)),
     confirmBox, log);
-
-  yes.addEventListener('click', () => holding(yes, async () => {
-    try {
-      await api.delete(`/api/me/webhooks/${webhook.id}`);
-      // The keyboard goes on to the next endpoint's first button, or to the form.
-      const next = item.nextElementSibling?.querySelector('button') || item.previousElementSibling?.querySelector('button');
-      item.remove();
-      // Its secret, if it is still shown, is of no use any more.
-      const shown = document.getElementById('new-webhook-box');
-      if (shown && shown.dataset.id === webhook.id) shown.remove();
-      if (!document.querySelector('#webhooks li.webhook')) await loadWebhooks();
-      (next || document.getElementById('webhook-url')).focus();
-      notice(`The webhook to ${webhook.url} is deleted.`);
-    } catch (error) {
-      notice(explain(error), 'error');
-    }
-  }));
-  return item;
 }
 
 async function loadWebhooks() {
@@ -347,31 +360,30 @@ document.getElementById('more-activity').addEventListener('click', () =>
 document.getElementById('key-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const input = document.getElementById('key-name');
-  if (!checkText(input, { limit: KEY_NAME_LIMIT })) return;
-  const button = event.submitter;
-  if (button) button.disabled = true;
-  try {
-    const scopes = [...document.querySelectorAll('#key-scopes input[name="scope"]:checked')].map((box) => box.value);
-    if (!scopes.length) {
-      notice('Choose at least one thing the key may do.', 'error');
-      return;
-    }
-    const expiry = document.getElementById('key-expiry').value;
-    const created = await api.post('/api/me/api-keys', {
-      name: input.value.trim(), scopes, expires_in_days: expiry ? Number(expiry) : null,
-    });
-    input.value = '';
-    const value = el('code', { class: 'secret', id: 'new-key-value', text: created.key });
-    fill(document.getElementById('new-key'), el('div', { class: 'notice', role: 'status' },
-      el('p', null, el('strong', { text: `Your new key “${created.name}”.` }),
-        ' Copy it now: it is shown only this once.'),
-      value, el('div', { class: 'actions' }, copyButton('copy-api-key', 'Copy key', 'key', value))));
-    await loadKeys();
-  } catch (error) {
-    notice(explain(error), 'error');
-  } finally {
-    if (button) button.disabled = false;
+  if (!checkText(input, { limit: KEY_NAME_LIMIT, blank: 'Name the key first, after the tool that will use it.' })) return;
+  const scopes = [...document.querySelectorAll('#key-scopes input[name="scope"]:checked')].map((box) => box.value);
+  const scopesError = document.getElementById('key-scopes-error');
+  if (!scopes.length) {
+    scopesError.textContent = 'Choose at least one thing the key may do; nothing was created.';
+    document.querySelector('#key-scopes input').focus();
+    return;
   }
+  scopesError.textContent = '';
+  const expiry = document.getElementById('key-expiry').value;
+  await act(event.submitter || event.target.querySelector('button[type="submit"]'), {
+    key: 'key-create', progress: 'Creating the key…',
+    done: async (created) => {
+      input.value = '';
+      input.dispatchEvent(new Event('input'));
+      const value = el('code', { class: 'secret', id: 'new-key-value', text: created.key });
+      fill(document.getElementById('new-key'), el('div', { class: 'notice', role: 'status' },
+        el('p', null, el('strong', { text: `Your new key “${created.name}”.` }),
+          ' Copy it now: it is shown only this once.'),
+        value, el('div', { class: 'actions' }, copyButton('copy-api-key', 'Copy key', 'key', value))));
+      await loadKeys();
+      return null;
+    },
+  }, () => api.post('/api/me/api-keys', { name: input.value.trim(), scopes, expires_in_days: expiry ? Number(expiry) : null }));
 });
 
 document.getElementById('export').addEventListener('click', (event) => act(event.target, {
@@ -412,21 +424,47 @@ function zoneNames(current) {
   } catch {
     names = [];
   }
-  return [...new Set([current, browserTimeZone(), 'UTC', ...names].filter(Boolean))].sort();
+  return [...new Set([current, browserTimeZone(), 'UTC', ...names].filter(Boolean))];
+}
+
+/** Every zone, as the picker's choices (time-zones.js); filled once the account's is read. */
+let zones = [];
+
+/** Shows the choices that match the search, keeping the chosen zone when it still matches. */
+function showZones() {
+  const select = document.getElementById('time-zone');
+  const query = document.getElementById('time-zone-search').value;
+  const wanted = select.value;
+  const shown = matching(zones, query);
+  if (shown.length) accept(document.getElementById('time-zone-search'));
+  fill(select, shown.map((choice) => el('option', { value: choice.zone, text: choice.label })));
+  if (shown.some((choice) => choice.zone === wanted)) select.value = wanted;
+  document.getElementById('time-zone-found').textContent = !query.trim() ? `${zones.length} time zones.`
+    : shown.length ? `${shown.length} of ${zones.length} time zones match “${query.trim()}”.`
+      : `No time zone matches “${query.trim()}”; try a larger city nearby, or the country.`;
 }
 
 async function loadTimeZone() {
   await timeZoneSettled;
   const settings = await api.get('/api/me/settings');
+  zones = zoneChoices(zoneNames(settings.time_zone), browserTimeZone());
   const select = document.getElementById('time-zone');
-  fill(select, zoneNames(settings.time_zone).map((name) => el('option', { value: name, text: name.replaceAll('_', ' ') })));
+  document.getElementById('time-zone-search').value = '';
+  fill(select, el('option', { value: settings.time_zone, text: settings.time_zone }));
   select.value = settings.time_zone;
+  showZones();
 }
+
+document.getElementById('time-zone-search').addEventListener('input', showZones);
 
 document.getElementById('time-zone-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const select = document.getElementById('time-zone');
   const button = document.getElementById('save-time-zone');
+  if (!select.value) {
+    refuse(document.getElementById('time-zone-search'), 'No time zone matches this search: change it, then choose one.');
+    return;
+  }
   accept(select);
   await act(button, {
     key: 'time-zone', progress: 'Saving your time zone…',

@@ -4,13 +4,23 @@
 // A check-in answered "no longer holds" (`revisit: true`) offers to reopen the profile, then the
 // reflection. Every wait reports beside its button (ui.js `act`).
 import { api, ApiError } from './api.js';
-import { el, fill, initPage, notice, explain, when, act, countChars, checkText, timeZoneSettled } from './ui.js';
+import { el, fill, initPage, notice, explain, when, at, act, countChars, checkText, timeZoneSettled } from './ui.js';
 import { reopenOffer } from './reopen.js';
 
 initPage();
 
 /** The most characters of a note to a check-in. */
 const NOTE_LIMIT = 4000;
+/** How many calendar days a check-in's observation counts, today included (API.md). */
+const OBSERVED_DAYS = 14;
+
+/** "23 Nov to 6 Dec 2026": the days a check-in written at `ts` observed, in the person's zone. */
+function observedSpan(ts) {
+  const end = new Date(ts);
+  const start = new Date(end.getTime() - (OBSERVED_DAYS - 1) * 86400000);
+  return `${at(start.toISOString(), { day: 'numeric', month: 'short' })} to ${at(ts, { dateStyle: 'medium' })}`;
+}
+
 /** Whether the profile is affirmed (locked) now: a revisit then starts by reopening it. */
 let profileLocked = false;
 
@@ -101,7 +111,9 @@ function renderCheckin(checkin) {
     el('p', { class: 'message', text: checkin.message }),
     // A goal the message already quotes is not quoted a second time below it.
     checkin.quoted_goals.filter((goal) => !checkin.message.includes(goal)).map((goal) => el('blockquote', { text: goal })),
-    checkin.observation ? el('p', { class: 'observation', text: checkin.observation }) : null);
+    checkin.observation ? el('p', { class: 'observation' },
+      el('strong', { class: 'observation-window', text: `${observedSpan(checkin.created_at)} (your last ${OBSERVED_DAYS} days, up to when this check-in was written): ` }),
+      checkin.observation) : null);
   if (checkin.responded_at) {
     item.append(el('p', { class: 'response' },
       el('strong', { text: checkin.still_valid ? 'Still holds.' : 'No longer holds.' }),
@@ -201,6 +213,8 @@ function showTarget(target) {
   const control = item.querySelector('textarea, input, select, button');
   if (!control) item.setAttribute('tabindex', '-1'); // an answered one: focus the check-in itself
   (control || item).focus({ preventScroll: true });
+  // A tall check-in may put its first control below the screen: bring that into view too.
+  if (control) control.scrollIntoView({ block: 'nearest' });
 }
 
 window.addEventListener('hashchange', () => {

@@ -4,7 +4,7 @@
 // person's rules (move up or down, delete after a confirmation), the weekly trend (weekly.js)
 // and the per-day series. Days and weeks are the person's, in their time zone.
 import { api, ApiError } from './api.js';
-import { el, fill, initPage, notice, explain, at, act, refuse, accept, FOUNDATION_TITLES, timeZoneSettled } from './ui.js';
+import { el, fill, initPage, notice, explain, at, when, act, refuse, accept, FOUNDATION_TITLES, timeZoneSettled } from './ui.js';
 import { weeklyChart, legend, observations, weeklyTable } from './weekly.js';
 
 initPage();
@@ -55,13 +55,18 @@ function hours(minutes) {
 
 /**
  * The bars per foundation, drawn at `shown` px wide (never scaled down, so the 14 px labels stay
- * 14 px on a phone): the labels and shares keep their room, the bars take the rest.
+ * 14 px on a phone), each in its foundation's colour (site.css `.f-<key>`, as in the weekly
+ * chart) with its name beside it. Wide: the name, the bar, then the share in one line. Narrow
+ * (a phone): the name and the share on a line above a bar of the whole width, so nothing
+ * reaches past the chart's edge.
  */
 function chart(patterns, shown = 640) {
-  const rowHeight = 44;
-  const width = Math.max(300, Math.round(shown));
-  const labelWidth = width < 480 ? 122 : 150;
-  const barWidth = width - labelWidth - (width < 480 ? 112 : 150);
+  const width = Math.max(200, Math.round(shown));
+  const narrow = width < 480;
+  const rowHeight = narrow ? 60 : 44;
+  const labelWidth = narrow ? 0 : 150;
+  const barWidth = narrow ? width : width - labelWidth - 150;
+  const barTop = narrow ? 24 : 4;
   const height = rowHeight * patterns.foundations.length + 8;
   const max = Math.max(1, ...patterns.foundations.map((f) => f.minutes));
   const root = svg('svg', { class: 'chart', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-labelledby': 'chart-title chart-desc' });
@@ -72,13 +77,14 @@ function chart(patterns, shown = 640) {
   patterns.foundations.forEach((f, i) => {
     const y = i * rowHeight + 8;
     const group = svg('g', { class: f.neglected ? 'row neglected' : 'row', 'data-foundation': f.foundation, 'data-minutes': f.minutes });
-    group.append(svg('text', { x: 0, y: y + 20 }, title(f.foundation)));
-    group.append(svg('rect', { class: 'track', x: labelWidth, y: y + 4, width: barWidth, height: 22, rx: 4 }));
+    group.append(svg('text', { x: 0, y: y + (narrow ? 14 : 20) }, title(f.foundation)));
+    group.append(svg('rect', { class: 'track', x: labelWidth, y: y + barTop, width: barWidth, height: narrow ? 18 : 22, rx: 4 }));
     const w = Math.round((f.minutes / max) * barWidth);
-    if (w > 0) group.append(svg('rect', { class: f.neglected ? 'bar neglected' : 'bar', x: labelWidth, y: y + 4, width: w, height: 22, rx: 4 }));
-    group.append(svg('text', { class: 'share', x: labelWidth + barWidth + 10, y: y + 20 },
+    if (w > 0) group.append(svg('rect', { class: `bar f-${f.foundation}`, x: labelWidth, y: y + barTop, width: w, height: narrow ? 18 : 22, rx: 4 }));
+    // Anchored at the chart's right edge, so however long it is it never reaches past it.
+    group.append(svg('text', { class: 'share', x: width, y: y + (narrow ? 14 : 20), 'text-anchor': 'end' },
       `${Math.round(f.share * 100)}% · ${hours(f.minutes)}`));
-    if (f.neglected) group.append(svg('text', { class: 'flag', x: labelWidth + 6, y: y + 40, 'font-size': 12 }, 'neglected'));
+    if (f.neglected) group.append(svg('text', { class: 'flag', x: labelWidth + 6, y: y + (narrow ? 56 : 40), 'font-size': 12 }, 'neglected'));
     root.append(group);
   });
   return root;
@@ -132,11 +138,71 @@ function day(ts) {
   return at(ts, { dateStyle: 'medium' });
 }
 
-function unmappedItem(group, index) {
+/** Text as rules compare it: case-insensitive on NFC (API.md). */
+function folded(text) {
+  return String(text || '').normalize('NFC').toLowerCase();
+}
+
+/** Whether the rule `match` would classify `group` (the service's matching, for the counts). */
+function reaches(match, group) {
+  const [kind, text] = Object.entries(match)[0];
+  const label = folded(group.task_label);
+  if (kind === 'label_equals') return label === folded(text);
+  if (kind === 'label_contains') return label.includes(folded(text));
+  if (kind === 'tag') return group.tags.some((tag) => folded(tag) === folded(text));
+  return false;
+}
+
+/** The part of a label before its first separator ("Radio repair" of "Radio repair: Grundig"). */
+function labelPrefix(label) {
+  const found = /^(.+?)\s*(?::|\s[-–/|]\s)\s*\S/.exec(label || '');
+  return found && found[1].trim().length >= 2 ? found[1].trim() : null;
+}
+
+/**
+ * The rules a person might write for `group`: its own (the label, else its first tag), then
+ * each of its tags and its label's prefix when they reach other groups too. Each with what it
+ * would classify among `groups` (the unclassified time of the window shown).
+ */
+function rulesFor(group, groups, own) {
+  const candidates = [own, ...group.tags.map((tag) => ({ tag }))];
+  const prefix = labelPrefix(group.task_label);
+  if (prefix) candidates.push({ label_contains: prefix });
+  const seen = new Set();
+  return candidates.flatMap((match, i) => {
+    const key = JSON.stringify(Object.entries(match)[0].map(folded));
+    if (seen.has(key)) return [];
+    seen.add(key);
+    const reached = groups.filter((g) => reaches(match, g));
+    if (i > 0 && reached.length < 2) return [];
+    return [{ match, groups: reached.length,
+      entries: reached.reduce((sum, g) => sum + g.entries, 0), minutes: reached.reduce((sum, g) => sum + g.minutes, 0) }];
+  });
+}
+
+/** What a rule classifies, as the result says it: “Weekly sync”, everything tagged “focus”. */
+function reachWords(match, name) {
+  if (match.label_equals !== undefined) return quoted(name);
+  if (match.tag !== undefined) return `everything tagged ${quoted(match.tag)}`;
+  return `every label containing ${quoted(match.label_contains)}`;
+}
+
+/** The choice of rule for a group that shares a tag or a label prefix with others, with counts. */
+function ruleChoice(rules, index) {
+  return el('fieldset', { class: 'classify-by' }, el('legend', { text: `Classify by (counts of the last ${days} days)` }),
+    rules.map((rule, i) => el('label', { class: 'check' },
+      el('input', { type: 'radio', name: `classify-by-${index}`, value: String(i), checked: i === 0 }),
+      el('span', { text: `${ruleWords(rule)}: ${rule.groups === 1 ? '' : `${rule.groups} groups, `}`
+        + `${rule.entries === 1 ? '1 entry' : `${rule.entries} entries`}, ${hours(rule.minutes)}` }))));
+}
+
+function unmappedItem(group, index, groups) {
   const { name, match } = describeGroup(group);
   const facts = [hours(group.minutes), group.entries === 1 ? '1 entry' : `${group.entries} entries`, `last ${day(group.last_occurred_at)}`];
   if (match && match.label_equals && group.tags.length) facts.push(`tags: ${group.tags.join(', ')}`);
   let control;
+  const rules = match ? rulesFor(group, groups, match) : [];
+  const choice = rules.length > 1 ? ruleChoice(rules, index) : null;
   if (match) {
     const select = el('select', { class: 'classify-foundation', id: `classify-${index}`, 'aria-label': `Foundation for ${quoted(name)}` },
       el('option', { value: '', text: 'Choose a foundation' }),
@@ -145,7 +211,9 @@ function unmappedItem(group, index) {
     control = el('form', { class: 'classify' }, select, button);
     control.addEventListener('submit', (event) => {
       event.preventDefault();
-      classify(name, match, select, button);
+      const picked = choice ? choice.querySelector('input:checked') : null;
+      const chosen = rules[picked ? Number(picked.value) : 0].match;
+      classify({ name, what: reachWords(chosen, name) }, chosen, select, button);
     });
   } else {
     control = el('span', { class: 'hint', text: 'No label or tag to match: give these entries one in your tracker.' });
@@ -155,12 +223,13 @@ function unmappedItem(group, index) {
       el('span', null, el('strong', { class: 'group-name', text: name }), el('br'),
         el('span', { class: 'muted group-facts', text: facts.join(' · ') }),
         match && match.tag ? [el('br'), el('span', { class: 'hint', text: `Classifies everything tagged ${quoted(match.tag)}.` })] : null),
-      control));
+      choice ? null : control),
+    choice, choice ? control : null);
 }
 
 function renderUnmapped(groups, patterns) {
   const logged = patterns.total_minutes + patterns.unmapped_minutes;
-  fill(document.getElementById('unmapped'), groups.length ? groups.map(unmappedItem)
+  fill(document.getElementById('unmapped'), groups.length ? groups.map((group, i) => unmappedItem(group, i, groups))
     : el('li', { class: 'muted', id: 'unmapped-empty', text: logged
       ? `Nothing to classify in the last ${patterns.days} days: all the time logged has a foundation.`
       : `Nothing was logged in the last ${patterns.days} days.` }));
@@ -263,6 +332,9 @@ async function refresh() {
   if (sequence !== loading) return false;
   renderWeekly(weekly);
   fill(document.getElementById('total'), totals(patterns));
+  // The window every figure of this page counts (the weekly chart names its own weeks).
+  document.getElementById('window').textContent = `Every figure on this page but the weekly chart counts the last ${patterns.days} days: `
+    + `from ${when(patterns.from)} to now, in ${patterns.time_zone} time.`;
   document.getElementById('summary').textContent = patterns.summary;
   lastPatterns = patterns;
   drawBars();
@@ -317,7 +389,7 @@ async function gone(error, status) {
     anchor: document.getElementById('rules') };
 }
 
-async function classify(name, match, select, button) {
+async function classify({ name, what }, match, select, button) {
   const foundation = select.value;
   if (!foundation) {
     refuse(select, `Choose a foundation for ${quoted(name)} first.`);
@@ -328,7 +400,7 @@ async function classify(name, match, select, button) {
   const index = [...document.querySelectorAll('#unmapped li.unmapped-group')].indexOf(item);
   select.disabled = true;
   await act(button, {
-    key: 'classify', anchor: rowOf(item), progress: `Adding the rule for ${quoted(name)}…`,
+    key: 'classify', anchor: rowOf(item), progress: `Adding the rule for ${what}…`,
     done: async (later) => {
       if (!(await refresh())) return null;
       // The group has left the panel: the keyboard goes on to the group that took its place,
@@ -336,7 +408,7 @@ async function classify(name, match, select, button) {
       const left = [...document.querySelectorAll('#unmapped li.unmapped-group')];
       const next = left[Math.min(index, left.length - 1)];
       keepFocus((next && next.querySelector('select')) || document.getElementById('unmapped-title'));
-      return { text: `A new rule classifies ${quoted(name)} as ${title(foundation)}.${later}`,
+      return { text: `A new rule classifies ${what} as ${title(foundation)}.${later}`,
         anchor: rowOf(next) || document.getElementById('unmapped') };
     },
   }, async (status) => {

@@ -23,7 +23,25 @@ let stepTitles = {};
 let lastChange = {};
 
 function lockedMessage() {
-  return 'Your profile is affirmed, so it is locked: it can no longer be edited or revised in reflection.';
+  return 'Your profile is affirmed, so it is locked: it can no longer be edited or revised in reflection. '
+    + 'To change it, revisit it: that reopens (unlocks) it.';
+}
+
+/**
+ * The profile's terms, explained where they first appear (folded, so the fields still read in
+ * one screen): the same names on every page.
+ */
+const TERMS = [
+  ['Type', 'One of the nine Enneagram types, read from your answers.'],
+  ['Triad', 'The centre your type belongs to: gut (instinct), heart (feeling) or head (thinking). The coach starts from it.'],
+  ['Near-term goal', 'What you want to reach in the next 6-12 months; long-term goal: in 3-5 years. The dashboard counts the time you give each under the same name.'],
+  ['Affirm', 'Say “this is me”: the profile is locked as it is, and coaching check-ins start from it.'],
+  ['Revisit', 'Reopen an affirmed profile: it is unlocked to edit again, and check-ins pause until you affirm it again.'],
+];
+
+function termsHelp() {
+  return el('details', { class: 'terms', id: 'terms' }, el('summary', { text: 'What these words mean' }),
+    el('dl', null, TERMS.flatMap(([term, meaning]) => [el('dt', { text: term }), el('dd', { text: meaning })])));
 }
 
 function renderSummary() {
@@ -34,7 +52,8 @@ function renderSummary() {
       profile.locked
         ? el('span', { class: 'badge', id: 'locked-badge', text: `Affirmed ${when(profile.affirmed_at)}` })
         : el('span', { class: 'badge warn', text: 'Not yet affirmed' })),
-    el('p', { class: 'muted', text: `Version ${profile.version}, last changed ${when(profile.updated_at)}` })));
+    el('p', { class: 'muted', text: `Version ${profile.version}, last changed ${when(profile.updated_at)}` }),
+    termsHelp()));
 }
 
 function renderFields() {
@@ -200,9 +219,11 @@ function renderAffirm() {
   const yes = el('button', { type: 'button', id: 'affirm-yes', text: 'Yes, affirm and lock' });
   yes.addEventListener('click', () => act(yes, {
     key: 'affirm', progress: 'Affirming your profile…',
-    done: (affirmed) => {
+    done: async (affirmed) => {
       profile = affirmed;
       renderAll();
+      // Locked now: the history's "Restore this version" buttons no longer apply.
+      await loadHistory().catch((error) => notice(explain(error), 'error'));
       const note = document.getElementById('locked-note');
       note.focus();
       return { text: 'Your profile is affirmed.', anchor: note };
@@ -215,7 +236,7 @@ function renderAffirm() {
   const start = el('button', { type: 'button', id: 'affirm-start', text: 'This is me: affirm…',
     onclick: () => { confirmBox.hidden = false; yes.focus(); } });
   fill(section, el('h2', { text: 'Affirm' }),
-    el('p', { class: 'muted', text: 'When this reads true, affirm it. Until then, edit it or talk it over with the coach.' }),
+    el('p', { class: 'muted', id: 'affirm-help', text: 'When this reads true, affirm it: affirming says “this is me”, locks the profile as it is, and starts your coaching check-ins from it. Until then, edit it or talk it over with the coach.' }),
     start, confirmBox);
 }
 
@@ -303,8 +324,9 @@ function diff(previous, current) {
 
 /** "Restore this version" for a past revision: its seven fields come back as a new revision. */
 function restoreButton(revision) {
+  // The name begins with the words shown, so a person who says "Restore this version" reaches it.
   const button = el('button', { type: 'button', class: 'secondary small restore', text: 'Restore this version',
-    'aria-label': `Restore revision ${revision.number}` });
+    'aria-label': `Restore this version (revision ${revision.number})` });
   button.addEventListener('click', () => act(button, {
     key: `restore-${revision.number}`, progress: `Restoring revision ${revision.number}…`,
     done: async (restored) => {
@@ -383,7 +405,10 @@ function toReflection() {
   if (location.hash !== '#reflection') return;
   const message = document.getElementById('reflect-message');
   document.getElementById('reflection').scrollIntoView({ block: 'start' });
-  if (message) message.focus({ preventScroll: true });
+  if (!message) return;
+  // The chat above may be long: the box the keyboard is in must be in view too.
+  message.focus({ preventScroll: true });
+  message.scrollIntoView({ block: 'nearest' });
 }
 
 load().then(toReflection).catch((error) => notice(explain(error), 'error'));

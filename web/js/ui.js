@@ -82,7 +82,8 @@ export const FOUNDATION_TITLES = {
   strength: 'Strength',
   mission: 'Mission',
   vocation: 'Vocation',
-  short_term: 'Short-term goal',
+  // The profile's names for the two goals (FIELD_TITLES), so a foundation and its goal read alike.
+  short_term: 'Near-term goal',
   long_term: 'Long-term goal',
 };
 

@@ -60,8 +60,9 @@ impl Foundation {
             Self::Strength => "Strength",
             Self::Mission => "Mission",
             Self::Vocation => "Vocation",
-            Self::ShortTerm => "Short-term goals",
-            Self::LongTerm => "Long-term goals",
+            // The profile's names for the two goals, so a foundation and its goal read alike.
+            Self::ShortTerm => "Near-term goal",
+            Self::LongTerm => "Long-term goal",
         }
     }
 
@@ -73,8 +74,8 @@ impl Foundation {
             Self::Strength => "What you are good at: practising and using your strengths.",
             Self::Mission => "What the world needs: time given to a cause or to other people.",
             Self::Vocation => "What you can be paid for: your work and its craft.",
-            Self::ShortTerm => "Steps towards the goal you named for the next 6-12 months.",
-            Self::LongTerm => "Steps towards the goal you named for the next 3-5 years.",
+            Self::ShortTerm => "Steps towards your near-term goal, for the next 6-12 months.",
+            Self::LongTerm => "Steps towards your long-term goal, for the next 3-5 years.",
         }
     }
 

@@ -71,7 +71,7 @@ const FOOTER: &str = "You receive these e-mails because you turned on check-ins 
 pub fn text(mail: &CheckInMail) -> String {
     let mut out = String::from("Hello,\n\nHere is your check-in.\n\n");
     if !mail.quoted_goals.is_empty() {
-        out.push_str("Your goals, in your words:\n\n");
+        out.push_str("Your goals, as your affirmed profile holds them:\n\n");
         for goal in &mail.quoted_goals {
             for line in goal.lines() {
                 let _ = writeln!(out, "> {line}");
@@ -102,7 +102,7 @@ pub fn html_page(mail: &CheckInMail) -> String {
         html(SUBJECT)
     );
     if !mail.quoted_goals.is_empty() {
-        out.push_str("<p>Your goals, in your words:</p>\n");
+        out.push_str("<p>Your goals, as your affirmed profile holds them:</p>\n");
         for goal in &mail.quoted_goals {
             let _ = writeln!(
                 out,

@@ -736,7 +736,7 @@ async fn coverage_is_whole_with_nothing_logged_and_half_with_half_mapped() {
         half["summary"]
             .as_str()
             .unwrap()
-            .contains("2 h more was logged without a foundation"),
+            .contains("you logged 4 h: 2 h classified, 2 h not yet."),
         "{half:#}"
     );
 
@@ -786,7 +786,7 @@ async fn a_check_in_mentions_coverage_below_eighty_percent() {
     let below = checkin(&app).await;
     let observation = below["observation"].as_str().expect("an observation");
     assert!(
-        observation.contains("70% of the logged time has a foundation so far"),
+        observation.contains("70% of the logged time is classified so far"),
         "{observation}"
     );
     add_rule(
@@ -799,7 +799,7 @@ async fn a_check_in_mentions_coverage_below_eighty_percent() {
     let whole = checkin(&app).await;
     let observation = whole["observation"].as_str().expect("an observation");
     assert!(
-        !observation.contains("has a foundation so far"),
+        !observation.contains("is classified so far"),
         "{observation}"
     );
 }

@@ -361,8 +361,8 @@ async fn a_check_in_observes_the_persons_own_calendar_days() {
     let manual = observation_of(&app, &ada).await;
     assert!(
         manual.starts_with(
-            "In the last 14 days you logged 1 h 45 min. The largest share went to Vocation (57%), \
-             then Mission (29%)."
+            "In the last 14 days you logged 1 h 45 min, all of it classified. Of the classified \
+             time, the largest share went to Vocation (57%), then Mission (29%)."
         ),
         "{manual}"
     );

@@ -171,12 +171,18 @@ pub fn compose_checkin(
         let mission = profile.prose.mission_summary.as_str().to_owned();
         (
             vec![mission],
-            "You did not name a goal, so here is the mission you described:",
+            "Your affirmed profile names no goal, so here is its mission, as it reads there:",
         )
     } else if goals.len() == 1 {
-        (goals, "Here is the goal you named, in your own words:")
+        (
+            goals,
+            "Here is the goal your affirmed profile names, as it reads there:",
+        )
     } else {
-        (goals, "Here are the goals you named, in your own words:")
+        (
+            goals,
+            "Here are the goals your affirmed profile names, as they read there:",
+        )
     };
     let (opening, question) = match style {
         CoachingStyle::Direct => (
@@ -218,8 +224,8 @@ fn observe(pattern: &WorkPattern) -> String {
     // Rounded down, so 79.6% never reads as the 80% that needs no note.
     let percent = (pattern.coverage * 100.0).floor();
     format!(
-        "{} {percent:.0}% of the logged time has a foundation so far, so these shares describe \
-         only that part of it.",
+        "{} {percent:.0}% of the logged time is classified so far, so these shares describe only \
+         that part of it.",
         pattern.summary
     )
 }
@@ -378,18 +384,18 @@ mod tests {
         };
         // 80 of 100 minutes mapped: exactly the bar, no note.
         let at_bar = observe([80, 0, 0, 0, 0, 0], 20);
-        assert!(!at_bar.contains("has a foundation so far"), "{at_bar}");
+        assert!(!at_bar.contains("is classified so far"), "{at_bar}");
         // 796 of 1,000: 79.6% is written 79%, never 80%.
         let below = observe([796, 0, 0, 0, 0, 0], 204);
         assert!(
             below.ends_with(
-                "79% of the logged time has a foundation so far, so these shares describe only that part of it."
+                "79% of the logged time is classified so far, so these shares describe only that part of it."
             ),
             "{below}"
         );
         // Nothing mapped yet: still an observation, of the unmapped time.
         let none_mapped = observe([0; 6], 90);
-        assert!(none_mapped.contains("1 h 30 min was logged without a foundation"));
+        assert!(none_mapped.contains("you logged 1 h 30 min, none of it classified yet."));
         assert!(
             none_mapped.contains(" 0% of the logged time"),
             "{none_mapped}"

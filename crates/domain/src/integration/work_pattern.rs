@@ -219,37 +219,44 @@ pub fn coverage(mapped: i64, unmapped: i64) -> f64 {
     }
 }
 
-/// Plain language: how much was logged, where most of it went, what got little or none, and
-/// how much has no foundation yet.
+/// Plain language, in the dashboard's words: how much was logged, how much of it is classified
+/// and how much not yet, where most of the classified time went and what got little or none.
 fn summarise(days: u16, total: i64, unmapped: i64, foundations: &[FoundationShare]) -> String {
     let span = if days == 1 {
         "the last day".to_owned()
     } else {
         format!("the last {days} days")
     };
-    let unmapped_note = || {
-        format!(
-            "{} {} logged without a foundation yet.",
-            duration_words(unmapped),
-            if total == 0 { "was" } else { "more was" }
-        )
+    let mut text = match (total, unmapped) {
+        (0, 0) => return format!("No time was logged in {span}."),
+        (0, _) => {
+            return format!(
+                "In {span} you logged {}, none of it classified yet.",
+                duration_words(unmapped)
+            );
+        }
+        (_, 0) => format!(
+            "In {span} you logged {}, all of it classified.",
+            duration_words(total)
+        ),
+        _ => format!(
+            "In {span} you logged {}: {} classified, {} not yet.",
+            duration_words(total + unmapped),
+            duration_words(total),
+            duration_words(unmapped)
+        ),
     };
-    if total == 0 {
-        return if unmapped == 0 {
-            format!("No time was logged in {span}.")
-        } else {
-            format!("In {span}, {}", unmapped_note())
-        };
-    }
     let mut ranked: Vec<&FoundationShare> = foundations.iter().filter(|f| f.minutes > 0).collect();
     ranked.sort_by_key(|f| std::cmp::Reverse(f.minutes));
     let percent =
         |f: &FoundationShare| format!("{} ({:.0}%)", f.foundation.title(), f.share * 100.0);
-    let mut text = format!("In {span} you logged {}.", duration_words(total));
     match ranked.as_slice() {
-        [only] => text.push_str(&format!(" All of it went to {}.", only.foundation.title())),
+        [only] => text.push_str(&format!(
+            " All the classified time went to {}.",
+            only.foundation.title()
+        )),
         [first, second, ..] => text.push_str(&format!(
-            " The largest share went to {}, then {}.",
+            " Of the classified time, the largest share went to {}, then {}.",
             percent(first),
             percent(second)
         )),
@@ -262,14 +269,8 @@ fn summarise(days: u16, total: i64, unmapped: i64, foundations: &[FoundationShar
         .collect();
     if !quiet.is_empty() {
         text.push_str(&format!(
-            " {} received less than 5% of the logged time.",
+            " {} received less than 5% of the classified time.",
             join_words(&quiet)
-        ));
-    }
-    if unmapped > 0 {
-        text.push_str(&format!(
-            " {} The shares are over the mapped time.",
-            unmapped_note()
         ));
     }
     text
@@ -335,7 +336,8 @@ mod tests {
         assert!(!mission.neglected);
         assert_eq!(p.neglected.len(), 5);
         assert!(
-            p.summary.contains("All of it went to Mission"),
+            p.summary
+                .contains("All the classified time went to Mission"),
             "{}",
             p.summary
         );
@@ -448,7 +450,7 @@ mod tests {
         );
         assert_eq!(
             p.summary,
-            "In the last 14 days you logged 2 h. The largest share went to Love (50%), then Vocation (50%). Strength, Mission, Short-term goals and Long-term goals received less than 5% of the logged time. 2 h more was logged without a foundation yet. The shares are over the mapped time."
+            "In the last 14 days you logged 4 h: 2 h classified, 2 h not yet. Of the classified time, the largest share went to Love (50%), then Vocation (50%). Strength, Mission, Near-term goal and Long-term goal received less than 5% of the classified time."
         );
 
         let only_unmapped = [DailyMinutes {
@@ -460,7 +462,7 @@ mod tests {
         assert_eq!(p.coverage, 0.0);
         assert_eq!(
             p.summary,
-            "In the last 7 days, 45 min was logged without a foundation yet."
+            "In the last 7 days you logged 45 min, none of it classified yet."
         );
         assert_eq!(find_verdict(&p.summary), None);
     }
@@ -487,7 +489,7 @@ mod tests {
         let p = today(14, [0, 30, 0, 600, 0, 120]);
         assert_eq!(
             p.summary,
-            "In the last 14 days you logged 12 h 30 min. The largest share went to Vocation (80%), then Long-term goals (16%). Love, Strength, Mission and Short-term goals received less than 5% of the logged time."
+            "In the last 14 days you logged 12 h 30 min, all of it classified. Of the classified time, the largest share went to Vocation (80%), then Long-term goal (16%). Love, Strength, Mission and Near-term goal received less than 5% of the classified time."
         );
     }
 }

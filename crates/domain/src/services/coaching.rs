@@ -546,7 +546,7 @@ mod tests {
         let observation = c.observation.unwrap();
         assert!(
             observation
-                .starts_with("In the last 14 days you logged 2 h. All of it went to Vocation."),
+                .starts_with("In the last 14 days you logged 2 h, all of it classified. All the classified time went to Vocation."),
             "{observation}"
         );
     }
