@@ -1,4 +1,4 @@
-//! The meaning half of the grounding rule (API.md, "Provenance"): a sentence about the person
+//! The meaning half of the grounding rule (docs/api.md, "Provenance"): a sentence about the person
 //! that turns their words around is not theirs, however many of their words it reuses. It is
 //! turned around when it negates where the person did not ("You no longer love …" after "I still
 //! love …"), or uses one of a pair of opposites whose other half is what the person wrote
