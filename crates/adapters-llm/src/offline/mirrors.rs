@@ -647,6 +647,33 @@ fn surface(word: &str) -> String {
     }
 }
 
+/// A phrase without the person's own lead ("you love long walks" -> "long walks", "you could be
+/// paid for teaching" -> "teaching"), so that it can stand after the part's name.
+fn without_own_lead(phrase: &str) -> String {
+    let lower = phrase.to_lowercase();
+    for lead in [
+        "you could be paid for ",
+        "you could get paid for ",
+        "you could be paid to ",
+        "you could get paid doing ",
+        "you would love to ",
+        "you love to ",
+        "you love ",
+        "you enjoy ",
+        "you like ",
+        "you work as ",
+        "you work in ",
+        "you work at ",
+        "you could ",
+        "you can ",
+    ] {
+        if lower.starts_with(lead) && phrase.len() > lead.len() {
+            return phrase[lead.len()..].to_owned();
+        }
+    }
+    phrase.to_owned()
+}
+
 /// Whether every sentence of `text` rests on `answers` by the service's own rule (Snowball
 /// stems, NLTK stop words) and by the engine's rough one.
 fn rests_on(text: &str, answers: &[&str]) -> bool {
@@ -671,11 +698,12 @@ fn apart(answers: &[&str; 4]) -> String {
             .into_iter()
             .find(|c| !is_aside(c))
             .map(|c| lower_first(&turn_pronouns(&without_hedges(c))))
+            .map(|c| without_own_lead(&c))
             .map(|c| super::text::cut_words(&c, 12, 120))
             .unwrap_or_default()
     };
     let (love, paid) = (first_phrase(answers[0]), first_phrase(answers[3]));
-    let text = format!("What you love, {love}, and what you can be paid for, {paid}, stand apart.");
+    let text = format!("What you love ({love}) and what you can be paid for ({paid}) stand apart.");
     if rests_on(&text, answers) {
         text
     } else {
