@@ -1,7 +1,8 @@
 //! The offline engine on words it did not write: the coach-a corpus of four people outside the
 //! team (crates/eval/people/), scored as its README says. The bar is 95% of the change
 //! requests landed and 95% of the other turns changing nothing; these tests hold the figures
-//! reached so that they cannot fall back (docs/offline-engine.md, "How well it reads").
+//! reached (88% landed, once every phrase taken from coach-a itself was out of the lexicons) so
+//! that they cannot fall back (docs/offline-engine.md, "How well it reads corrections").
 
 // A panic is the failure report here, helpers included (clippy.toml covers only #[test] bodies).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -11,7 +12,7 @@ use std::path::Path;
 use eval::people::{self, corrections, mirrors};
 
 /// The figures reached on coach-a (landed, still and mirror checks, in percent), held as floors.
-const LANDED_PERCENT: usize = 95;
+const LANDED_PERCENT: usize = 88;
 const STILL_PERCENT: usize = 95;
 const MIRROR_PERCENT: usize = 95;
 

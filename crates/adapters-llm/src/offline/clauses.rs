@@ -6,10 +6,10 @@
 use super::text::{content_words, find_phrase, normalize, sentences, words};
 
 /// Words that open a new clause when no punctuation marks it: a subject of the person's own, a
-/// pronoun, or a verb a chat writer starts a clause with ("forgot that one").
+/// pronoun, or a verb a chat writer starts a clause with ("forgot it", "haven't been").
 const CLAUSE_STARTERS: &[&str] = &[
-    "i", "i'm", "i've", "i'd", "i'll", "they", "we", "he", "she", "that's", "there's", "forgot",
-    "haven't", "hasn't", "didn't", "can't",
+    "i", "i'm", "i've", "i'd", "i'll", "they", "we", "he", "she", "that's", "there's", "haven't",
+    "hasn't", "didn't", "can't", "forgot",
 ];
 
 /// Words after which a starter does not open a clause ("that I love", "when they call").

@@ -21,7 +21,6 @@ const TOPICS: &[(&[&str], &str)] = &[
             "llm",
             "computer",
             "human",
-            "proprietary",
             "robot",
         ],
         "I am the service's offline coach: fixed rules that run inside the service, not a person \

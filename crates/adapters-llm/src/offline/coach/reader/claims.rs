@@ -46,7 +46,6 @@ const CORRECTION_LEADS: &[&str] = &[
     "update",
     "revise",
     "changed",
-    "change of heart",
     "on reflection",
     "truthfully",
     "actually",
@@ -62,8 +61,6 @@ const ADD_LEADS: &[&str] = &[
     "another one",
     "don't forget",
     "do not forget",
-    "i quite forgot to mention that",
-    "i quite forgot to mention",
     "i forgot to mention that",
     "i forgot to mention",
     "forgot to mention",
@@ -71,7 +68,6 @@ const ADD_LEADS: &[&str] = &[
     "add",
     "adding",
     "plus",
-    "put also",
     "put",
     "include",
     "and",
@@ -80,13 +76,7 @@ const ADD_LEADS: &[&str] = &[
 /// Words inside a clause that mark an addition.
 const ADD_WORDS: &[&str] = &["also", "too", "as well"];
 /// Words that mark where the added content starts after a pointer.
-const ADD_THAT: &[&str] = &[
-    "add that",
-    "adding that",
-    "put also that",
-    "also that",
-    "add",
-];
+const ADD_THAT: &[&str] = &["add that", "adding that", "also that", "add"];
 
 /// Words that state a wish, as a goal does.
 const WISHES: &[&str] = &[
@@ -517,7 +507,7 @@ fn addition(text: &str) -> Option<(String, String)> {
             .or_else(|| text.starts_with("+1").then_some(2))
     };
     if let Some(end) = lead_end(body) {
-        // "Oh, and I quite forgot to mention that ...": leads one after another.
+        // "Oh, and I forgot to mention that ...": leads one after another.
         let mut region = &body[end..];
         while let Some(more) = lead_end(region.trim_start_matches([',', ' ', ':'])) {
             region = &region.trim_start_matches([',', ' ', ':'])[more..];

@@ -32,7 +32,6 @@ const MOMENTS: &[&str] = &[
     "xmas",
     "easter",
     "thanksgiving",
-    "carnival",
     "summer",
     "spring",
     "fall",
