@@ -9,6 +9,7 @@ use domain::text::Prose;
 
 use super::reader::locate::{best_sentence, shared, stems};
 use super::reader::{Op, horizon};
+use super::revise::replace_sentence;
 use crate::offline::mirror::{is_clause, turn_pronouns};
 use crate::offline::text::{
     capitalize_first, content_words, cut, find_phrase, join_sentences, normalize, sentences,
@@ -74,15 +75,6 @@ pub fn apply(field: EditableField, current: Option<&str>, op: &Op) -> Edited {
     } else {
         Edited::Text(text)
     }
-}
-
-fn replace_sentence(text: &str, index: usize, new: &str) -> String {
-    let mut all: Vec<String> = sentences(text).into_iter().map(str::to_owned).collect();
-    match all.get_mut(index) {
-        Some(slot) => *slot = new.to_owned(),
-        None => all.push(new.to_owned()),
-    }
-    join_sentences(&all)
 }
 
 /// Whether a replacement is of a few words for a few words standing as written ("it's not

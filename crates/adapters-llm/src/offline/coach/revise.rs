@@ -129,7 +129,7 @@ fn sentence_holding(text: &str, words: &str) -> Option<usize> {
     })
 }
 
-fn replace_sentence(text: &str, index: usize, new: &str) -> String {
+pub(super) fn replace_sentence(text: &str, index: usize, new: &str) -> String {
     let mut all: Vec<String> = sentences(text).into_iter().map(str::to_owned).collect();
     match all.get_mut(index) {
         Some(slot) => *slot = new.to_owned(),
