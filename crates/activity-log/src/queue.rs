@@ -27,9 +27,11 @@ pub const CAPACITY: usize = 4_096;
 pub const BATCH: usize = 1_024;
 /// A batch the database refuses this many times is given up (and logged with its size).
 const ATTEMPTS: u32 = 4;
-/// How long a batch that answers wait for is retried while the database is unavailable (or the
-/// disk full): the changes it records are committed, and holding their answers until the
-/// database is back (a PostgreSQL crash recovers in seconds) beats answering without a row.
+/// How long a batch that answers wait for is retried while the database is unavailable: the
+/// changes it records are committed, and holding their answers until the database is back (a
+/// PostgreSQL crash recovers in seconds) beats answering without a row. Not on a full disk,
+/// which frees no space by itself: there such a batch is given up after [`ATTEMPTS`] (about
+/// two seconds), and its changes are answered, logged and counted as unrecorded.
 pub const PATIENCE: Duration = Duration::from_secs(30);
 /// The longest pause between two attempts.
 const MAX_DELAY: Duration = Duration::from_secs(1);
@@ -320,12 +322,21 @@ async fn write_retrying<R: ActivityRepository>(
     let mut delay = Duration::from_millis(50);
     let mut attempt = 1;
     loop {
-        let again = attempt < ATTEMPTS || (patient && started.elapsed() < PATIENCE);
+        let tried = attempt >= ATTEMPTS;
+        // Patience is for a database that comes back by itself (a crash recovers in seconds);
+        // a full disk waits for an operator, so a change's answer is not held for it.
+        let again = |full: bool| !tried || (patient && !full && started.elapsed() < PATIENCE);
         match repo.record(part).await {
             Ok(stored) => return Ok(stored),
             // A full disk, like an unreachable database, is no fault of these entries: splitting
             // the batch would only send more writes that cannot fit.
-            Err(RepoError::Unavailable(e) | RepoError::StorageFull(e)) if again => {
+            Err(RepoError::Unavailable(e)) if again(false) => {
+                tracing::warn!(error = %format!("{e:#}"), attempt, entries = part.len(), "activity batch not written; retrying");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 4).min(MAX_DELAY);
+                attempt += 1;
+            }
+            Err(RepoError::StorageFull(e)) if again(true) => {
                 tracing::warn!(error = %format!("{e:#}"), attempt, entries = part.len(), "activity batch not written; retrying");
                 tokio::time::sleep(delay).await;
                 delay = (delay * 4).min(MAX_DELAY);

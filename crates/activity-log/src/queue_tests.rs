@@ -237,6 +237,35 @@ async fn a_full_disk_is_retried_with_back_off_and_never_splits_the_batch() {
     assert_eq!(calls, ATTEMPTS as usize);
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_change_is_not_held_for_long_by_a_full_disk_but_is_by_a_database_coming_back() {
+    let full = || RepoError::StorageFull(anyhow::anyhow!("database or disk is full"));
+    let mut repo = MockActivityRepository::new();
+    repo.expect_record().returning(move |_| Err(full()));
+    let (queue, writer) = ActivityWriter::spawn(repo, counters());
+    let started = tokio::time::Instant::now();
+    assert!(
+        !queue.push_durable(entry(0)).await,
+        "nothing fits on a full disk"
+    );
+    // Four attempts with back-off, not the 30 s patience: the answer waits about two seconds.
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    writer.shutdown().await;
+
+    let mut repo = MockActivityRepository::new();
+    repo.expect_record()
+        .returning(|_| Err(RepoError::Unavailable(anyhow::anyhow!("down"))));
+    let (queue, writer) = ActivityWriter::spawn(repo, counters());
+    let started = tokio::time::Instant::now();
+    assert!(!queue.push_durable(entry(1)).await);
+    assert!(started.elapsed() >= PATIENCE, "{:?}", started.elapsed());
+    writer.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_durable_entry_is_acknowledged_after_its_commit_without_the_linger() {
     let (batches, repo) = recording_sizes();
