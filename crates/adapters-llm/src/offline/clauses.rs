@@ -61,6 +61,8 @@ const HEDGES: &[&str] = &[
     "basically",
     "literally",
     "somehow",
+    "per se",
+    "as such",
 ];
 
 /// Fillers dropped only where a clause opens ("so", "well" mean more inside one).

@@ -436,6 +436,8 @@ fn same(needle: char, c: char) -> bool {
     needle == c.to_ascii_lowercase()
         || (needle == '\'' && matches!(c, '’' | '‘'))
         || (needle == '-' && matches!(c, '‐' | '‑' | '–' | '—'))
+        // "big-picture" and "how-it-fits" are the words "big picture" and "how it fits".
+        || (needle == ' ' && matches!(c, '-' | '‐' | '‑'))
 }
 
 /// The first occurrence of the lower-case `needle` in `hay` at or after byte `from`, on word

@@ -130,6 +130,10 @@ pub fn read(text: &str) -> Option<Claim> {
     let wish = WISHES.iter().any(|w| find_phrase(text, w, 0).is_some());
     let claim = |kind, content: String, old: Option<String>, pointer: String| {
         let content = tidy(&content);
+        // What is corrected is tidied as what is right is ("not X per se": X).
+        let old = old
+            .map(|o: String| tidy(&o))
+            .filter(|o| !content_words(o).is_empty());
         (!content_words(&content).is_empty()).then_some(Claim {
             kind,
             content,
@@ -154,7 +158,16 @@ pub fn read(text: &str) -> Option<Claim> {
         return claim(Kind::Add, content, None, pointer);
     }
     if let Some((content, pointer)) = definition(text) {
-        return claim(Kind::Replace, content, None, pointer);
+        // "The people I want to help are X" says what the part is: it replaces. "What I could
+        // earn money with is X" names one possibility among others: it adds, and what the
+        // person wrote before stays. A goal is one thing, whatever the head says.
+        let goal = names_a_goal(&pointer) || horizon::find(&pointer).is_some();
+        let kind = if !goal && possibility(&pointer) {
+            Kind::Add
+        } else {
+            Kind::Replace
+        };
+        return claim(kind, content, None, pointer);
     }
     if let Some((content, pointer)) = corrected(text) {
         return claim(Kind::Replace, content, None, pointer);
@@ -172,6 +185,14 @@ pub fn read(text: &str) -> Option<Claim> {
         }
     }
     None
+}
+
+/// Whether a definition's head speaks of a possibility ("what I could be paid for", "what I
+/// might do"), not of what is.
+fn possibility(head: &str) -> bool {
+    words(head)
+        .iter()
+        .any(|(_, w)| matches!(normalize(w).as_str(), "could" | "might" | "may" | "can"))
 }
 
 /// The byte offset just past the last of `marks` in `text` (0 when there is none).
@@ -499,10 +520,11 @@ fn head_names_part(clause: &str) -> bool {
 fn addition(text: &str) -> Option<(String, String)> {
     let body = strip_leads_keeping(text, &["oh", "well", "dear", "hey"]);
     let lead_end = |text: &str| {
+        let (skip, text) = without_degree(text);
         ADD_LEADS
             .iter()
-            .filter_map(|l| find_phrase(text, l, 0).filter(|(at, _)| *at == 0))
-            .map(|(_, end)| end)
+            .filter_map(|l| find_phrase(&text, l, 0).filter(|(at, _)| *at == 0))
+            .map(|(_, end)| skip + end)
             .max()
             .or_else(|| text.starts_with("+1").then_some(2))
     };
@@ -544,6 +566,36 @@ fn addition(text: &str) -> Option<(String, String)> {
         text[end..].trim_start()
     );
     Some((first_claim(&clause), String::new()))
+}
+
+/// Words that only say how much or how plainly: "I quite forgot", "I totally forgot".
+const DEGREE: &[&str] = &[
+    "quite",
+    "completely",
+    "totally",
+    "clean",
+    "entirely",
+    "really",
+    "actually",
+    "just",
+    "clearly",
+    "simply",
+];
+
+/// `text` with a degree word after its leading "I" set aside ("I quite forgot" reads "I
+/// forgot"), as the "I " it skipped and the rest; the "I" is kept as the rest's first word.
+fn without_degree(text: &str) -> (usize, std::borrow::Cow<'_, str>) {
+    let ws = words(text);
+    match ws.get(..3) {
+        Some([(0, i), (_, degree), (next, _)])
+            if normalize(i) == "i" && DEGREE.contains(&normalize(degree).as_str()) =>
+        {
+            // The rest's offsets are the text's less `next - 2` (its "i " stands before `next`).
+            let rest = format!("i {}", &text[*next..]);
+            (next - 2, std::borrow::Cow::Owned(rest))
+        }
+        _ => (0, std::borrow::Cow::Borrowed(text)),
+    }
 }
 
 /// A pointer then the content: "for the part about what I'm good at: X", "for mission: X",
@@ -791,6 +843,8 @@ mod tests {
             (c.kind, c.content.as_str()),
             (Kind::Replace, "nurses on nights")
         );
+        let c = claim("what I could earn a living with is tuning pianos.");
+        assert_eq!((c.kind, c.content.as_str()), (Kind::Add, "tuning pianos"));
         let c = claim("by june I want to run a marathon.");
         assert_eq!(
             (c.kind, c.content.as_str()),

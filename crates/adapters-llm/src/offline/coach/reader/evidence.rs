@@ -7,7 +7,10 @@
 
 use domain::profile::EditableField;
 
-use crate::offline::text::find_phrase;
+use std::collections::BTreeSet;
+
+use crate::offline::grounding::stem;
+use crate::offline::text::{content_words, find_phrase, is_content_word, normalize, words};
 
 use EditableField::{
     LongTermGoalSummary as Long, LoveSummary as Love, MissionSummary as Mission,
@@ -81,6 +84,10 @@ const EVIDENCE: &[(EditableField, &str, f32)] = &[
     (Strength, "rely on me", CUE),
     (Strength, "turn to me", CUE),
     (Strength, "skill", HINT),
+    // What a person says they can do is what they are able to, not yet what pays.
+    (Strength, "i can", HINT),
+    (Strength, "i know how to", HINT),
+    (Strength, "i'm able to", HINT),
     // Whom the person wants to help.
     (Mission, "mission", NAMED),
     (Mission, "purpose", NAMED),
@@ -170,7 +177,79 @@ pub fn scores(text: &str) -> Vec<(EditableField, f32)> {
             from = end;
         }
     }
+    if time_slips_by(text)
+        && let Some(slot) = out.iter_mut().find(|(f, _)| *f == Love)
+    {
+        slot.1 += CUE;
+    }
     out
+}
+
+/// Verbs of losing or forgetting, and of time going unnoticed.
+const LOSING: &[&str] = &[
+    "lose",
+    "loses",
+    "losing",
+    "lost",
+    "forget",
+    "forgets",
+    "forgetting",
+    "forgot",
+];
+const PASSING: &[&str] = &[
+    "go",
+    "goes",
+    "went",
+    "disappear",
+    "disappears",
+    "vanish",
+    "vanishes",
+    "fly",
+    "flies",
+    "flew",
+    "melt",
+    "melts",
+    "slip",
+    "slips",
+    "pass",
+    "passes",
+    "passing",
+];
+/// Words for a stretch of time.
+const STRETCHES: &[&str] = &[
+    "time",
+    "hours",
+    "hour",
+    "track",
+    "afternoon",
+    "afternoons",
+    "morning",
+    "mornings",
+    "evening",
+    "evenings",
+    "day",
+    "days",
+    "night",
+    "nights",
+    "weekend",
+    "weekends",
+];
+
+/// Whether `text` says time slips by unnoticed, in whatever words: losing or forgetting a
+/// stretch of time a few words on ("lose the notion of time", "lost a whole afternoon",
+/// "forget the hours"), or time itself going ("the hours just disappear", "time flies"). That
+/// is the mark of what a person loves doing.
+fn time_slips_by(text: &str) -> bool {
+    let ws: Vec<String> = crate::offline::text::words(text)
+        .into_iter()
+        .map(|(_, w)| crate::offline::text::normalize(w))
+        .collect();
+    ws.iter().enumerate().any(|(i, w)| {
+        let ahead = |n: usize| ws.iter().skip(i + 1).take(n);
+        (LOSING.contains(&w.as_str()) && ahead(4).any(|a| STRETCHES.contains(&a.as_str())))
+            || (matches!(w.as_str(), "time" | "hours")
+                && ahead(2).any(|a| PASSING.contains(&a.as_str())))
+    })
 }
 
 /// The parts that lead `scores`: one when it leads clearly, two when the first two are close,
@@ -190,7 +269,8 @@ pub fn leaders(scores: &[(EditableField, f32)]) -> Vec<EditableField> {
 /// Two scores closer than this are equally likely.
 const CLOSE: f32 = 0.25;
 
-/// The parts `text` names outright ("my strengths", "the overlap", "who I want to help").
+/// The parts `text` names outright ("my strengths", "the overlap", "who I want to help"),
+/// in the lexicon's words or in the person's own ([`named_in_own_words`]).
 #[must_use]
 pub fn named(text: &str) -> Vec<EditableField> {
     let mut out = Vec::new();
@@ -199,7 +279,67 @@ pub fn named(text: &str) -> Vec<EditableField> {
             out.push(*field);
         }
     }
+    if out.is_empty() {
+        out = named_in_own_words(text);
+    }
     out
+}
+
+/// Nouns people point at a part of the page with.
+const PART_NOUNS: &[&str] = &[
+    "section",
+    "part",
+    "bit",
+    "piece",
+    "paragraph",
+    "box",
+    "area",
+];
+
+/// A part named in the person's own words: "the how-it-fits section", "the money piece". The
+/// words before the noun name a part when every one of them (by stem) is a word of that part's
+/// names, and of no other part's.
+fn named_in_own_words(text: &str) -> Vec<EditableField> {
+    let ws: Vec<String> = words(text).into_iter().map(|(_, w)| normalize(w)).collect();
+    let mut out = Vec::new();
+    for (i, w) in ws.iter().enumerate() {
+        if !PART_NOUNS.contains(&w.as_str()) {
+            continue;
+        }
+        let start = ws[..i]
+            .iter()
+            .rposition(|d| matches!(d.as_str(), "the" | "my" | "your" | "that" | "this"))
+            .filter(|d| i - d <= 5);
+        let Some(start) = start else { continue };
+        let wanted: BTreeSet<String> = ws[start + 1..i]
+            .iter()
+            .filter(|w| is_content_word(w))
+            .map(|w| stem(w))
+            .collect();
+        if wanted.is_empty() {
+            continue;
+        }
+        let fits: Vec<EditableField> = EditableField::ALL
+            .into_iter()
+            .filter(|field| wanted.is_subset(&name_stems(*field)))
+            .collect();
+        if let [field] = fits[..]
+            && !out.contains(&field)
+        {
+            out.push(field);
+        }
+    }
+    out
+}
+
+/// The stems of the words a part is named by.
+fn name_stems(field: EditableField) -> BTreeSet<String> {
+    EVIDENCE
+        .iter()
+        .filter(|(f, _, weight)| *f == field && *weight >= NAMED)
+        .flat_map(|(_, phrase, _)| content_words(phrase))
+        .map(|w| stem(&w))
+        .collect()
 }
 
 /// Whether `text` names a goal without a horizon.
@@ -230,6 +370,12 @@ mod tests {
         assert_eq!(lead("I could earn money tuning pianos"), [Vocation]);
         assert_eq!(lead("what ties together is patience"), [Overlap]);
         assert_eq!(lead("add it to my strengths"), [Strength]);
+        assert_eq!(named("in the fits-together bit, add patience"), [Overlap]);
+        assert_eq!(named("for the money piece: tuning pianos"), [Vocation]);
+        assert!(named("the best part is the people").is_empty());
+        assert_eq!(lead("I lose all sense of time when I carve spoons"), [Love]);
+        assert_eq!(lead("knitting, the hours just vanish"), [Love]);
+        assert!(!lead("I lost my job in March").contains(&Love));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use domain::profile::{EditableField, Profile};
+use domain::profile::{EditableField, Profile, SourceOrigin};
 
 use crate::offline::grounding::stem;
 use crate::offline::text::{content_words, sentences, words};
@@ -65,7 +65,7 @@ pub fn holding(profile: &Profile, words: &str) -> Vec<EditableField> {
         })
         .collect();
     if let [only] = verbatim[..]
-        && words.split_whitespace().count() >= 2
+        && crate::offline::text::words(words).len() >= 2
     {
         return vec![only];
     }
@@ -88,6 +88,44 @@ pub fn holding(profile: &Profile, words: &str) -> Vec<EditableField> {
         .filter(|f| *f != EditableField::OverlapNarrative)
         .collect();
     if own.is_empty() { found } else { own }
+}
+
+/// The parts whose own answers (the person's words each part rests on) hold `words`, by the
+/// same measure as [`holding`]; the overlap, which rests on the others' answers, aside.
+#[must_use]
+pub fn answered(profile: &Profile, words: &str) -> Vec<EditableField> {
+    let wanted = stems(words);
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let need = wanted.len().div_ceil(2);
+    EditableField::ALL
+        .into_iter()
+        .filter(|f| *f != EditableField::OverlapNarrative)
+        .filter(|field| {
+            profile.sources.get(*field).iter().any(|source| {
+                matches!(source.origin, SourceOrigin::Step(_))
+                    && best_sentence(&source.quote, &wanted).is_some_and(|(_, n)| n >= need)
+            })
+        })
+        .collect()
+}
+
+/// Where words a person points at stand, for a swap or a removal: the parts whose text holds
+/// them, and with them every other part whose answers hold them too (the summary may have left
+/// them out): when that is more than one part, a careful coach asks which is meant.
+#[must_use]
+pub fn standing(profile: &Profile, words: &str) -> Vec<EditableField> {
+    let mut parts = holding(profile, words);
+    if parts.is_empty() {
+        return parts;
+    }
+    for field in answered(profile, words) {
+        if !parts.contains(&field) {
+            parts.push(field);
+        }
+    }
+    parts
 }
 
 /// How much each part's text shares with `text` (the profile's own words as evidence).

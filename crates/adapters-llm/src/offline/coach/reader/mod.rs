@@ -143,7 +143,7 @@ fn removal_of(removal: &acts::Removal, profile: &Profile) -> Understood {
     {
         return Understood::Ask(vec![field]);
     }
-    let holding = locate::holding(profile, &object);
+    let holding = locate::standing(profile, &object);
     let change = |field, why| {
         Understood::Change(Change {
             field,
@@ -200,7 +200,7 @@ fn swap_of(swap: acts::Swap, profile: &Profile) -> Understood {
             why: Why::Named,
         });
     }
-    match locate::holding(profile, &swap.old)[..] {
+    match locate::standing(profile, &swap.old)[..] {
         [field] => Understood::Change(Change {
             field,
             op: Op::Swap {
@@ -265,10 +265,15 @@ fn part_of_claim(
     {
         return Ok((field, Why::Named));
     }
+    // Where the replaced words stand: in the profile's text, else in the person's answers
+    // (a summary leaves some of what they wrote out).
     let held = claim
         .old
         .as_deref()
-        .map(|old| locate::holding(profile, old))
+        .map(|old| match locate::holding(profile, old) {
+            held if held.is_empty() => locate::answered(profile, old),
+            held => held,
+        })
         .unwrap_or_default();
     // What the new words are about decides first; then how the person describes what they
     // correct ("it's not training people I'm best at"); then where the old words stand.
