@@ -135,11 +135,14 @@ test('the profile shows type and triad and its fields edit in place', async () =
 test('reflection: the opener, a turn, and the history with a diff', async () => {
   await page.click('#opener');
   await page.locator('#chat li.coach').first().waitFor();
+  // The built-in coach answered: the page says once what it reads.
+  await page.locator('#coach-reads', { hasText: 'reads English' }).waitFor();
   await page.fill('#reflect-message', `My strength is patience, really. ${XSS}`);
   await page.click('#reflect-form button[type="submit"]');
   await page.locator('#chat li.person', { hasText: 'patience' }).waitFor();
   await page.locator('#chat li.coach').nth(1).waitFor();
   assert.equal(await page.locator('#chat img').count(), 0);
+  assert.equal(await page.locator('#coach-reads').count(), 1);
   const edited = page.locator('#revisions li', { hasText: 'Edited by you' }).first();
   await edited.locator('summary').click();
   await edited.locator('ins', { hasText: 'and to enjoy it.' }).waitFor();

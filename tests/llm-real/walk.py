@@ -350,6 +350,12 @@ def walk_person(w: Walk, person: dict, tally: Tally) -> None:
                 f"{who}: reflect ({kind}) revisions are editable fields only: {revisions!r:.300}")
         if kind == "opener":
             w.check(revisions == [], f"{who}: an opener carries no revisions: {revisions!r:.300}")
+        if kind == "correction" and person.get("correction_lands_offline_in"):
+            # What lands without a model lands with one (the offline coach takes the turn when
+            # the model's reply leaves that part alone: domain::missed_change).
+            lands = person["correction_lands_offline_in"]
+            w.check(lands in [x.get("field") for x in revisions or [] if isinstance(x, dict)],
+                    f"{who}: the correction lands in {lands}, as it does offline: {revisions!r:.300}")
         log(f"{who}: coach ({kind}): {reply.get('message')!r:.160}; revisions {[x.get('field') for x in revisions or [] if isinstance(x, dict)]}")
         after = w.state(who, token)
         dialogue_before, dialogue_after = before["reflection"][1] or [], after["reflection"][1] or []
@@ -359,6 +365,14 @@ def walk_person(w: Walk, person: dict, tally: Tally) -> None:
                 f"{who}: reflect ({kind}) stored the turns {expected}: {[m.get('author') for m in added]}")
         if kind != "opener" and len(added) == 2:
             w.check(added[0].get("text") == body["message"], f"{who}: the person's turn is stored as written")
+        # The turn records which engine the person reads: the model's reply, or the offline
+        # coach's where it stood in for a reply resting on nothing they wrote.
+        engine = reply.get("engine")
+        w.check(engine in ("model", "offline"), f"{who}: reflect ({kind}) names its engine: {engine!r}")
+        if added:
+            w.check(added[-1].get("engine") == engine and all(m.get("engine") is None for m in added[:-1]),
+                    f"{who}: reflect ({kind}) stored the coach turn with engine {engine!r}: {[m.get('engine') for m in added]}")
+        log(f"{who}: coach ({kind}) answered by the {engine} engine")
         revs_before, revs_after = before["revisions"][1] or [], after["revisions"][1] or []
         grew = len(revs_after) - len(revs_before)
         w.check(grew == (1 if revisions else 0),

@@ -244,6 +244,12 @@ function chatItem(author, text) {
   return el('li', { class: author }, el('span', { class: 'who', text: author === 'coach' ? 'Coach' : 'You' }), text);
 }
 
+/** Said once, beside the coach, while the service's own coach answers: what it reads. */
+function readsEnglishNote() {
+  return el('p', { class: 'muted', id: 'coach-reads', text: 'This is the service’s built-in coach: it reads English. '
+    + 'With a language model connected by whoever runs this service, the coach reads other languages too.' });
+}
+
 async function renderReflection() {
   const section = document.getElementById('reflection');
   const messages = await api.get('/discovery/profile/me/reflection');
@@ -267,6 +273,7 @@ async function renderReflection() {
     if (!checkText(textarea, { limit: MESSAGE_LIMIT, blank: 'Write a message to the coach first.' })) return;
     reflect({ message: textarea.value.trim() }, send, textarea.value.trim());
   });
+  if (messages.some((m) => m.engine === 'offline')) parts.push(readsEnglishNote());
   parts.push(form);
   fill(section, parts);
 
@@ -277,6 +284,7 @@ async function renderReflection() {
       done: (answer) => {
         if (mine) chat.append(chatItem('person', mine));
         chat.append(chatItem('coach', answer.message));
+        if (answer.engine === 'offline' && !document.getElementById('coach-reads')) form.before(readsEnglishNote());
         textarea.value = '';
         textarea.dispatchEvent(new Event('input'));
         const opener = document.getElementById('opener');

@@ -176,6 +176,7 @@ diesel::table! {
         author -> Text,
         text -> Text,
         created_at -> Timestamp,
+        engine -> Nullable<Text>,
     }
 }
 

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
 use domain::profile::EnneagramType;
-use domain::reflection::CoachReplyDraft;
+use domain::reflection::{CoachReplyDraft, ReplyEngine};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -114,6 +114,13 @@ impl Coach for LanguageModel {
         match self {
             Self::Offline(engine) => engine.mirror_reply(request),
             Self::OpenAi(client) => client.mirror_reply(request),
+        }
+    }
+
+    fn engine(&self) -> ReplyEngine {
+        match self {
+            Self::Offline(engine) => engine.engine(),
+            Self::OpenAi(client) => client.engine(),
         }
     }
 }

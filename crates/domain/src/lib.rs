@@ -12,6 +12,7 @@ pub mod error;
 pub mod foundation;
 pub mod ids;
 pub mod integration;
+pub mod missed_change;
 pub mod model_output;
 pub mod notifications;
 pub mod number;

@@ -29,7 +29,7 @@ use crate::notifications::{
 };
 use crate::pagination::{Cursor, Page, PageLimit};
 use crate::profile::{EnneagramType, NewRevision, Profile, Revision};
-use crate::reflection::{CoachReplyDraft, ReflectionMessage, ReflectionTurn};
+use crate::reflection::{CoachReplyDraft, ReflectionMessage, ReflectionTurn, ReplyEngine};
 
 pub use crate::clock::Clock;
 #[cfg(any(test, feature = "mock"))]
@@ -445,6 +445,9 @@ pub trait Coach: Send + Sync {
     /// revision whose words do not rest on the person's (docs/api.md, "Provenance"). Asked for only
     /// when needed; `None` when there is none, and such a revision is then dropped.
     fn mirror_reply(&self, request: &CoachRequest) -> Option<CoachReplyDraft>;
+
+    /// The engine whose replies [`Coach::reply`] returns.
+    fn engine(&self) -> ReplyEngine;
 }
 
 /// The start of a sign-in at the identity provider.

@@ -31,6 +31,28 @@ impl Author {
     }
 }
 
+/// Which engine wrote a coach's message: the language model, or the offline coach (the
+/// service's own engine, or standing in for a model reply that told the person something
+/// about themselves resting on nothing they wrote: `crate::reply_grounding`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplyEngine {
+    Offline,
+    Model,
+}
+
+impl ReplyEngine {
+    pub const ALL: [Self; 2] = [Self::Offline, Self::Model];
+
+    #[must_use]
+    pub const fn key(self) -> &'static str {
+        match self {
+            Self::Offline => "offline",
+            Self::Model => "model",
+        }
+    }
+}
+
 /// A coach's message: capped at the same length as a person's.
 pub type CoachText = Text<4_000>;
 
@@ -42,6 +64,9 @@ pub struct ReflectionMessage {
     pub author: Author,
     pub text: String,
     pub created_at: OffsetDateTime,
+    /// The engine that wrote a coach's message (`None` for the person's, and for coach messages
+    /// stored before engines were recorded).
+    pub engine: Option<ReplyEngine>,
 }
 
 impl ReflectionMessage {
@@ -53,6 +78,16 @@ impl ReflectionMessage {
             author,
             text,
             created_at,
+            engine: None,
+        }
+    }
+
+    /// The same message, recorded as written by `engine`.
+    #[must_use]
+    pub fn by(self, engine: ReplyEngine) -> Self {
+        Self {
+            engine: Some(engine),
+            ..self
         }
     }
 }

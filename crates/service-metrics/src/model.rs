@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
 use domain::profile::EnneagramType;
-use domain::reflection::CoachReplyDraft;
+use domain::reflection::{CoachReplyDraft, ReplyEngine};
 
 use crate::{LlmOperation, Metrics};
 
@@ -71,6 +71,10 @@ impl<M: Coach> Coach for MeteredModel<M> {
     /// Not a model call: the offline coach's reply, computed in the process.
     fn mirror_reply(&self, request: &CoachRequest) -> Option<CoachReplyDraft> {
         self.inner.mirror_reply(request)
+    }
+
+    fn engine(&self) -> ReplyEngine {
+        self.inner.engine()
     }
 }
 

@@ -1,7 +1,7 @@
 //! `reflection_message` rows.
 
 use diesel::prelude::*;
-use domain::reflection::{Author, ReflectionMessage};
+use domain::reflection::{Author, ReflectionMessage, ReplyEngine};
 use time::PrimitiveDateTime;
 
 use crate::convert::{from_db, invalid, parse, to_db};
@@ -15,6 +15,7 @@ pub(crate) struct ReflectionRow {
     pub author: String,
     pub text: String,
     pub created_at: PrimitiveDateTime,
+    pub engine: Option<String>,
 }
 
 impl From<&ReflectionMessage> for ReflectionRow {
@@ -25,6 +26,7 @@ impl From<&ReflectionMessage> for ReflectionRow {
             author: m.author.key().to_owned(),
             text: m.text.clone(),
             created_at: to_db(m.created_at),
+            engine: m.engine.map(|e| e.key().to_owned()),
         }
     }
 }
@@ -37,12 +39,22 @@ impl TryFrom<ReflectionRow> for ReflectionMessage {
             .into_iter()
             .find(|a| a.key() == row.author)
             .ok_or_else(|| invalid("reflection_message.author"))?;
+        let engine = match row.engine.as_deref() {
+            None => None,
+            Some(key) => Some(
+                ReplyEngine::ALL
+                    .into_iter()
+                    .find(|e| e.key() == key)
+                    .ok_or_else(|| invalid("reflection_message.engine"))?,
+            ),
+        };
         Ok(Self {
             id: parse(&row.id, "reflection_message.id")?,
             user_id: parse(&row.user_id, "reflection_message.user_id")?,
             author,
             text: row.text,
             created_at: from_db(row.created_at),
+            engine,
         })
     }
 }

@@ -2,7 +2,7 @@
 
 use adapters_diesel::DieselReflectionRepository;
 use domain::ports::ReflectionRepository;
-use domain::reflection::{Author, ReflectionMessage};
+use domain::reflection::{Author, ReflectionMessage, ReplyEngine};
 use time::Duration;
 
 use crate::harness::{T0, TRICKY, user};
@@ -25,14 +25,13 @@ dual_test!(
                 Author::Coach,
                 "Tell me more.".into(),
                 T0 + Duration::minutes(1),
-            ),
+            )
+            .by(ReplyEngine::Model),
         ];
-        let earlier = vec![ReflectionMessage::new(
-            ada.id,
-            Author::Coach,
-            "Welcome 👋".into(),
-            T0,
-        )];
+        let earlier = vec![
+            ReflectionMessage::new(ada.id, Author::Coach, "Welcome 👋".into(), T0)
+                .by(ReplyEngine::Offline),
+        ];
         repo.append(&later).await.unwrap();
         repo.append(&earlier).await.unwrap();
         repo.append(&[ReflectionMessage::new(
@@ -48,6 +47,10 @@ dual_test!(
         let listed = repo.list(ada.id).await.unwrap();
         assert_eq!(listed.len(), 3);
         assert_eq!(listed[0], earlier[0]);
+        // The engine that wrote a coach's message comes back as stored; a person's has none.
+        assert_eq!(listed[0].engine, Some(ReplyEngine::Offline));
+        assert_eq!(listed[2].engine, Some(ReplyEngine::Model));
+        assert_eq!(listed[1].engine, None);
         // Equal instants fall back to id order, and ids are time-ordered: insertion order.
         assert_eq!(&listed[1..], &later[..]);
         assert_eq!(listed[1].text.as_bytes(), TRICKY.as_bytes());

@@ -204,12 +204,12 @@ dual_test!(migrations_are_idempotent_and_revert_cleanly, |db, url| {
     })
     .await
     .unwrap();
-    assert_eq!(reverted.len(), 15);
+    assert_eq!(reverted.len(), 16);
     assert!(
         left.is_empty(),
         "down migrations leave no table behind: {left:?}"
     );
-    assert_eq!(reapplied.len(), 15);
+    assert_eq!(reapplied.len(), 16);
     assert_eq!(after, before);
 });
 
@@ -240,7 +240,9 @@ dual_test!(
             let conn: &mut DbConnection = &mut conn;
             let sqlite = matches!(conn, DbConnection::Sqlite(_));
             // Back to before 008 (the later ones first), where people were keyed by e-mail.
-            for version in ["015", "014", "013", "012", "011", "010", "009", "008"] {
+            for version in [
+                "016", "015", "014", "013", "012", "011", "010", "009", "008",
+            ] {
                 let chain = if sqlite { SQLITE } else { POSTGRES };
                 let reverted = conn.revert_last_migration(chain).unwrap();
                 assert_eq!(reverted.to_string(), version);
@@ -269,7 +271,9 @@ dual_test!(
             .unwrap();
             assert_eq!(
                 run_migrations(conn).unwrap(),
-                ["008", "009", "010", "011", "012", "013", "014", "015"]
+                [
+                    "008", "009", "010", "011", "012", "013", "014", "015", "016"
+                ]
             );
             if let DbConnection::Sqlite(_) = conn {
                 assert_eq!(

@@ -19,7 +19,7 @@ use async_trait::async_trait;
 use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
 use domain::profile::EnneagramType;
-use domain::reflection::CoachReplyDraft;
+use domain::reflection::{CoachReplyDraft, ReplyEngine};
 
 use self::lexicon::TypeDecision;
 
@@ -90,5 +90,9 @@ impl Coach for OfflineEngine {
     /// Its own reply: the coach says the person's words back, so it stands in for itself.
     fn mirror_reply(&self, request: &CoachRequest) -> Option<CoachReplyDraft> {
         Some(self.coach_reply(request))
+    }
+
+    fn engine(&self) -> ReplyEngine {
+        ReplyEngine::Offline
     }
 }

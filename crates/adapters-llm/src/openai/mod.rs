@@ -22,7 +22,7 @@ use async_trait::async_trait;
 use domain::discovery::{ExtractionDraft, ExtractionInput};
 use domain::ports::{Coach, CoachRequest, Extractor, ModelError};
 use domain::profile::EnneagramType;
-use domain::reflection::CoachReplyDraft;
+use domain::reflection::{CoachReplyDraft, ReplyEngine};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{Response, StatusCode};
 use serde::Deserialize;
@@ -456,6 +456,10 @@ impl Coach for OpenAiClient {
     /// The offline coach's reply: its revision stands in for one the model did not ground.
     fn mirror_reply(&self, request: &CoachRequest) -> Option<CoachReplyDraft> {
         crate::offline::OfflineEngine.mirror_reply(request)
+    }
+
+    fn engine(&self) -> ReplyEngine {
+        ReplyEngine::Model
     }
 }
 

@@ -125,4 +125,22 @@ async fn a_correction_an_addition_a_removal_and_a_question_each_touch_only_their
     );
     let said = reply["message"].as_str().unwrap();
     assert!(said.contains("comes back"), "{said}");
+
+    // Every coach turn records the engine that wrote it; the person's turns none.
+    assert_eq!(reply["engine"], "offline", "{reply:#}");
+    let turns = json_body(
+        send(app.with_bearer(&jwt, Method::GET, "/discovery/profile/me/reflection")).await,
+        200,
+    )
+    .await;
+    let turns = turns.as_array().expect("a list of turns");
+    assert_eq!(turns.len(), 8, "{turns:#?}");
+    for turn in turns {
+        let expected = if turn["author"] == "coach" {
+            json!("offline")
+        } else {
+            Value::Null
+        };
+        assert_eq!(turn["engine"], expected, "{turn:#}");
+    }
 }

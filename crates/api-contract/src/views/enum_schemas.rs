@@ -46,6 +46,7 @@ keyed!(
 keyed!(EditableField = domain::profile::EditableField, name);
 keyed!(RevisionOrigin = domain::profile::RevisionOrigin, key);
 keyed!(Author = domain::reflection::Author, key);
+keyed!(ReplyEngine = domain::reflection::ReplyEngine, key);
 keyed!(Frequency = domain::coaching::CoachingFrequency, key);
 keyed!(Style = domain::coaching::CoachingStyle, key);
 keyed!(Friction = domain::coaching::FrictionTolerance, key);
@@ -72,7 +73,7 @@ mod tests {
     use domain::discovery::{ConversationStatus, PromptKey};
     use domain::foundation::Foundation;
     use domain::profile::{EditableField, RevisionOrigin, Triad};
-    use domain::reflection::Author;
+    use domain::reflection::{Author, ReplyEngine};
 
     /// Requests read these values through the domain types' own serde: both must spell them as
     /// `key()` does, or the document would promise values the server refuses.
@@ -90,6 +91,7 @@ mod tests {
         serde_matches_keys(&EditableField::ALL, EditableField::name);
         serde_matches_keys(&RevisionOrigin::ALL, RevisionOrigin::key);
         serde_matches_keys(&Author::ALL, Author::key);
+        serde_matches_keys(&ReplyEngine::ALL, ReplyEngine::key);
         serde_matches_keys(CoachingFrequency::ALL, CoachingFrequency::key);
         serde_matches_keys(CoachingStyle::ALL, CoachingStyle::key);
         serde_matches_keys(FrictionTolerance::ALL, FrictionTolerance::key);

@@ -3,7 +3,7 @@
 
 use domain::ids::{ProfileId, ReflectionMessageId, RevisionId};
 use domain::profile::{Profile, ProseFields, Revision, Snapshot};
-use domain::reflection::ReflectionMessage;
+use domain::reflection::{ReflectionMessage, ReplyEngine};
 use domain::services::profile::ReflectionOutcome;
 use domain::text::Prose;
 use serde::Serialize;
@@ -156,6 +156,11 @@ pub struct ReflectionMessageView {
     text: String,
     #[serde(with = "time::serde::rfc3339")]
     created_at: OffsetDateTime,
+    /// Which engine wrote a coach's message: `model`, or `offline` (the service's own coach,
+    /// also where it stood in for a model reply resting on nothing the person wrote). Null for
+    /// the person's messages and for coach messages stored before engines were recorded.
+    #[schema(value_type = Option<enum_schemas::ReplyEngine>)]
+    engine: Option<&'static str>,
 }
 
 impl From<&ReflectionMessage> for ReflectionMessageView {
@@ -165,6 +170,7 @@ impl From<&ReflectionMessage> for ReflectionMessageView {
             author: m.author.key(),
             text: m.text.clone(),
             created_at: m.created_at,
+            engine: m.engine.map(ReplyEngine::key),
         }
     }
 }
@@ -184,6 +190,9 @@ pub struct ProposedRevisionView {
 pub struct ReflectReplyView {
     /// The coach's reply.
     message: String,
+    /// Which engine wrote it: `model`, or `offline` (see the reflection message's `engine`).
+    #[schema(value_type = enum_schemas::ReplyEngine)]
+    engine: &'static str,
     /// The changes applied (none for an opener).
     revisions: Vec<ProposedRevisionView>,
     revision_note: Option<String>,
@@ -195,6 +204,7 @@ impl From<&ReflectionOutcome> for ReflectReplyView {
         let reply = &outcome.reply;
         Self {
             message: reply.message.as_str().to_owned(),
+            engine: outcome.engine.key(),
             revisions: reply
                 .edit
                 .changes()

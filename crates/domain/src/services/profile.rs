@@ -7,14 +7,17 @@ use crate::clock::Clock;
 use crate::coaching::derive_preferences;
 use crate::error::RepoError;
 use crate::ids::UserId;
+use crate::missed_change::take_missed_change;
 use crate::notifications;
 use crate::ports::{
     Coach, CoachRequest, PreferencesRepository, ProfileRepository, ProfileWrite,
     ReflectionRepository,
 };
+use crate::profile::provenance::Quotable;
 use crate::profile::{Profile, ProfileEdit, ProfileEvent, Revision, Transition, TransitionError};
 use crate::reflection::{
-    Author, CoachReply, CoachReplyDraft, ReflectionMessage, ReflectionTurn, person_words,
+    Author, CoachReply, CoachReplyDraft, ReflectionMessage, ReflectionTurn, ReplyEngine,
+    person_words,
 };
 use crate::reflection_grounding::ground_revisions;
 use crate::reply_grounding::ground_message;
@@ -99,6 +102,8 @@ pub struct ReflectionOutcome {
     pub profile: Profile,
     /// The reflection revision recorded, if the reply changed anything.
     pub revision: Option<Revision>,
+    /// The engine whose reply the person reads.
+    pub engine: ReplyEngine,
 }
 
 impl<P, R, C, S, K> ProfileService<P, R, C, S, K>
@@ -270,27 +275,15 @@ where
         .await
         .map_err(ReflectError::CoachUnavailable)?;
         request.feedback = None;
-        let (reply, _) = ground_revisions(reply, &profile.prose, &words, || {
-            self.coach
-                .mirror_reply(&request)
-                .map(|draft| draft.guard(&turn, &words))
-        });
-        // What the coach tells the person about themselves rests on their words too.
-        let (reply, _) = ground_message(reply, &profile.prose, &words, || {
-            self.coach
-                .mirror_reply(&request)
-                .map(|draft| draft.guard(&turn, &words))
-        });
+        let (reply, engine) = self.held_to_the_person(reply, &request, &words);
 
         let now = self.clock.now();
         let mut messages = Vec::with_capacity(2);
         messages.extend(said.clone());
-        messages.push(ReflectionMessage::new(
-            user,
-            Author::Coach,
-            reply.message.as_str().to_owned(),
-            now,
-        ));
+        messages.push(
+            ReflectionMessage::new(user, Author::Coach, reply.message.as_str().to_owned(), now)
+                .by(engine),
+        );
 
         let version = profile.version;
         let transition = profile
@@ -313,6 +306,7 @@ where
                 },
                 profile,
                 revision: None,
+                engine,
             });
         }
         let profile = transition.profile.clone();
@@ -325,7 +319,43 @@ where
             reply,
             profile,
             revision,
+            engine,
         })
+    }
+
+    /// A coach's guarded reply held to the person's words, and the engine whose reply it then
+    /// is: revisions that rest on nothing they wrote take the offline coach's, as does a message
+    /// telling them about themselves what they never wrote, and a change the model let pass is
+    /// the offline coach's to make (a message turn only: an opener never revises). The offline
+    /// coach runs in the process: asking it is no model call.
+    fn held_to_the_person(
+        &self,
+        reply: CoachReply,
+        request: &CoachRequest,
+        words: &[Quotable<'_>],
+    ) -> (CoachReply, ReplyEngine) {
+        let turn = &request.turn;
+        let profile = &request.profile;
+        let offline = || {
+            self.coach
+                .mirror_reply(request)
+                .map(|draft| draft.guard(turn, words))
+        };
+        let (reply, _) = ground_revisions(reply, &profile.prose, words, offline);
+        let (reply, replaced) = ground_message(reply, &profile.prose, words, offline);
+        let (reply, taken) = if self.coach.engine() == ReplyEngine::Model
+            && matches!(turn, ReflectionTurn::Message(_))
+        {
+            take_missed_change(reply, offline)
+        } else {
+            (reply, false)
+        };
+        let engine = if replaced || taken {
+            ReplyEngine::Offline
+        } else {
+            self.coach.engine()
+        };
+        (reply, engine)
     }
 
     /// What the coach would be asked for this turn (before any retry): the profile, the dialogue
@@ -443,10 +473,12 @@ mod tests {
             reflection.expect_list().returning(|_| Ok(Vec::new()));
             let mut preferences = MockPreferencesRepository::new();
             preferences.expect_get().returning(|_| Ok(None));
+            let mut coach = MockCoach::new();
+            coach.expect_engine().returning(|| ReplyEngine::Model);
             Self {
                 profiles,
                 reflection,
-                coach: MockCoach::new(),
+                coach,
                 preferences,
             }
         }
@@ -711,6 +743,8 @@ mod tests {
             ], "revision_note": "You said it is about teaching."}"#
                 .into())
         });
+        // The offline coach reads no change of another part: the model's revision stands.
+        m.coach.expect_mirror_reply().returning(|_| None);
         m.reflection.expect_append().never();
         m.profiles
             .expect_write()
@@ -785,6 +819,8 @@ mod tests {
             .in_sequence(&mut seq)
             .returning(|_| Ok("{\"message\": \"What matters most in that?\"}".into()));
         m.reflection.expect_append().times(1).returning(|_| Ok(()));
+        // The model changed nothing: the offline coach is asked whether it reads a change.
+        m.coach.expect_mirror_reply().returning(|_| None);
         let out = block_on(m.service().reflect(user, message("I like wood."))).unwrap();
         assert_eq!(out.reply.message.as_str(), "What matters most in that?");
     }
@@ -874,6 +910,8 @@ mod tests {
             .times(1)
             .returning(|_| Ok("{\"message\": \"Wood?\"}".into()));
         m.reflection.expect_append().returning(|_| Ok(()));
+        // The model changed nothing: the offline coach is asked whether it reads a change.
+        m.coach.expect_mirror_reply().returning(|_| None);
         block_on(m.service().reflect(user, message("I like wood."))).unwrap();
     }
 
@@ -922,7 +960,16 @@ mod tests {
                 revision_note: None,
             })
         });
-        m.reflection.expect_append().times(1).returning(|_| Ok(()));
+        // The stored turn says the offline coach answered, not the model.
+        m.reflection
+            .expect_append()
+            .withf(|msgs| {
+                msgs.len() == 2
+                    && msgs[0].engine.is_none()
+                    && msgs[1].engine == Some(ReplyEngine::Offline)
+            })
+            .times(1)
+            .returning(|_| Ok(()));
         m.profiles.expect_write().never();
         let out = block_on(
             m.service()
@@ -933,5 +980,68 @@ mod tests {
             out.reply.message.as_str(),
             "Which part of your profile does this touch?"
         );
+        assert_eq!(out.engine, ReplyEngine::Offline);
+    }
+
+    #[test]
+    fn a_correction_the_model_let_pass_is_the_offline_coach_s_to_make() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.coach
+            .expect_reply()
+            .returning(|_| Ok(r#"{"message": "What a lovely thing to say."}"#.into()));
+        m.coach.expect_mirror_reply().times(1).returning(|_| {
+            Some(crate::reflection::CoachReplyDraft {
+                message: "I changed what the world needs.".into(),
+                revisions: vec![crate::reflection::ProposedRevision {
+                    field: "mission_summary".into(),
+                    value: "You want to teach repair skills.".into(),
+                    quotes: vec!["it's about teaching repair skills".into()],
+                }],
+                revision_note: Some("You said it is about teaching.".into()),
+            })
+        });
+        m.reflection.expect_append().never();
+        m.profiles
+            .expect_write()
+            .withf(|w| w.reflection[1].engine == Some(ReplyEngine::Offline))
+            .times(1)
+            .returning(|_| Ok(None));
+        let out = block_on(m.service().reflect(
+            user,
+            message("Actually, it's about teaching repair skills."),
+        ))
+        .unwrap();
+        assert_eq!(
+            out.profile.prose.mission_summary.as_str(),
+            "You want to teach repair skills."
+        );
+        assert_eq!(out.engine, ReplyEngine::Offline);
+    }
+
+    #[test]
+    fn a_model_reply_that_rests_on_the_person_s_words_stands_and_is_recorded_as_the_model_s() {
+        let user = UserId::new();
+        let mut m = Mocks::with_profile(unlocked_profile(user));
+        m.coach
+            .expect_reply()
+            .returning(|_| Ok(r#"{"message": "What draws you to your job?"}"#.into()));
+        // The offline coach reads no change in it either: the model's reply stands.
+        m.coach.expect_mirror_reply().returning(|_| {
+            Some(crate::reflection::CoachReplyDraft {
+                message: "Which part of your profile does this touch?".into(),
+                revisions: Vec::new(),
+                revision_note: None,
+            })
+        });
+        m.reflection
+            .expect_append()
+            .withf(|msgs| msgs[1].engine == Some(ReplyEngine::Model))
+            .times(1)
+            .returning(|_| Ok(()));
+        m.profiles.expect_write().never();
+        let out = block_on(m.service().reflect(user, message("I like my job."))).unwrap();
+        assert_eq!(out.reply.message.as_str(), "What draws you to your job?");
+        assert_eq!(out.engine, ReplyEngine::Model);
     }
 }

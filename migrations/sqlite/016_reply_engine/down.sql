@@ -1,0 +1,1 @@
+ALTER TABLE reflection_message DROP COLUMN engine;
