@@ -943,6 +943,15 @@ mod tests {
         assert_eq!(out.profile.enneagram_type.get(), 9);
     }
 
+    /// The offline coach's reply to a message it reads no change in.
+    fn offline_question() -> crate::reflection::CoachReplyDraft {
+        crate::reflection::CoachReplyDraft {
+            message: "Which part of your profile does this touch?".into(),
+            revisions: Vec::new(),
+            revision_note: None,
+        }
+    }
+
     #[test]
     fn a_reply_that_tells_the_person_what_they_never_wrote_is_the_offline_coach_s_instead() {
         let user = UserId::new();
@@ -953,13 +962,9 @@ mod tests {
                     .into(),
             )
         });
-        m.coach.expect_mirror_reply().returning(|_| {
-            Some(crate::reflection::CoachReplyDraft {
-                message: "Which part of your profile does this touch?".into(),
-                revisions: Vec::new(),
-                revision_note: None,
-            })
-        });
+        m.coach
+            .expect_mirror_reply()
+            .returning(|_| Some(offline_question()));
         // The stored turn says the offline coach answered, not the model.
         m.reflection
             .expect_append()
@@ -1027,13 +1032,9 @@ mod tests {
             .expect_reply()
             .returning(|_| Ok(r#"{"message": "What draws you to your job?"}"#.into()));
         // The offline coach reads no change in it either: the model's reply stands.
-        m.coach.expect_mirror_reply().returning(|_| {
-            Some(crate::reflection::CoachReplyDraft {
-                message: "Which part of your profile does this touch?".into(),
-                revisions: Vec::new(),
-                revision_note: None,
-            })
-        });
+        m.coach
+            .expect_mirror_reply()
+            .returning(|_| Some(offline_question()));
         m.reflection
             .expect_append()
             .withf(|msgs| msgs[1].engine == Some(ReplyEngine::Model))
