@@ -49,6 +49,11 @@ pub enum Tracker {
         /// Print the exact request bodies, one per line, and send nothing.
         #[arg(long)]
         dry_run: bool,
+        /// The person's zone, by IANA name, whose midnights cut an interval longer than a day.
+        /// Default: the account's zone in the service (read only when an interval is that
+        /// long), else UTC with a warning.
+        #[arg(long, value_name = "ZONE", value_parser = Zone::named)]
+        timezone: Option<Zone>,
         /// The range given to `timew export` (e.g. `:week`, or `from 2026-11-01 to today`);
         /// none = everything. Not allowed with --input.
         #[arg(value_name = "RANGE", conflicts_with = "input")]
@@ -90,7 +95,8 @@ pub struct CsvImport {
     pub csv: PathBuf,
     /// The time zone of the times in the file, by IANA name (`Europe/Berlin`): the exporting
     /// person's profile zone, its rules applied on each date (daylight-saving time included).
-    /// Default: this machine's zone. The file does not say it.
+    /// Default: the account's zone in the service, else UTC with a warning. The file does not
+    /// say it.
     #[arg(long, value_name = "ZONE", value_parser = Zone::named, conflicts_with = "utc_offset")]
     pub timezone: Option<Zone>,
     /// Instead of --timezone, one UTC offset for every date, for a file already in a fixed
@@ -112,20 +118,22 @@ pub struct CsvImport {
     pub upload: Upload,
 }
 
-/// --timezone, else --utc-offset, else the machine's zone.
-fn zone_of(timezone: Option<&Zone>, utc_offset: Option<UtcOffset>) -> Zone {
-    match (timezone, utc_offset) {
-        (Some(zone), _) => zone.clone(),
-        (None, Some(offset)) => Zone::Fixed(offset),
-        (None, None) => Zone::system(),
-    }
+/// --timezone, else --utc-offset; `None` when neither is given (the account's zone is the
+/// default: [`crate::account::zone_in_use`]).
+fn zone_of(timezone: Option<&Zone>, utc_offset: Option<UtcOffset>) -> Option<Zone> {
+    timezone.cloned().or(utc_offset.map(Zone::Fixed))
 }
 
 impl CsvImport {
-    /// The parser's options.
+    /// The zone the command line gives, if it gives one.
     #[must_use]
-    pub fn options(&self) -> CsvOptions {
-        let zone = zone_of(self.timezone.as_ref(), self.utc_offset);
+    pub fn given_zone(&self) -> Option<Zone> {
+        zone_of(self.timezone.as_ref(), self.utc_offset)
+    }
+
+    /// The parser's options, the file read in `zone`.
+    #[must_use]
+    pub fn options(&self, zone: Zone) -> CsvOptions {
         CsvOptions {
             people: self.user.clone().map_or(People::One, People::Only),
             zone,
@@ -146,7 +154,8 @@ pub struct IcsImport {
     #[arg(long, value_name = "FILE")]
     pub file: PathBuf,
     /// The zone of the calendar's floating times and all-day dates (times with a TZID or in
-    /// UTC say their own), by IANA name, and of --from and --to. Default: this machine's zone.
+    /// UTC say their own), by IANA name, and of --from and --to. Default: the account's zone
+    /// in the service, else UTC with a warning.
     #[arg(long, value_name = "ZONE", value_parser = Zone::named, conflicts_with = "utc_offset")]
     pub timezone: Option<Zone>,
     /// Instead of --timezone, one UTC offset for every date: `+01:00`, `Z`.
@@ -167,12 +176,17 @@ pub struct IcsImport {
 }
 
 impl IcsImport {
-    /// The parser's options, the range resolved in the zone as of `now`.
+    /// The zone the command line gives, if it gives one.
+    #[must_use]
+    pub fn given_zone(&self) -> Option<Zone> {
+        zone_of(self.timezone.as_ref(), self.utc_offset)
+    }
+
+    /// The parser's options in `zone`, the range resolved there as of `now`.
     ///
     /// # Errors
     /// A message when --from is after --to, or a day is out of range.
-    pub fn options(&self, now: OffsetDateTime) -> Result<IcsOptions, String> {
-        let zone = zone_of(self.timezone.as_ref(), self.utc_offset);
+    pub fn options(&self, now: OffsetDateTime, zone: Zone) -> Result<IcsOptions, String> {
         let midnight = |day: Date| zone.to_utc(day.midnight());
         let from = match self.from {
             Some(day) => midnight(day)?,
@@ -224,8 +238,8 @@ pub struct ExportImport {
     /// $XDG_STATE_HOME/discovery-sync/activitywatch-<host>-<port>.json (~/.local/state/...).
     #[arg(long, value_name = "FILE", requires = "server")]
     pub state: Option<PathBuf>,
-    /// With --server, for the first run only (no state file yet): the UTC day to start from.
-    /// Default: 7 days back.
+    /// With --server, for the first run only (no state file yet): the day to start from, at
+    /// its midnight in the zone in use (--timezone, else the account's). Default: 7 days back.
     #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_day, requires = "server")]
     pub since: Option<Date>,
     /// With --server: each run also reads again the complete hours of this many hours before
@@ -235,7 +249,8 @@ pub struct ExportImport {
     pub reread_hours: u32,
     /// The person's zone, by IANA name: the time is cut at its hours, which are UTC's
     /// wherever its offset is whole hours and half past them in Asia/Kolkata (+05:30), so
-    /// that each hour lands on the person's own day. Default: this machine's zone.
+    /// that each hour lands on the person's own day. Default: the account's zone in the
+    /// service, else UTC with a warning.
     #[arg(long, value_name = "ZONE", value_parser = Zone::named)]
     pub timezone: Option<Zone>,
     #[command(flatten)]

@@ -303,12 +303,29 @@ impl Client {
     /// A transport error, a non-success answer (its error quoted) or an answer that is not JSON.
     pub fn post_json(&self, path: &str, body: &Value) -> Result<Value, Failure> {
         let url = format!("{}{path}", self.base);
+        self.json_answer("POST", path, self.http.post(&url).json(body))
+    }
+
+    /// `GET <path>` (a read that changes nothing): the answer's JSON.
+    ///
+    /// # Errors
+    /// As [`Client::post_json`].
+    pub fn get_json(&self, path: &str) -> Result<Value, Failure> {
+        let url = format!("{}{path}", self.base);
+        self.json_answer("GET", path, self.http.get(&url))
+    }
+
+    /// Sends `request` (`method` to `path`) with the key: the answer's JSON.
+    fn json_answer(
+        &self,
+        method: &str,
+        path: &str,
+        request: reqwest::blocking::RequestBuilder,
+    ) -> Result<Value, Failure> {
+        let url = format!("{}{path}", self.base);
         let fail = |m: String| Failure::Failed(self.redact(&m));
-        let response = self
-            .http
-            .post(&url)
+        let response = request
             .header("X-API-Key", &self.key)
-            .json(body)
             .send()
             .map_err(|e| fail(format!("cannot reach {url}: {}", chain(&e))))?;
         let status = response.status();
@@ -320,7 +337,7 @@ impl Client {
             .map_err(|e| fail(format!("reading the answer ({status}): {}", chain(&e))))?;
         if !status.is_success() {
             return Err(fail(format!(
-                "the service refused POST {path} ({status}): {}",
+                "the service refused {method} {path} ({status}): {}",
                 service_error(&text)
             )));
         }

@@ -6,9 +6,10 @@
 //!   re-run updates the rows it created instead of adding new ones.
 //! - **Minutes.** The duration rounded to the nearest minute (30 seconds round up).
 //! - **Long intervals.** The contract caps one entry at 1,440 minutes. An interval longer than
-//!   that is split at each UTC midnight; every piece is its own entry (its own start, hence its
-//!   own id), and the pieces' minutes add up to the whole interval's rounded minutes. Shorter
-//!   intervals are never split, even across midnight: one interval, one entry.
+//!   that is split at each midnight of the person's zone ([`plan_in`]; UTC's for [`plan`]);
+//!   every piece is its own entry (its own start, hence its own id), and the pieces' minutes
+//!   add up to the whole interval's rounded minutes. Shorter intervals are never split, even
+//!   across midnight: one interval, one entry.
 //! - **Open intervals** (still being tracked, no `end`) are left out; the next run after
 //!   `timew stop` sends them.
 //! - **Foundation.** With a mapping file ([`plan`]), the file decides and no tags are sent.
@@ -98,7 +99,22 @@ pub fn rounded_minutes(seconds: i64) -> i64 {
 /// most 1,440 minutes, else one per UTC day it touches.
 #[must_use]
 pub fn pieces(start: OffsetDateTime, end: OffsetDateTime) -> Vec<(OffsetDateTime, i64)> {
-    pieces_in(start, end, &Zone::Fixed(time::UtcOffset::UTC))
+    pieces_in(start, end, &utc())
+}
+
+/// Whether any closed interval is long enough to be cut at midnights (over 1,440 minutes):
+/// only then does the person's zone change what is sent.
+#[must_use]
+pub fn any_cut(intervals: &[Interval]) -> bool {
+    intervals.iter().any(|interval| {
+        interval.end.is_some_and(|end| {
+            rounded_minutes((end - interval.start).whole_seconds()) > MAX_MINUTES
+        })
+    })
+}
+
+fn utc() -> Zone {
+    Zone::Fixed(time::UtcOffset::UTC)
 }
 
 /// [`pieces`], one per day of `zone` it touches, cut at that zone's midnights: each of the
@@ -136,10 +152,16 @@ pub fn pieces_in(
         .collect()
 }
 
-/// Every entry to send for `intervals` under `mapping`.
+/// Every entry to send for `intervals` under `mapping`, long intervals cut at UTC midnights.
 #[must_use]
 pub fn plan(intervals: &[Interval], mapping: &Mapping) -> Plan {
-    plan_with(intervals, |interval, _| {
+    plan_in(intervals, mapping, &utc())
+}
+
+/// [`plan`], long intervals cut at the midnights of `zone`.
+#[must_use]
+pub fn plan_in(intervals: &[Interval], mapping: &Mapping, zone: &Zone) -> Plan {
+    plan_with(intervals, zone, |interval, _| {
         match mapping.target_of(&interval.tags) {
             Target::Skip => None,
             Target::Foundation(f) => Some((Some(f.clone()), Vec::new())),
@@ -148,10 +170,16 @@ pub fn plan(intervals: &[Interval], mapping: &Mapping) -> Plan {
 }
 
 /// Every closed interval, to send without a foundation and with its tags: the server's rules
-/// decide.
+/// decide. Long intervals are cut at UTC midnights.
 #[must_use]
 pub fn plan_for_rules(intervals: &[Interval]) -> Plan {
-    plan_with(intervals, |interval, warnings| {
+    plan_for_rules_in(intervals, &utc())
+}
+
+/// [`plan_for_rules`], long intervals cut at the midnights of `zone`.
+#[must_use]
+pub fn plan_for_rules_in(intervals: &[Interval], zone: &Zone) -> Plan {
+    plan_with(intervals, zone, |interval, warnings| {
         let tags =
             crate::tags::fit_tags_with(interval.tags.iter().map(String::as_str), |message| {
                 warnings.push(message)
@@ -164,6 +192,7 @@ pub fn plan_for_rules(intervals: &[Interval]) -> Plan {
 /// it out; `decide` may add warnings.
 fn plan_with(
     intervals: &[Interval],
+    zone: &Zone,
     mut decide: impl FnMut(&Interval, &mut Vec<String>) -> Option<(Option<String>, Vec<String>)>,
 ) -> Plan {
     let mut plan = Plan {
@@ -187,7 +216,7 @@ fn plan_with(
             continue;
         };
         let start = interval.start.to_offset(time::UtcOffset::UTC);
-        let parts = pieces(start, end.to_offset(time::UtcOffset::UTC));
+        let parts = pieces_in(start, end.to_offset(time::UtcOffset::UTC), zone);
         if parts.len() > 1 {
             plan.split += 1;
         }

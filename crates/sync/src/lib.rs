@@ -10,9 +10,11 @@
 //! tracker no longer has), [`awserver`] (a running ActivityWatch read over its REST API),
 //! [`cursor`] (the live import's state file) and [`cleartext`] (the warning
 //! for a key sent in clear). The binary's side: [`cli`] (the flags), [`run`] (one subcommand to
-//! the end), [`skipped`] (the limit on skipped rows and their file), [`progress`] (the bar)
-//! and [`summary`] (the summary line and exit code).
+//! the end), [`account`] (the account's time zone, the default zone), [`skipped`] (the limit on
+//! skipped rows and their file), [`progress`] (the bar) and [`summary`] (the summary line and
+//! exit code).
 
+pub mod account;
 pub mod awserver;
 pub mod cleartext;
 pub mod cli;

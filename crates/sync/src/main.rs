@@ -6,7 +6,6 @@
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
-use discovery_sync::Failure;
 use discovery_sync::cli::{Cli, ExportImport, Tracker, Upload};
 use discovery_sync::import::activitywatch::ExportOptions;
 use discovery_sync::run::import::{self, Format};
@@ -15,6 +14,7 @@ use discovery_sync::run::timewarrior::{self, Classify};
 use discovery_sync::summary::{finish, tell};
 use discovery_sync::timew::Source;
 use discovery_sync::zone::Zone;
+use discovery_sync::{Failure, account};
 use serde_json::{Value, json};
 
 fn main() -> ExitCode {
@@ -35,6 +35,7 @@ fn main() -> ExitCode {
             url,
             timew,
             dry_run,
+            timezone,
             range,
         } => {
             let source = match input.as_deref() {
@@ -49,18 +50,29 @@ fn main() -> ExitCode {
             let classify = mapping
                 .as_deref()
                 .map_or(Classify::ServerRules, Classify::MappingFile);
-            let (report, result) = timewarrior::run(classify, &source, &url, dry_run);
+            let (report, result) = timewarrior::run(classify, &source, &url, dry_run, timezone);
             ("timewarrior", report.json(), result)
         }
-        Tracker::Toggl(args) => import(Format::Toggl(args.options()), &args.csv, &args.upload),
+        Tracker::Toggl(args) => {
+            let zone = zone_in_use(args.given_zone(), &args.upload);
+            import(Format::Toggl(args.options(zone)), &args.csv, &args.upload)
+        }
         Tracker::Clockify(args) => {
-            import(Format::Clockify(args.options()), &args.csv, &args.upload)
+            let zone = zone_in_use(args.given_zone(), &args.upload);
+            import(
+                Format::Clockify(args.options(zone)),
+                &args.csv,
+                &args.upload,
+            )
         }
         Tracker::ActivityWatch(args) => activitywatch(&args),
-        Tracker::Ics(args) => match args.options(time::OffsetDateTime::now_utc()) {
-            Ok(options) => import(Format::Ics(options), &args.file, &args.upload),
-            Err(message) => ("ics", json!({}), Err(Failure::Usage(message))),
-        },
+        Tracker::Ics(args) => {
+            let zone = zone_in_use(args.given_zone(), &args.upload);
+            match args.options(time::OffsetDateTime::now_utc(), zone) {
+                Ok(options) => import(Format::Ics(options), &args.file, &args.upload),
+                Err(message) => ("ics", json!({}), Err(Failure::Usage(message))),
+            }
+        }
     };
     let skipped_rows = match command {
         // Timewarrior's skipped intervals are those the mapping says to skip: not malformed.
@@ -106,7 +118,7 @@ fn bad_usage(e: &clap::Error) -> u8 {
 /// An ActivityWatch export file, or the live server: clap lets exactly one of `--export` and
 /// `--server` through.
 fn activitywatch(args: &ExportImport) -> (&'static str, Value, Result<(), Failure>) {
-    let zone = args.timezone.clone().unwrap_or_else(Zone::system);
+    let zone = zone_in_use(args.timezone.clone(), &args.upload);
     if let Some(export) = &args.export {
         let options = ExportOptions {
             strict: args.upload.strict,
@@ -117,7 +129,12 @@ fn activitywatch(args: &ExportImport) -> (&'static str, Value, Result<(), Failur
     let live = Live {
         server: args.server.clone().unwrap_or_default(),
         state: args.state.clone(),
-        since: args.since.map(|day| day.midnight().assume_utc()),
+        since: match args.since.map(|day| zone.to_utc(day.midnight())) {
+            Some(Err(message)) => {
+                return ("activitywatch", json!({}), Err(Failure::Usage(message)));
+            }
+            since => since.and_then(Result::ok),
+        },
         reread: time::Duration::hours(i64::from(args.reread_hours)),
         zone,
         strict: args.upload.strict,
@@ -126,6 +143,12 @@ fn activitywatch(args: &ExportImport) -> (&'static str, Value, Result<(), Failur
     };
     let (report, result) = live::run(&live, time::OffsetDateTime::now_utc());
     ("activitywatch", report.json(), result)
+}
+
+/// The zone in use for an import with `upload`'s flags: the given one, else the account's,
+/// else UTC with a warning.
+fn zone_in_use(given: Option<Zone>, upload: &Upload) -> Zone {
+    account::zone_in_use(given, &upload.url, upload.dry_run)
 }
 
 /// One import run: its name, its summary fields and how it ended.

@@ -1,6 +1,6 @@
 //! The time zone of an export's local times: a fixed UTC offset (`--utc-offset`), or an IANA
-//! zone (`--timezone`, by default the machine's) whose rules apply on each date, daylight-saving
-//! time included (jiff's copy of the tz database).
+//! zone (`--timezone`, by default the account's: [`crate::account`]) whose rules apply on each
+//! date, daylight-saving time included (jiff's copy of the tz database).
 //!
 //! **At a change of offset.** A local time that a zone skips (02:30 on the night clocks go
 //! forward) is read as if the clock had not been put forward yet, i.e. moved forward by the gap
@@ -55,6 +55,7 @@ impl Zone {
     }
 
     /// The machine's zone (the `TZ` variable, else `/etc/localtime`); UTC when neither says.
+    /// Not a default of discovery-sync's (the account's zone is): for callers of the library.
     #[must_use]
     pub fn system() -> Self {
         let zone = TimeZone::system();

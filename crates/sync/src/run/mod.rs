@@ -29,14 +29,25 @@ pub fn client_for(url: &str, dry_run: bool) -> Result<Option<Client>, Failure> {
     if dry_run {
         return Ok(None);
     }
+    reader_for(url).map(Some)
+}
+
+/// The client of [`client_for`], for a dry run too (which reads the account's zone when a key
+/// is given). The first one a run builds prints the plain-http warning, the only one.
+///
+/// # Errors
+/// As [`client_for`].
+pub fn reader_for(url: &str) -> Result<Client, Failure> {
+    static WARNED: std::sync::Once = std::sync::Once::new();
     let settings = ClientSettings::from_parts(Some(url.to_owned()), &Vars::environment())
         .map_err(|e| Failure::Usage(e.to_string()))?;
     let client = Client::new(settings.base_url.as_str(), settings.api_key.expose())?;
-    // Once per run: this is the one place a run builds its client.
-    if let Some(warning) = cleartext::warning(url) {
-        eprintln!("{warning}");
-    }
-    Ok(Some(client))
+    WARNED.call_once(|| {
+        if let Some(warning) = cleartext::warning(url) {
+            eprintln!("{warning}");
+        }
+    });
+    Ok(client)
 }
 
 /// Sends `items` in batches of at most 1,000 with a progress bar on a terminal's stderr, or,

@@ -1,5 +1,6 @@
 //! `discovery-sync timewarrior`: `timew export` (or a saved export) to the service, mapped by
-//! a mapping file or left to the server's rules.
+//! a mapping file or left to the server's rules; an interval longer than a day cut at the
+//! person's midnights (`--timezone`, else the account's zone).
 
 use std::path::Path;
 
@@ -7,10 +8,12 @@ use serde_json::{Value, json};
 
 use super::{client_for, deliver};
 use crate::Failure;
+use crate::account::zone_in_use;
 use crate::client::Totals;
 use crate::entries::{self, Plan};
 use crate::mapping::Mapping;
 use crate::timew::{self, Source};
+use crate::zone::Zone;
 
 /// Who decides the foundation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,12 +58,13 @@ pub fn run(
     source: &Source<'_>,
     url: &str,
     dry_run: bool,
+    timezone: Option<Zone>,
 ) -> (Report, Result<(), Failure>) {
     let mut report = Report {
         dry_run,
         ..Report::default()
     };
-    let result = run_into(&mut report, classify, source, url);
+    let result = run_into(&mut report, classify, source, url, timezone);
     (report, result)
 }
 
@@ -69,6 +73,7 @@ fn run_into(
     classify: Classify<'_>,
     source: &Source<'_>,
     url: &str,
+    timezone: Option<Zone>,
 ) -> Result<(), Failure> {
     // Everything the user can get wrong is checked before timew runs or anything is sent.
     let mapping = match classify {
@@ -78,9 +83,16 @@ fn run_into(
     let client = client_for(url, report.dry_run)?;
     let export = timew::read(source)?;
     let intervals = timew::parse_export(&export)?;
+    // The person's zone changes only where an interval is cut at midnights: it is asked of
+    // the service only then.
+    let zone = if entries::any_cut(&intervals) {
+        zone_in_use(timezone, url, report.dry_run)
+    } else {
+        timezone.unwrap_or(Zone::Fixed(time::UtcOffset::UTC))
+    };
     report.plan = match &mapping {
-        Some(mapping) => entries::plan(&intervals, mapping),
-        None => entries::plan_for_rules(&intervals),
+        Some(mapping) => entries::plan_in(&intervals, mapping, &zone),
+        None => entries::plan_for_rules_in(&intervals, &zone),
     };
     for warning in &report.plan.warnings {
         eprintln!("warning {warning}");

@@ -55,6 +55,12 @@ pub async fn spawn_app() -> App {
 impl App {
     /// Signs `email` in through dev login and creates a personal API key: the key.
     pub async fn person_with_key(&self, email: &str) -> String {
+        self.person_in_zone(email, None).await
+    }
+
+    /// [`App::person_with_key`], the person's time zone set first to `zone` (the settings
+    /// page's `PUT /api/me/settings`) when one is given.
+    pub async fn person_in_zone(&self, email: &str, zone: Option<&str>) -> String {
         let browser = reqwest::Client::builder()
             .cookie_store(true)
             .build()
@@ -67,6 +73,16 @@ impl App {
             .await
             .expect("dev login answers");
         assert_eq!(login.status(), 200, "dev login");
+        if let Some(zone) = zone {
+            let set = browser
+                .put(format!("{}/api/me/settings", self.address))
+                .header("Origin", &self.address)
+                .json(&json!({ "time_zone": zone }))
+                .send()
+                .await
+                .expect("the settings answer");
+            assert_eq!(set.status(), 200, "setting the time zone {zone}");
+        }
         let created = browser
             .post(format!("{}/api/me/api-keys", self.address))
             .header("Origin", &self.address)

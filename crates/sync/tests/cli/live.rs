@@ -1,7 +1,8 @@
 //! `discovery-sync activitywatch --server`: the complete hours since the last run, read from
 //! an aw-server over its REST API, into the real service; the cursor in its state file. Run
-//! against the stub ([`crate::aw_stub`]) always, and against the real aw-server-rust when
-//! `PEER_AW_SERVER` names its binary (skipped with a notice otherwise).
+//! against the stub ([`crate::aw_stub`]) always, against the real aw-server-rust when
+//! `PEER_AW_SERVER` names its binary and against the Python aw-server when `PEER_AW_SERVER_PY`
+//! names its script (each skipped with a notice otherwise: [`crate::aw_peer`]).
 
 use std::collections::BTreeMap;
 
@@ -10,6 +11,7 @@ use sha2::Digest as _;
 use time::format_description::well_known::Rfc3339;
 use time::{Duration, OffsetDateTime};
 
+use crate::aw_peer::Flavor;
 use crate::aw_stub::{AwStub, Bucket};
 use crate::harness::{App, TempDir, run_sync, spawn_app};
 
@@ -348,8 +350,19 @@ async fn a_server_that_is_not_aw_server_fails_and_moves_no_cursor() {
 /// story as against the stub.
 #[tokio::test(flavor = "multi_thread")]
 async fn live_activitywatch_against_the_real_aw_server() {
+    live_against(Flavor::Rust).await;
+}
+
+/// [`live_activitywatch_against_the_real_aw_server`] against the Python aw-server from PyPI
+/// (`PEER_AW_SERVER_PY`).
+#[tokio::test(flavor = "multi_thread")]
+async fn live_activitywatch_against_the_python_aw_server() {
+    live_against(Flavor::Python).await;
+}
+
+async fn live_against(flavor: Flavor) {
     let scenario = scenario();
-    let Some(peer) = real_aw_server(&scenario).await else {
+    let Some(peer) = real_aw_server(flavor, &scenario).await else {
         return;
     };
     live_story(&peer.url(""), &scenario).await;
@@ -429,17 +442,11 @@ async fn an_event_that_reaches_aw_server_late_is_imported_by_the_next_run_withou
     .await;
 }
 
-/// The real aw-server (`PEER_AW_SERVER`) started and given the scenario's buckets; `None`,
-/// with a notice, when the variable names no binary.
-async fn real_aw_server(scenario: &Scenario) -> Option<crate::aw_peer::Peer> {
-    let Some(binary) = std::env::var("PEER_AW_SERVER")
-        .ok()
-        .filter(|b| !b.is_empty())
-    else {
-        eprintln!("skipped: set PEER_AW_SERVER to an aw-server binary to run against the real one");
-        return None;
-    };
-    let peer = crate::aw_peer::Peer::start(&binary);
+/// The real aw-server of `flavor` started and given the scenario's buckets; `None`, with a
+/// notice, when its variable names no program.
+async fn real_aw_server(flavor: Flavor, scenario: &Scenario) -> Option<crate::aw_peer::Peer> {
+    let binary = flavor.program()?;
+    let peer = crate::aw_peer::Peer::start(flavor, &binary);
     post_buckets(&peer, scenario).await;
     Some(peer)
 }
@@ -484,8 +491,19 @@ async fn post_events(
 /// through its API as a watcher that was offline posts its queue.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_late_event_against_the_real_aw_server() {
+    late_against(Flavor::Rust).await;
+}
+
+/// [`a_late_event_against_the_real_aw_server`] against the Python aw-server from PyPI
+/// (`PEER_AW_SERVER_PY`).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_late_event_against_the_python_aw_server() {
+    late_against(Flavor::Python).await;
+}
+
+async fn late_against(flavor: Flavor) {
     let scenario = scenario();
-    let Some(peer) = real_aw_server(&scenario).await else {
+    let Some(peer) = real_aw_server(flavor, &scenario).await else {
         return;
     };
     let url = peer.url("");

@@ -19,6 +19,7 @@ mod aw_stub;
 mod expected;
 mod harness;
 
+mod account_zone;
 mod calendar;
 mod date_order;
 mod exit_codes;

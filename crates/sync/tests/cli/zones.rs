@@ -1,4 +1,4 @@
-//! `--timezone` through the binary: each date at its own offset, the machine's zone by default,
+//! `--timezone` through the binary: each date at its own offset, not the machine's zone by default,
 //! an unknown zone or two zone flags refused as bad usage.
 
 use serde_json::Value;
@@ -24,11 +24,13 @@ async fn starts(flags: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn each_date_takes_its_zones_offset_and_the_machines_zone_is_the_default() {
+async fn each_date_takes_its_zones_offset_and_the_machines_zone_is_not_the_default() {
     let named = starts(&["--timezone", "Europe/Berlin"], &[]).await;
     assert_eq!(named, ["2026-03-28T08:00:00Z", "2026-03-30T07:00:00Z"]);
+    // The default is the account's zone (crate::account_zone); with no key to read it, UTC,
+    // whatever the machine's zone.
     let machine = starts(&[], &[("TZ", "Europe/Berlin")]).await;
-    assert_eq!(machine, named);
+    assert_eq!(machine, ["2026-03-28T09:00:00Z", "2026-03-30T09:00:00Z"]);
     let fixed = starts(&["--utc-offset", "+01:00"], &[("TZ", "Europe/Berlin")]).await;
     assert_eq!(fixed, ["2026-03-28T08:00:00Z", "2026-03-30T08:00:00Z"]);
 }
