@@ -65,9 +65,9 @@ openapi:
 contract:
     bash tests/contract/run.sh
 
-# No two files of a crate import each other (needs `cargo install cargo-modules --version 0.27.0 --locked`).
+# No two files of a crate import each other (also part of `cargo test --workspace`).
 modules:
-    python3 tests/architecture/file_cycles.py
+    cargo test -p architecture
 
 # Exactly what CI runs.
 ci:

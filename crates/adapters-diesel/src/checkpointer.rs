@@ -8,8 +8,9 @@
 //! checkpoint too. Under a re-classification job, whose stretches fill the WAL quickly, this is
 //! what made another person's single upsert wait 20-30 ms at p99 instead of under 1 ms.
 //!
-//! **How.** Pooled connections checkpoint only as a backstop ([`BACKSTOP_PAGES`], in case this
-//! thread falls behind); this thread runs a `PASSIVE` checkpoint on its own connection every
+//! **How.** Pooled connections checkpoint only as a backstop
+//! ([`BACKSTOP_PAGES`](crate::connection::BACKSTOP_PAGES), in case this thread falls behind);
+//! this thread runs a `PASSIVE` checkpoint on its own connection every
 //! [`EVERY`]. A passive checkpoint takes no writer lock: writers keep appending to the WAL while
 //! it copies, and it copies only what no reader still needs, so it never blocks anyone.
 //!
@@ -44,10 +45,6 @@ pub(crate) const EVERY: Duration = Duration::from_millis(200);
 /// restart makes writers wait a moment, so not too often; a WAL much longer makes reads look
 /// through more of it.
 pub(crate) const RESTART_PAGES: i32 = 16_384;
-
-/// The WAL size (pages) at which a committing connection checkpoints after all: far above what
-/// the thread lets the WAL reach, so it happens only if the thread stops keeping up.
-pub(crate) const BACKSTOP_PAGES: u32 = 65_536;
 
 /// How long a restart waits for the writers' turn, and for readers to leave the WAL, before it
 /// gives up until the next round.

@@ -9,7 +9,6 @@ use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::r2d2::{CustomizeConnection, ManageConnection, PooledConnection, R2D2Connection};
 
-use crate::checkpointer::BACKSTOP_PAGES;
 use crate::error::DbError;
 use crate::reachability::Reachability;
 
@@ -213,6 +212,11 @@ impl ManageConnection for DbConnectionManager {
 /// WAL, which is stored in the file and costs nothing to repeat).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SqlitePragmas;
+
+/// The WAL size (pages) at which a committing connection checkpoints after all: far above what
+/// the checkpointer thread ([`crate::checkpointer`]) lets the WAL reach, so it happens only if
+/// that thread stops keeping up.
+pub(crate) const BACKSTOP_PAGES: u32 = 65_536;
 
 /// `busy_timeout` comes first so the others wait for a lock instead of failing. `mmap_size`:
 /// reads map the file instead of copying pages into each connection's own cache, which SQLite

@@ -130,14 +130,26 @@ impl From<BodyError> for ApiError {
     }
 }
 
+impl ApiError {
+    /// A version conflict: what was read has changed since. One answer whichever noticed it, the
+    /// domain (an `If-Match` naming an older version) or the database (a concurrent write won).
+    pub const STALE: Self = Self::Conflict {
+        code: "conflict",
+        message: "This changed since you read it; reload and try again.",
+    };
+
+    /// A change to a profile the person has affirmed.
+    pub const PROFILE_LOCKED: Self = Self::Conflict {
+        code: "profile_locked",
+        message: "Your profile is affirmed and can no longer change.",
+    };
+}
+
 impl From<RepoError> for ApiError {
     fn from(e: RepoError) -> Self {
         match e {
             RepoError::NotFound => Self::NotFound,
-            RepoError::Conflict => Self::Conflict {
-                code: "conflict",
-                message: "The record changed in the meantime; reload and try again.",
-            },
+            RepoError::Conflict => Self::STALE,
             RepoError::Unavailable(cause) => Self::Unavailable(cause),
             RepoError::Busy => Self::Busy,
             RepoError::StorageFull(cause) => Self::StorageFull(cause),
@@ -228,6 +240,26 @@ mod tests {
         assert_eq!(status, 422);
         assert_eq!(json["error"]["code"], "validation_failed");
         assert_eq!(json["error"]["details"][0]["field"], "minutes");
+    }
+
+    /// A stale version answers one body whichever noticed it: the domain (a stale `If-Match`,
+    /// a concurrent reflection or completion) or the database (a write that lost the race).
+    #[actix_web::test]
+    async fn one_version_conflict_answers_one_message() {
+        use domain::services::profile::{ChangeProfileError, ReflectError};
+
+        let database = body(RepoError::Conflict.into()).await;
+        assert_eq!(database.0, 409);
+        assert_eq!(database.1["error"]["code"], "conflict");
+        for noticed in [
+            ApiError::from(ChangeProfileError::VersionMismatch),
+            ApiError::from(ChangeProfileError::Repo(RepoError::Conflict)),
+            ApiError::from(ReflectError::Conflict),
+            // What `complete` answers when a concurrent completion won.
+            ApiError::STALE,
+        ] {
+            assert_eq!(body(noticed).await, database);
+        }
     }
 
     #[actix_web::test]

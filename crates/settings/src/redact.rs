@@ -8,7 +8,8 @@ pub fn url_password(text: &str, url: &str) -> String {
         return text.to_owned();
     };
     let mut out = text.to_owned();
-    for secret in [percent_decode(password), password.to_owned()] {
+    let decoded = percent_encoding::percent_decode_str(password).decode_utf8_lossy();
+    for secret in [decoded.into_owned(), password.to_owned()] {
         if !secret.is_empty() {
             out = out.replace(&secret, "***");
         }
@@ -29,29 +30,6 @@ fn password_of(url: &str) -> Option<&str> {
         .and_then(|(userinfo, _)| userinfo.split_once(':'))
         .map(|(_, p)| p);
     in_userinfo.or(in_query).filter(|p| !p.is_empty())
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (b, hex) {
-            (b'%', Some(decoded)) => {
-                out.push(decoded);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -156,14 +156,8 @@ pub(crate) async fn complete(
             code: "conversation_incomplete",
             message: "Answer steps 1 to 5 before completing.",
         }),
-        Err(CompleteError::ProfileLocked) => Err(ApiError::Conflict {
-            code: "profile_locked",
-            message: "Your profile is affirmed and can no longer change.",
-        }),
-        Err(CompleteError::Conflict) => Err(ApiError::Conflict {
-            code: "conflict",
-            message: "Something changed in the meantime; try again.",
-        }),
+        Err(CompleteError::ProfileLocked) => Err(ApiError::PROFILE_LOCKED),
+        Err(CompleteError::Conflict) => Err(ApiError::STALE),
         Err(CompleteError::ExtractorUnavailable(e)) => {
             tracing::warn!(error = %e, "extractor unavailable");
             metrics.llm_failed(LlmOperation::Extract, &e);

@@ -45,16 +45,6 @@ pub fn routes() -> Vec<Route> {
     ]
 }
 
-const LOCKED: ApiError = ApiError::Conflict {
-    code: "profile_locked",
-    message: "Your profile is affirmed and can no longer change.",
-};
-
-const STALE: ApiError = ApiError::Conflict {
-    code: "conflict",
-    message: "The profile changed since you read it; reload and try again.",
-};
-
 /// The profile with its version as the entity tag, so a client can send it back in `If-Match`.
 fn profile_response(profile: &Profile) -> Versioned<ProfileView> {
     Versioned {
@@ -76,8 +66,8 @@ impl From<ChangeProfileError> for ApiError {
     fn from(e: ChangeProfileError) -> Self {
         match e {
             ChangeProfileError::NotFound | ChangeProfileError::NoSuchRevision => Self::NotFound,
-            ChangeProfileError::Locked => LOCKED,
-            ChangeProfileError::VersionMismatch => STALE,
+            ChangeProfileError::Locked => ApiError::PROFILE_LOCKED,
+            ChangeProfileError::VersionMismatch => ApiError::STALE,
             ChangeProfileError::Repo(e) => e.into(),
         }
     }
@@ -257,8 +247,8 @@ impl From<ReflectError> for ApiError {
     fn from(e: ReflectError) -> Self {
         match e {
             ReflectError::NotFound => Self::NotFound,
-            ReflectError::Locked => LOCKED,
-            ReflectError::Conflict => STALE,
+            ReflectError::Locked => ApiError::PROFILE_LOCKED,
+            ReflectError::Conflict => ApiError::STALE,
             ReflectError::CoachUnavailable(e) => {
                 tracing::warn!(error = %e, "coach unavailable");
                 Self::CoachUnavailable

@@ -7,24 +7,14 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use aho_corasick::AhoCorasick;
-use unicode_normalization::UnicodeNormalization;
 
 use crate::foundation::Foundation;
+use crate::integration::folding::fold;
 use crate::integration::rules::{MatchKind, Rule};
 
 /// Between folded tags, and around them: tags hold no control characters, so a tag rule can be
 /// found in the stored text as `\u{1f}tag\u{1f}` (also by SQL).
 pub const TAG_SEPARATOR: char = '\u{1f}';
-
-/// NFC, then lower case: the form both sides of a comparison are put in.
-#[must_use]
-pub fn fold(text: &str) -> String {
-    // Most labels and ids are ASCII, where NFC changes nothing.
-    if text.is_ascii() {
-        return text.to_ascii_lowercase();
-    }
-    text.nfc().collect::<String>().to_lowercase()
-}
 
 /// What the rules compare of an entry, folded once when it is written.
 #[derive(Debug, Clone, PartialEq, Eq)]

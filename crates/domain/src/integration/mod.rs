@@ -2,6 +2,7 @@
 //! yet), the person's mapping rules, the unmapped view, the work-pattern rollup and the weekly
 //! series.
 
+pub mod folding;
 pub mod matching;
 pub mod reclassification;
 pub mod rules;
@@ -11,7 +12,8 @@ pub mod unmapped;
 pub mod weekly;
 pub mod work_pattern;
 
-pub use matching::{MatchKeys, RuleSet, TAG_SEPARATOR, fold, tag_needle};
+pub use folding::fold;
+pub use matching::{MatchKeys, RuleSet, TAG_SEPARATOR, tag_needle};
 pub use reclassification::{Reclassification, ReclassifyStep, Scope};
 pub use rules::{
     EntryFacts, MAX_RULES_PER_USER, MappedBy, MatchKind, NewRule, Pattern, Rule, RuleChangeError,

@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use crate::error::RepoError;
 use crate::foundation::Foundation;
 use crate::ids::{RuleId, UserId};
-use crate::integration::matching::fold;
+use crate::integration::folding::fold;
 use crate::text::{Text, TextError};
 
 /// At most this many rules per person.

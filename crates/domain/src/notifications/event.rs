@@ -1,50 +1,12 @@
 //! The events of the outbox: what happened, to whom, and the payload every delivery of it sends
 //! (`{"id", "type", "created_at", "data"}`), fixed when the event is written.
 
-use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use super::payload::{CheckInData, EventPayload, PingData, ProfileData, rfc3339};
+use super::payload::{CheckInData, EventPayload, EventType, PingData, ProfileData, rfc3339};
 use crate::coaching::CheckIn;
 use crate::ids::{EventId, UserId};
 use crate::profile::{NewRevision, Profile};
-
-/// The kinds of event, as the contract names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum EventType {
-    #[serde(rename = "checkin.created")]
-    CheckinCreated,
-    #[serde(rename = "profile.affirmed")]
-    ProfileAffirmed,
-    #[serde(rename = "profile.revised")]
-    ProfileRevised,
-    #[serde(rename = "ping")]
-    Ping,
-}
-
-impl EventType {
-    pub const ALL: [Self; 4] = [
-        Self::CheckinCreated,
-        Self::ProfileAffirmed,
-        Self::ProfileRevised,
-        Self::Ping,
-    ];
-
-    #[must_use]
-    pub const fn key(self) -> &'static str {
-        match self {
-            Self::CheckinCreated => "checkin.created",
-            Self::ProfileAffirmed => "profile.affirmed",
-            Self::ProfileRevised => "profile.revised",
-            Self::Ping => "ping",
-        }
-    }
-
-    #[must_use]
-    pub fn from_key(key: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.key() == key)
-    }
-}
 
 /// One event, its payload already composed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,7 +20,7 @@ pub struct OutboxEvent {
 }
 
 impl OutboxEvent {
-    fn new<D: Serialize>(
+    fn new<D: serde::Serialize>(
         user_id: UserId,
         event_type: EventType,
         created_at: OffsetDateTime,

@@ -10,8 +10,8 @@ pub mod settings;
 pub mod webhook;
 
 pub use delivery::{Channel, Delivery, DeliveryOutcome, DeliveryStatus, RETRY_SCHEDULE};
-pub use event::{EventType, OutboxEvent, profile_events};
-pub use payload::{CheckInData, EventPayload, ProfileData};
+pub use event::{OutboxEvent, profile_events};
+pub use payload::{CheckInData, EventPayload, EventType, ProfileData};
 pub use settings::NotificationSettings;
 pub use webhook::{
     DISABLE_AFTER_FAILURES, MAX_WEBHOOKS_PER_USER, Webhook, WebhookSecret, WebhookUrl,

@@ -1,9 +1,9 @@
-//! The typed shapes of an event's payload (`{"id", "type", "created_at", "data"}`) and of each
-//! event's `data`. Webhook receivers verify signatures over the exact bytes, so
+//! The kinds of event and the typed shapes of an event's payload (`{"id", "type",
+//! "created_at", "data"}`) and of each event's `data`. Webhook receivers verify signatures over the exact bytes, so
 //! [`EventPayload::to_body`] writes them in one fixed form: every object's keys sorted, at every
 //! depth, as the service has always sent them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
@@ -11,7 +11,42 @@ use crate::coaching::CheckIn;
 use crate::ids::{CheckInId, EventId, ProfileId};
 use crate::profile::{Profile, Snapshot};
 
-use super::event::EventType;
+/// The kinds of event, as the contract names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum EventType {
+    #[serde(rename = "checkin.created")]
+    CheckinCreated,
+    #[serde(rename = "profile.affirmed")]
+    ProfileAffirmed,
+    #[serde(rename = "profile.revised")]
+    ProfileRevised,
+    #[serde(rename = "ping")]
+    Ping,
+}
+
+impl EventType {
+    pub const ALL: [Self; 4] = [
+        Self::CheckinCreated,
+        Self::ProfileAffirmed,
+        Self::ProfileRevised,
+        Self::Ping,
+    ];
+
+    #[must_use]
+    pub const fn key(self) -> &'static str {
+        match self {
+            Self::CheckinCreated => "checkin.created",
+            Self::ProfileAffirmed => "profile.affirmed",
+            Self::ProfileRevised => "profile.revised",
+            Self::Ping => "ping",
+        }
+    }
+
+    #[must_use]
+    pub fn from_key(key: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.key() == key)
+    }
+}
 
 /// The body every delivery of one event sends.
 #[derive(Debug, Serialize)]

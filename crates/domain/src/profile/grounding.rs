@@ -7,10 +7,10 @@
 use std::collections::BTreeSet;
 
 use rust_stemmers::{Algorithm, Stemmer};
-use unicode_normalization::UnicodeNormalization;
-use unicode_segmentation::UnicodeSegmentation;
 
 use super::polarity::Polarity;
+use super::words::folded_words;
+pub use super::words::sentences;
 
 /// The languages with both a Snowball stemmer and a stop-word list (NLTK's) that the rule reads.
 /// Others (Japanese, Chinese...) are compared word by word, unstemmed, with no stop words.
@@ -44,13 +44,6 @@ impl std::fmt::Debug for Grounding {
             .field("stemmed", &self.stemmer.is_some())
             .finish_non_exhaustive()
     }
-}
-
-pub(super) fn folded_words(text: &str) -> Vec<String> {
-    let nfc: String = text.nfc().collect();
-    nfc.unicode_words()
-        .map(|w| w.replace('’', "'").to_lowercase())
-        .collect()
 }
 
 fn stop_words(code: &str) -> &'static [&'static str] {
@@ -127,23 +120,15 @@ impl Grounding {
             .iter()
             .flat_map(|m| self.content_stems(m))
             .collect();
-        let polarity = Polarity::of(self, material);
+        let polarity = Polarity::of(|m| self.content_stems(m), material);
         sentences(text)
             .into_iter()
-            .filter(|s| !self.is_grounded(s, &known) || polarity.inverts(self, s))
+            .filter(|s| {
+                let own = self.content_stems(s);
+                !self.is_grounded(s, &known) || polarity.inverts(&own, s)
+            })
             .collect()
     }
-}
-
-/// The sentences of `text` (Unicode sentence boundaries; line breaks end a sentence too),
-/// trimmed, blank ones left out.
-#[must_use]
-pub fn sentences(text: &str) -> Vec<&str> {
-    text.split('\n')
-        .flat_map(UnicodeSegmentation::unicode_sentences)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect()
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ mod polarity;
 pub mod provenance;
 pub mod revision;
 pub mod state;
+mod words;
 
 pub use enneagram::{EnneagramType, Triad};
 pub use fields::{EditableField, ProfileEdit, ProfileEditError, ProseFields};

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use super::grounding::{Grounding, folded_words, sentences};
+use super::words::{folded_words, sentences};
 
 /// Words that negate what follows. "n't" endings ("don't", "can't") are negations too; "no"
 /// covers "no longer", "no more".
@@ -67,8 +67,9 @@ pub(super) struct Polarity {
 }
 
 impl Polarity {
-    /// The polarity of `material` (the texts a sentence may draw on), read with `rule`.
-    pub(super) fn of(rule: &Grounding, material: &[&str]) -> Self {
+    /// The polarity of `material` (the texts a sentence may draw on); `content_stems` gives the
+    /// stems of a sentence's content words (the grounding rule's, in the person's language).
+    pub(super) fn of(content_stems: impl Fn(&str) -> BTreeSet<String>, material: &[&str]) -> Self {
         let english = Stemmer::create(Algorithm::English);
         let said: Vec<Said> = material
             .iter()
@@ -76,7 +77,7 @@ impl Polarity {
             .map(|sentence| {
                 let words = folded_words(sentence);
                 Said {
-                    content: rule.content_stems(sentence),
+                    content: content_stems(sentence),
                     english: words.iter().map(|w| english.stem(w).into_owned()).collect(),
                     negates: words.iter().any(|w| is_negation(w)),
                 }
@@ -95,15 +96,15 @@ impl Polarity {
     /// when it negates and none of those sentences does; or when it has one of a pair of
     /// opposites that the person never wrote while one of those sentences has the other. A
     /// sentence that claims nothing ("No.") is not.
-    pub(super) fn inverts(&self, rule: &Grounding, sentence: &str) -> bool {
-        let content = rule.content_stems(sentence);
+    /// `content` is the stems of the sentence's content words, read as for [`Polarity::of`].
+    pub(super) fn inverts(&self, content: &BTreeSet<String>, sentence: &str) -> bool {
         if content.is_empty() {
             return false;
         }
         let related: Vec<&Said> = self
             .said
             .iter()
-            .filter(|s| !s.content.is_disjoint(&content))
+            .filter(|s| !s.content.is_disjoint(content))
             .collect();
         let words = folded_words(sentence);
         if words.iter().any(|w| is_negation(w)) && !related.iter().any(|s| s.negates) {
@@ -128,13 +129,15 @@ impl Polarity {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::grounding::Grounding;
 
     const BICYCLES: &str = "I still love restoring old bicycles in my shed.";
     const CAFE: &str = "Open the weekend repair café in the church hall.";
 
     fn inverts(sentence: &str, material: &[&str]) -> bool {
         let rule = Grounding::for_material(material);
-        Polarity::of(&rule, material).inverts(&rule, sentence)
+        Polarity::of(|m| rule.content_stems(m), material)
+            .inverts(&rule.content_stems(sentence), sentence)
     }
 
     #[test]
