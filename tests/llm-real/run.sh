@@ -158,6 +158,8 @@ base="http://127.0.0.1:$port"
     RATE_LIMIT_RULE_CHANGES_PER_MINUTE=0 \
     RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE=0 \
     RATE_LIMIT_CHECKINS_PER_MINUTE=0 \
+    RATE_LIMIT_PROFILE_WRITES_PER_MINUTE=0 \
+    RATE_LIMIT_ENTRIES_PER_MINUTE=0 \
     WEB_DIR="$root/web" \
     RUST_LOG="${RUST_LOG:-info}" \
     "$work/discovery-api" --dev

@@ -241,6 +241,8 @@ class Service:
             "RATE_LIMIT_RULE_CHANGES_PER_MINUTE": "0",
             "RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE": "0",
             "RATE_LIMIT_CHECKINS_PER_MINUTE": "0",
+            "RATE_LIMIT_PROFILE_WRITES_PER_MINUTE": "0",
+            "RATE_LIMIT_ENTRIES_PER_MINUTE": "0",
         })
         env.update(extra or {})
         self._log = open(self.logpath, "wb")

@@ -18,7 +18,7 @@ use crate::connection::{
 use crate::error::{DbError, StoreResult};
 use crate::group_commit::{self, GroupCommit, Waiting, run_group};
 use crate::migrations;
-use crate::person_turns::{PersonTurns, Turn};
+use crate::person_turns::{Changes, PersonTurns, Turn};
 use crate::reachability::Reachability;
 use crate::read_group::{self, ReadGroup};
 use crate::sqlite_writer::{SqliteWriter, pool_error};
@@ -81,7 +81,8 @@ pub struct Database {
     /// Rung when this process queues a re-classification, so its worker starts at once
     /// instead of at its next look.
     reclassification_queued: Arc<tokio::sync::Notify>,
-    /// A person's rule changes queue here, one at a time, before they take a connection.
+    /// A person's rule changes, and their batches, queue here, one at a time, before they take
+    /// a connection.
     person_turns: Arc<PersonTurns>,
     /// SQLite's WAL checkpoints, off every writer's path; stops with the last clone.
     _checkpointer: Option<Arc<Checkpointer>>,
@@ -322,14 +323,16 @@ impl Database {
     }
 
     /// Waits, as a parked task and at most for the wait bound, for the person's turn at changes
-    /// that the database would run one at a time anyway (see [`crate::person_turns`]).
+    /// of one kind, which the database would run one at a time anyway or which would hold
+    /// everyone else's writes behind them (see [`crate::person_turns`]).
     pub(crate) async fn person_turn(
         &self,
+        changes: Changes,
         context: &'static str,
         person: &str,
     ) -> Result<Turn, RepoError> {
         self.person_turns
-            .take(person, self.wait)
+            .take(changes, person, self.wait)
             .await
             .map_err(|e| e.into_repo(context))
     }

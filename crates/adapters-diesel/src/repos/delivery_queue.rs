@@ -1,4 +1,5 @@
-//! [`DeliveryQueue`] over diesel: workers claim due deliveries under a lease. On PostgreSQL a
+//! [`DeliveryQueue`] over diesel: workers claim due deliveries under a lease, fairly across
+//! people (round-robin by owner, so one person's backlog never delays another's). On PostgreSQL a
 //! claim locks the rows it takes with `FOR UPDATE SKIP LOCKED`, so workers claiming at the same
 //! moment take different rows; on SQLite one writer at a time claims. The lease then keeps the
 //! rows away from other workers until the attempt is stored, or, if the worker died, until it ends.
@@ -95,7 +96,10 @@ fn due(now: PrimitiveDateTime) -> _ {
         .select(deliveries::id)
 }
 
-/// Takes at most `limit` due, unleased deliveries, oldest due first, and leases them.
+/// Takes at most `limit` due, unleased deliveries, fairly across people, and leases them: each
+/// person's oldest due delivery first (people by their oldest), then each one's second, and so
+/// on. One person's backlog of 1,500 deliveries, queued before another's ping, then holds the
+/// ping back for one pass at most, not for the whole backlog.
 fn claim_ids(
     conn: &mut DbConnection,
     now: PrimitiveDateTime,
@@ -103,13 +107,32 @@ fn claim_ids(
     limit: u32,
 ) -> StoreResult<Vec<String>> {
     use deliveries as d;
-    let due = due(now)
-        .order(d::next_attempt_at.asc())
-        .limit(i64::from(limit));
+    let owners: Vec<String> = due(now)
+        .group_by(d::user_id)
+        .select(d::user_id)
+        .order(min(d::next_attempt_at).asc())
+        .limit(i64::from(limit))
+        .load(conn)?;
+    let mut queues = Vec::with_capacity(owners.len());
+    for owner in &owners {
+        let ids: Vec<String> = due(now)
+            .filter(d::user_id.eq(owner))
+            .order((d::next_attempt_at.asc(), d::id.asc()))
+            .limit(i64::from(limit))
+            .load(conn)?;
+        queues.push(ids.into_iter());
+    }
+    let picked = round_robin(queues, usize::try_from(limit).unwrap_or(usize::MAX));
     let ids: Vec<String> = match conn {
-        // Rows another worker is claiming right now are skipped, not waited for.
-        DbConnection::Postgresql(pg) => due.for_update().skip_locked().load(pg)?,
-        DbConnection::Sqlite(sqlite) => due.load(sqlite)?,
+        // Rows another worker is claiming right now are skipped, not waited for; rows it
+        // claimed since they were picked are no longer due (the filter is checked again on the
+        // locked row).
+        DbConnection::Postgresql(pg) => due(now)
+            .filter(d::id.eq_any(&picked))
+            .for_update()
+            .skip_locked()
+            .load(pg)?,
+        DbConnection::Sqlite(_) => picked,
     };
     if !ids.is_empty() {
         diesel::update(d::table.filter(d::id.eq_any(&ids)))
@@ -117,6 +140,21 @@ fn claim_ids(
             .execute(conn)?;
     }
     Ok(ids)
+}
+
+/// The first of each queue in turn, then the second of each, ..., at most `limit` in all.
+fn round_robin<T>(mut queues: Vec<std::vec::IntoIter<T>>, limit: usize) -> Vec<T> {
+    let mut taken = Vec::new();
+    while taken.len() < limit && !queues.is_empty() {
+        queues.retain_mut(|queue| match queue.next() {
+            Some(item) if taken.len() < limit => {
+                taken.push(item);
+                true
+            }
+            _ => false,
+        });
+    }
+    taken
 }
 
 /// The claimed deliveries with their payloads and targets as they stand now.
@@ -273,4 +311,21 @@ fn finish(conn: &mut DbConnection, delivery: &Delivery, at: PrimitiveDateTime) -
         DeliveryStatus::Pending => {}
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_robin;
+
+    #[test]
+    fn round_robin_takes_each_queues_next_in_turn_up_to_the_limit() {
+        let queues = vec![
+            vec![1, 2, 3, 4].into_iter(),
+            vec![10].into_iter(),
+            vec![20, 21].into_iter(),
+        ];
+        assert_eq!(round_robin(queues.clone(), 10), [1, 10, 20, 2, 21, 3, 4]);
+        assert_eq!(round_robin(queues, 4), [1, 10, 20, 2]);
+        assert!(round_robin(Vec::<std::vec::IntoIter<u8>>::new(), 5).is_empty());
+    }
 }

@@ -23,6 +23,7 @@ use crate::convert::invalid;
 use crate::convert::to_db;
 use crate::error::StoreResult;
 use crate::models::mapping_rule::MappingRuleRow;
+use crate::person_turns::Changes;
 use crate::schema::mapping_rules;
 use crate::tx::read_tx;
 
@@ -214,7 +215,7 @@ impl DieselRuleRepository {
         T: Send + 'static,
     {
         // One change of the person's at a time holds a connection; the others wait parked.
-        let _turn = self.db.person_turn(context, &user).await?;
+        let _turn = self.db.person_turn(Changes::Rules, context, &user).await?;
         let changed = self.db.write(context, step).await??;
         // Committed, with its job: the worker may start now.
         self.db.reclassification_queued().notify_one();

@@ -5,6 +5,7 @@
 mod activity;
 mod api_key;
 mod checkin;
+mod coalesce;
 mod conversation;
 mod declare;
 mod delivery_queue;

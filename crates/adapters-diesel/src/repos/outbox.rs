@@ -18,10 +18,14 @@ const INSERT_CHUNK: usize = 1_000;
 
 /// Writes `events` (never `ping`s: see [`record_ping`]) with their deliveries: to each enabled
 /// webhook of the person subscribed to the event's type, and, for a check-in, by e-mail when
-/// the person turned it on.
+/// the person turned it on. A `profile.revised` past the person's budget replaces their waiting
+/// one (see [`super::coalesce`]).
 pub(super) fn record(conn: &mut DbConnection, events: &[OutboxEvent]) -> StoreResult<()> {
     if events.is_empty() {
         return Ok(());
+    }
+    for event in events {
+        super::coalesce::make_room(conn, event)?;
     }
     let users: Vec<String> = events
         .iter()

@@ -27,6 +27,7 @@ use crate::convert::{from_db, parse, to_db};
 use crate::error::{StoreError, StoreResult};
 use crate::expressions::{GroupKey, LocalDay};
 use crate::models::task_mapping::{NewTaskMapping, TaskMappingRow, tags_from_json};
+use crate::person_turns::Changes;
 use crate::schema::task_mapping;
 use crate::tx::on_backend;
 
@@ -67,8 +68,12 @@ impl TaskMappingRepository for DieselTaskMappingRepository {
             return Ok(BatchOutcome::default());
         }
         let user = user.to_string();
+        let context = "storing a batch of task mappings";
+        // One batch of the person's at a time holds the writer (SQLite) or a connection; the
+        // others wait parked, and everyone else's writes go between them.
+        let _turn = self.db.person_turn(Changes::Ingest, context, &user).await?;
         self.db
-            .write("storing a batch of task mappings", move |conn| {
+            .write(context, move |conn| {
                 let rules = rules_for(conn, &user, &inputs)?;
                 let now = to_db(now);
                 let rows: Vec<NewTaskMapping<'_>> = last_of_each_id(&inputs)

@@ -276,3 +276,29 @@ dual_test!(
         );
     }
 );
+
+dual_test!(
+    a_claim_takes_another_persons_ping_before_one_persons_backlog,
+    |db| {
+        let ada = user(&db, "ada@example.org").await;
+        let bob = user(&db, "bob@example.org").await;
+        let ada_hook = endpoint(&db, ada.id).await;
+        let bob_hook = endpoint(&db, bob.id).await;
+        for n in 0..120 {
+            ping(&db, &ada_hook, T0 + Duration::milliseconds(n)).await;
+        }
+        let bobs = ping(&db, &bob_hook, T0 + Duration::seconds(1)).await;
+        let queue = DieselDeliveryQueue::new(db.clone());
+        let now = T0 + Duration::seconds(2);
+        // Oldest first, Bob's ping would wait for three passes of Ada's; round-robin, it is in
+        // the first, beside Ada's oldest.
+        let first = queue.claim(now, 50, LEASE).await.unwrap();
+        assert_eq!(first.len(), 50);
+        assert!(first.iter().any(|c| c.delivery.event_id == bobs.id));
+        assert_eq!(first.iter().filter(|c| c.user_id == ada.id).count(), 49);
+        // Ada's backlog then goes on, all of it, in the next passes.
+        let rest = queue.claim(now, 50, LEASE).await.unwrap().len()
+            + queue.claim(now, 50, LEASE).await.unwrap().len();
+        assert_eq!(rest, 71);
+    }
+);

@@ -89,8 +89,9 @@ dual_test!(
     }
 );
 
-dual_test!(a_failed_change_writes_no_event, |db| {
-    let ada = user(&db, "ada@example.org").await;
+/// Ada, with a webhook for every event and her first profile written.
+async fn written_with_a_webhook(db: &Database) -> (domain::account::User, DieselProfileRepository) {
+    let ada = user(db, "ada@example.org").await;
     let notes = DieselNotificationRepository::new(db.clone());
     let profiles = DieselProfileRepository::new(db.clone());
     notes
@@ -98,6 +99,11 @@ dual_test!(a_failed_change_writes_no_event, |db| {
         .await
         .unwrap();
     profiles.write(first_write(ada.id, T0)).await.unwrap();
+    (ada, profiles)
+}
+
+dual_test!(a_failed_change_writes_no_event, |db| {
+    let (ada, profiles) = written_with_a_webhook(&db).await;
     let stored = profiles.get(ada.id).await.unwrap().unwrap();
     let before = (
         count(&db, "outbox_events").await,
@@ -280,5 +286,37 @@ dual_test!(
         assert!(!notes.delete_webhook(ada.id, hook.id).await.unwrap());
         assert_eq!(count(&db, "deliveries").await, 0, "its log went with it");
         assert_eq!(notes.webhooks(ada.id).await.unwrap(), [other]);
+    }
+);
+
+dual_test!(
+    a_burst_of_revisions_past_ten_a_minute_leaves_one_waiting_event_with_the_latest_state,
+    |db| {
+        let (ada, profiles) = written_with_a_webhook(&db).await;
+        // 99 edits within a minute: ten events queue as they come (the first write's among
+        // them); past that, each new one replaces the latest, so the tenth carries the last edit.
+        for n in 1..100 {
+            let stored = profiles.get(ada.id).await.unwrap().unwrap();
+            let text = format!("Bread, take {n}.");
+            let at = T0 + Duration::milliseconds(n * 100);
+            let w = edit(&stored, EditableField::LoveSummary, Some(&text), at);
+            profiles.write(w).await.unwrap();
+        }
+        let revised = "outbox_events WHERE event_type = 'profile.revised'";
+        assert_eq!(count(&db, revised).await, 10);
+        assert_eq!(deliveries_of(&db, "profile.revised", "webhook").await, 10);
+        let latest = count(
+            &db,
+            "outbox_events WHERE event_type = 'profile.revised' \
+             AND payload LIKE '%Bread, take 99.%'",
+        )
+        .await;
+        assert_eq!(latest, 1, "the waiting event holds the latest state");
+        // A minute later the budget is back: an edit queues its own event again.
+        let stored = profiles.get(ada.id).await.unwrap().unwrap();
+        let later = T0 + Duration::minutes(3);
+        let w = edit(&stored, EditableField::LoveSummary, Some("Rye."), later);
+        profiles.write(w).await.unwrap();
+        assert_eq!(count(&db, revised).await, 11);
     }
 );

@@ -1,9 +1,11 @@
 //! Rate limits: sign-in attempts (and refused API keys) per client address, and per signed-in
 //! person the requests that make the service work for them — the costly coach calls (reflect,
 //! complete), rule changes (each queues a re-classification), webhook tests (each queues a
-//! `ping`) and check-ins — each a keyed GCRA limiter (`governor`). A request over its limit is
-//! answered 429 `rate_limited` with `Retry-After` before any handler runs, so it changes
-//! nothing; the activity log sits outside this middleware and still records it.
+//! `ping`), check-ins and profile writes (each may queue an event to every webhook) — each a
+//! keyed GCRA limiter (`governor`). A request over its limit is answered 429 `rate_limited`
+//! with `Retry-After` before any handler runs, so it changes nothing; the activity log sits
+//! outside this middleware and still records it. The time entries a person stores are counted
+//! by the handlers ([`RateLimits::check_entries`]): only they know how many a batch holds.
 //!
 //! Routes are matched here by method and route pattern rather than annotated one by one, so the
 //! limits are in one place and the route files stay free of them.
@@ -44,6 +46,18 @@ const RULE_CHANGES: &[(Method, &str)] = &[
 ];
 const WEBHOOK_TESTS: &[(Method, &str)] = &[(Method::POST, "/api/me/webhooks/{id}/test")];
 const CHECKINS: &[(Method, &str)] = &[(Method::POST, "/coaching/checkins")];
+/// Every way a person changes their profile, one budget: each may write a revision and queue a
+/// `profile.revised` event to each of their webhooks. Reflect also spends its own budget.
+const PROFILE_WRITES: &[(Method, &str)] = &[
+    (Method::PATCH, "/discovery/profile/me"),
+    (Method::POST, "/discovery/profile/me/affirm"),
+    (Method::POST, "/discovery/profile/me/reopen"),
+    (Method::POST, "/discovery/profile/me/reflect"),
+    (
+        Method::POST,
+        "/discovery/profile/me/revisions/{number}/restore",
+    ),
+];
 
 /// How many checks of one limiter pass between clean-ups of the keys it no longer needs, so
 /// memory stays bounded by recent callers without a sweep on every request.
@@ -69,13 +83,26 @@ impl<K: std::hash::Hash + Eq + Clone> Limit<K> {
 
     /// `Err(seconds)` to wait when `key` is over its limit; counts the request otherwise.
     fn check(&self, key: &K) -> Result<(), u64> {
+        self.check_n(key, NonZeroU32::MIN)
+    }
+
+    /// Like [`Limit::check`] for `n` at once, all or none of them counted. More than the whole
+    /// burst spends the whole burst: a full budget lets it through.
+    fn check_n(&self, key: &K, n: NonZeroU32) -> Result<(), u64> {
         if self.checks.fetch_add(1, Ordering::Relaxed) % HOUSEKEEPING_EVERY
             == HOUSEKEEPING_EVERY - 1
         {
             self.limiter.retain_recent();
             self.limiter.shrink_to_fit();
         }
-        self.limiter.check_key(key).map_err(|not_until| {
+        let verdict = match self.limiter.check_key_n(key, n) {
+            Ok(verdict) => verdict,
+            Err(governor::InsufficientCapacity(burst)) => NonZeroU32::new(burst)
+                .map_or(Ok(()), |burst| {
+                    self.limiter.check_key_n(key, burst).unwrap_or(Ok(()))
+                }),
+        };
+        verdict.map_err(|not_until| {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
             // Whole seconds, rounded up: waiting that long is always enough.
             (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
@@ -111,6 +138,8 @@ pub struct RateLimits {
     sign_in: Option<Limit<IpAddr>>,
     /// Only the limits that are on (a setting of 0 leaves its routes out).
     per_person: Vec<PersonLimit>,
+    /// Time entries stored per person, counted by the handlers that store them.
+    entries: Option<Limit<UserId>>,
     trust_forwarded_for: bool,
 }
 
@@ -120,6 +149,7 @@ impl std::fmt::Debug for RateLimits {
         f.debug_struct("RateLimits")
             .field("sign_in", &self.sign_in.is_some())
             .field("per_person", &per_person)
+            .field("entries", &self.entries.is_some())
             .field("trust_forwarded_for", &self.trust_forwarded_for)
             .finish()
     }
@@ -134,6 +164,7 @@ impl RateLimits {
             ("rule_changes", RULE_CHANGES, settings.rule_changes),
             ("webhook_tests", WEBHOOK_TESTS, settings.webhook_tests),
             ("checkins", CHECKINS, settings.checkins),
+            ("profile_writes", PROFILE_WRITES, settings.profile_writes),
         ]
         .into_iter()
         .filter_map(|(name, routes, per_window)| {
@@ -147,8 +178,29 @@ impl RateLimits {
         Self {
             sign_in: Limit::new(settings.sign_in, settings.window),
             per_person,
+            entries: Limit::new(settings.entries, settings.window),
             trust_forwarded_for: settings.trust_forwarded_for,
         }
+    }
+
+    /// Counts `n` time entries the person is about to store; 429 `rate_limited` with
+    /// `Retry-After` (nothing counted) when they are over their budget.
+    ///
+    /// # Errors
+    /// [`ApiError::RateLimited`] past the person's `RATE_LIMIT_ENTRIES_PER_MINUTE`.
+    pub fn check_entries(&self, user: &UserId, n: usize) -> Result<(), ApiError> {
+        let (Some(limit), Some(n)) = (
+            &self.entries,
+            NonZeroU32::new(u32::try_from(n).unwrap_or(u32::MAX)),
+        ) else {
+            return Ok(());
+        };
+        limit.check_n(user, n).map_err(|retry_after_seconds| {
+            tracing::info!(entries = n, retry_after_seconds, "entries rate limited");
+            ApiError::RateLimited {
+                retry_after_seconds,
+            }
+        })
     }
 
     /// `Err(seconds)` when the request is over the limit of its route; `Ok` for every route
@@ -178,10 +230,11 @@ impl RateLimits {
         let Some(pattern) = req.request().resource_map().match_pattern(path) else {
             return Ok(());
         };
-        match self.per_person.iter().find(|l| l.takes(method, &pattern)) {
-            Some(person_limit) => Self::per_person(&person_limit.limit, req),
-            None => Ok(()),
-        }
+        // Every limit of the route is spent (reflect: its own and the profile writes').
+        self.per_person
+            .iter()
+            .filter(|l| l.takes(method, &pattern))
+            .try_for_each(|person_limit| Self::per_person(&person_limit.limit, req))
     }
 
     fn per_person(limit: &Limit<UserId>, req: &ServiceRequest) -> Result<(), u64> {
@@ -276,5 +329,26 @@ mod tests {
         assert!((29..=30).contains(&wait), "{wait}");
         assert!(limit.check(&2).is_ok(), "another key has its own budget");
         assert!(Limit::<u8>::new(0, Duration::from_secs(60)).is_none());
+    }
+
+    #[test]
+    fn many_at_once_are_counted_together_and_more_than_the_burst_spends_it_all() {
+        let limit = Limit::new(1_000, Duration::from_secs(60)).unwrap();
+        let n = |n| NonZeroU32::new(n).unwrap();
+        assert!(limit.check_n(&1, n(600)).is_ok());
+        let wait = limit.check_n(&1, n(600)).unwrap_err();
+        assert!(
+            (12..=13).contains(&wait),
+            "200 more are due in 12 s: {wait}"
+        );
+        assert!(
+            limit.check_n(&1, n(400)).is_ok(),
+            "none of the 600 was counted"
+        );
+        assert!(
+            limit.check_n(&2, n(5_000)).is_ok(),
+            "a full budget lets it by"
+        );
+        assert!(limit.check_n(&2, n(1)).is_err(), "and is spent");
     }
 }

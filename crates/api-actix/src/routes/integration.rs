@@ -16,6 +16,7 @@ use crate::activity::Action;
 use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{self, ApiJson};
+use crate::middleware::rate_limit::RateLimits;
 use crate::requests::integration::{
     TaskMappingBatchRequest, TaskMappingListQuery, TaskMappingRequest, WorkPatternQuery,
 };
@@ -88,16 +89,19 @@ pub(crate) async fn foundations(_caller: Caller) -> web::Json<Vec<FoundationView
     responses(
         (status = 201, description = "Created.", body = TaskMappingView),
         (status = 200, description = "Replaced the entry with this external id.", body = TaskMappingView),
+        (status = 429, description = "Over the person's entries per minute; `Retry-After` says when to try again.", body = ErrorBody),
     ),
 )]
 pub(crate) async fn upsert(
     integration: web::Data<Integration>,
+    limits: web::Data<RateLimits>,
     caller: Caller,
     body: ApiJson<TaskMappingRequest>,
     req: HttpRequest,
 ) -> Result<CreatedOrOk<TaskMappingView>, ApiError> {
     req.extensions_mut().insert(Action("task_mapping.upsert"));
     let input = body.into_inner().into_input(String::new)?;
+    limits.check_entries(&caller.user_id, 1)?;
     let (mapping, outcome) = integration.upsert(caller.user_id, &input).await?;
     Ok(CreatedOrOk {
         created: matches!(outcome, UpsertOutcome::Created),
@@ -114,16 +118,22 @@ pub(crate) async fn upsert(
     responses(
         (status = 200, description = "How many were created and replaced.", body = BatchReport),
         (status = 413, description = "The body is larger than 4 MiB.", body = ErrorBody),
+        (status = 429, description = "Over the person's entries per minute (one per item); `Retry-After` says when to try again.", body = ErrorBody),
     ),
 )]
 pub(crate) async fn batch(
     integration: web::Data<Integration>,
+    limits: web::Data<RateLimits>,
     caller: Caller,
     body: ApiJson<TaskMappingBatchRequest, MAX_BATCH_BODY_BYTES>,
     req: HttpRequest,
 ) -> Result<web::Json<BatchReport>, ApiError> {
     req.extensions_mut().insert(Action("task_mapping.batch"));
     let inputs = body.into_inner().into_inputs()?;
+    if inputs.len() <= MAX_BATCH {
+        // A batch the service refuses anyway (too large) spends nothing.
+        limits.check_entries(&caller.user_id, inputs.len())?;
+    }
     match integration.upsert_batch(caller.user_id, inputs).await {
         Ok(outcome) => Ok(web::Json(BatchReport::from(outcome))),
         Err(BatchError::TooLarge(n)) => Err(ApiError::invalid(

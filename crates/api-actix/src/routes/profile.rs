@@ -123,6 +123,7 @@ fn if_match(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
         (status = 200, description = "The updated profile.", body = ProfileView),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
         (status = 409, description = "`profile_locked`, or `conflict` when `If-Match` is stale.", body = ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
 )]
 pub(crate) async fn edit(
@@ -146,6 +147,7 @@ pub(crate) async fn edit(
     responses(
         (status = 200, description = "The locked profile (unchanged when already locked).", body = ProfileView),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
 )]
 pub(crate) async fn affirm(
@@ -168,6 +170,7 @@ pub(crate) async fn affirm(
     responses(
         (status = 200, description = "The unlocked profile (unchanged when already unlocked).", body = ProfileView),
         (status = 404, description = "Nothing was found here for this caller.", body = ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
 )]
 pub(crate) async fn reopen(
@@ -193,6 +196,7 @@ pub(crate) async fn reopen(
         (status = 404, description = "No profile, or no revision of that number.", body = ErrorBody),
         (status = 409, description = "`profile_locked`, or `conflict` when `If-Match` is stale.", body = ErrorBody),
         (status = 422, description = "`If-Match` is not a version.", body = ErrorBody),
+        (status = 429, description = "Too many requests; `Retry-After` says when to try again.", body = ErrorBody),
     ),
 )]
 pub(crate) async fn restore(

@@ -55,7 +55,7 @@ pub async fn spawn_app_with(vars: &[(&str, &str)]) -> TestApp {
 ///
 /// Defaults: a fresh database, `BIND_ADDR=127.0.0.1:0`, [`JWT_SECRET`], [`OPERATOR_KEY`] as
 /// `API_KEY`, [`ADMIN_EMAIL`] in `ADMIN_EMAILS`, `DELIVERY_WORKER=false`, and the per-person
-/// limits of rule changes, webhook tests and check-ins off (`0`).
+/// limits of rule changes, webhook tests, check-ins, profile writes and entries off (`0`).
 pub async fn spawn_app_configured(args: &[&str], vars: &[(&str, &str)]) -> TestApp {
     spawn_app_tuned(args, vars, |_| {}).await
 }
@@ -84,6 +84,8 @@ pub async fn spawn_app_tuned(
         ("RATE_LIMIT_RULE_CHANGES_PER_MINUTE".into(), "0".into()),
         ("RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE".into(), "0".into()),
         ("RATE_LIMIT_CHECKINS_PER_MINUTE".into(), "0".into()),
+        ("RATE_LIMIT_PROFILE_WRITES_PER_MINUTE".into(), "0".into()),
+        ("RATE_LIMIT_ENTRIES_PER_MINUTE".into(), "0".into()),
     ];
     for (name, value) in vars {
         all.retain(|(n, _)| n != name);

@@ -22,7 +22,7 @@ pub const FOUNDATIONS: [&str; 6] = [
     "long_term",
 ];
 
-fn mapping(id: &str, foundation: &str, minutes: i64, at: OffsetDateTime) -> Value {
+pub(crate) fn mapping(id: &str, foundation: &str, minutes: i64, at: OffsetDateTime) -> Value {
     json!({
         "external_task_id": id,
         "task_label": format!("Task {id}"),
@@ -32,7 +32,7 @@ fn mapping(id: &str, foundation: &str, minutes: i64, at: OffsetDateTime) -> Valu
     })
 }
 
-async fn post_mapping(app: &TestApp, who: &SignedIn, body: &Value) -> reqwest::Response {
+pub(crate) async fn post_mapping(app: &TestApp, who: &SignedIn, body: &Value) -> reqwest::Response {
     send(
         app.with_bearer(&who.access_jwt, Method::POST, "/integration/task-mappings")
             .json(body),
@@ -40,7 +40,11 @@ async fn post_mapping(app: &TestApp, who: &SignedIn, body: &Value) -> reqwest::R
     .await
 }
 
-async fn post_batch(app: &TestApp, who: &SignedIn, items: &[Value]) -> reqwest::Response {
+pub(crate) async fn post_batch(
+    app: &TestApp,
+    who: &SignedIn,
+    items: &[Value],
+) -> reqwest::Response {
     send(
         app.with_bearer(
             &who.access_jwt,

@@ -23,6 +23,8 @@ mod credentials;
 mod csrf;
 mod discovery;
 mod extractors;
+mod fair_outbox;
+mod fair_writer;
 mod health;
 mod helpers;
 mod integration;

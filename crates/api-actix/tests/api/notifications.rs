@@ -15,7 +15,7 @@ use crate::helpers::{
 /// it: these tests run no delivery.
 const PUBLIC_URL: &str = "https://93.184.215.14/discovery-hook";
 
-async fn register(app: &TestApp, who: &SignedIn, body: Value) -> reqwest::Response {
+pub(crate) async fn register(app: &TestApp, who: &SignedIn, body: Value) -> reqwest::Response {
     send(
         app.as_browser(who, Method::POST, "/api/me/webhooks")
             .json(&body),
@@ -31,7 +31,7 @@ async fn registered(app: &TestApp, who: &SignedIn, events: &[&str]) -> Value {
     .await
 }
 
-async fn delivery_log(app: &TestApp, who: &SignedIn, id: &str) -> Vec<Value> {
+pub(crate) async fn delivery_log(app: &TestApp, who: &SignedIn, id: &str) -> Vec<Value> {
     let path = format!("/api/me/webhooks/{id}/deliveries");
     let page = json_body(send(app.as_browser(who, Method::GET, &path)).await, 200).await;
     page["items"].as_array().unwrap().clone()

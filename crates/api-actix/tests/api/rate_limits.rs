@@ -635,6 +635,40 @@ async fn writing_check_ins_too_often_is_rate_limited_per_person_and_creates_none
     json_body(new_checkin(&app, &bob).await, 201).await;
 }
 
+async fn reopen(app: &TestApp, who: &SignedIn) -> Response {
+    send(app.with_bearer(
+        &who.access_jwt,
+        Method::POST,
+        "/discovery/profile/me/reopen",
+    ))
+    .await
+}
+
+#[tokio::test]
+async fn profile_writes_share_one_budget_per_person_and_a_refused_one_changes_nothing() {
+    let app = spawn_app_with(&[("RATE_LIMIT_PROFILE_WRITES_PER_MINUTE", "5")]).await;
+    // Each has affirmed once: one of five spent.
+    let (ada, bob) = two_affirmed(&app).await;
+    for _ in 0..2 {
+        json_body(reopen(&app, &ada).await, 200).await;
+        affirm(&app, &ada.access_jwt).await;
+    }
+    let revisions = my_revisions(&app, &ada.access_jwt).await.len();
+    assert_rate_limited(reopen(&app, &ada).await, MINUTE).await;
+    let edit = app
+        .with_bearer(&ada.access_jwt, Method::PATCH, "/discovery/profile/me")
+        .json(&json!({"near_term_goal_summary": "Patient with people"}));
+    assert_rate_limited(send(edit).await, MINUTE).await;
+    let restore = "/discovery/profile/me/revisions/1/restore";
+    let restore = app.with_bearer(&ada.access_jwt, Method::POST, restore);
+    assert_rate_limited(send(restore).await, MINUTE).await;
+    let profile = crate::helpers::my_profile(&app, &ada.access_jwt).await;
+    assert_eq!(profile["locked"], true, "still affirmed");
+    assert_eq!(my_revisions(&app, &ada.access_jwt).await.len(), revisions);
+    // Bob keeps his own budget.
+    json_body(reopen(&app, &bob).await, 200).await;
+}
+
 #[tokio::test]
 async fn zero_turns_the_rule_webhook_and_check_in_limits_off_and_unset_they_default_on() {
     // Off: more than each default goes through (60 rule changes, 10 tests, 10 check-ins).

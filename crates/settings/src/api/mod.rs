@@ -388,6 +388,8 @@ mod tests {
                 rule_changes: 60,
                 webhook_tests: 10,
                 checkins: 10,
+                profile_writes: 60,
+                entries: 50_000,
                 window: std::time::Duration::from_secs(60),
                 trust_forwarded_for: false,
             }
@@ -402,6 +404,8 @@ mod tests {
                 ("RATE_LIMIT_RULE_CHANGES_PER_MINUTE", "0"),
                 ("RATE_LIMIT_WEBHOOK_TESTS_PER_MINUTE", "3"),
                 ("RATE_LIMIT_CHECKINS_PER_MINUTE", "0"),
+                ("RATE_LIMIT_PROFILE_WRITES_PER_MINUTE", "0"),
+                ("RATE_LIMIT_ENTRIES_PER_MINUTE", "1000"),
                 ("RATE_LIMIT_TRUST_FORWARDED_FOR", "true"),
             ],
         )
@@ -421,6 +425,10 @@ mod tests {
                 s.rate_limits.checkins
             ),
             (0, 3, 0)
+        );
+        assert_eq!(
+            (s.rate_limits.profile_writes, s.rate_limits.entries),
+            (0, 1_000)
         );
         assert!(s.rate_limits.trust_forwarded_for);
     }

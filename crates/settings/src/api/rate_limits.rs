@@ -5,7 +5,7 @@
 use crate::{SettingError, Vars};
 
 /// How many sign-in attempts, coach calls and other requests that make the service work for
-/// the caller (rule changes, webhook tests, check-ins) a caller may make (`RATE_LIMIT_*`).
+/// the caller (rule changes, webhook tests, check-ins, entries stored) a caller may make (`RATE_LIMIT_*`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RateLimitSettings {
     /// `/api/auth/login`, `/callback` and `/dev-login` per client address per window (0: off).
@@ -23,6 +23,13 @@ pub struct RateLimitSettings {
     /// `POST /coaching/checkins` per person per window (0: off). Each writes a check-in and
     /// queues its e-mail and webhook events.
     pub checkins: u32,
+    /// `PATCH /discovery/profile/me`, `POST .../affirm`, `.../reopen`, `.../reflect` and
+    /// `.../revisions/{number}/restore` per person per window, one budget (0: off). Each may
+    /// write a revision and queue a `profile.revised` event to every webhook of the person.
+    pub profile_writes: u32,
+    /// Time entries stored by `POST /integration/task-mappings` (one each) and
+    /// `POST /integration/task-mappings/batch` (one per item) per person per window (0: off).
+    pub entries: u32,
     /// The window the limits are counted in: one minute (the tests shorten it).
     pub window: std::time::Duration,
     /// Take the client's address from the last `X-Forwarded-For` entry instead of the peer
@@ -50,6 +57,13 @@ impl RateLimitSettings {
             // Manual check-ins are written by a person (or their assistant) now and then; the
             // batch writes the scheduled ones. Each may send an e-mail and webhook events.
             checkins: per_minute("RATE_LIMIT_CHECKINS_PER_MINUTE", 10)?,
+            // A person editing their profile saves, affirms and reopens now and then; one a
+            // second is far more than that, and bounds the events queued to their webhooks.
+            profile_writes: per_minute("RATE_LIMIT_PROFILE_WRITES_PER_MINUTE", 60)?,
+            // All of a burst is usable at once: a year of history at one entry every quarter
+            // of an hour, day and night (35,040), imports in one go; past it, 50 batches of
+            // 1,000 a minute.
+            entries: per_minute("RATE_LIMIT_ENTRIES_PER_MINUTE", 50_000)?,
             window: std::time::Duration::from_secs(60),
             trust_forwarded_for: vars.flag("RATE_LIMIT_TRUST_FORWARDED_FOR", false)?,
         })
