@@ -15,9 +15,6 @@ use crate::helpers::{
 };
 use crate::integration::{mapping, post_batch, post_mapping};
 
-/// What the other person may wait, at most, for any answer (as in `stall.rs`); the figures
-/// are printed, and the benchmarks measure speed.
-const PATIENCE: Duration = Duration::from_secs(1);
 const DAY: Duration = Duration::from_secs(86_400);
 /// The connections the flooding person sends batches from.
 const CONNECTIONS: usize = 16;
@@ -109,8 +106,8 @@ async fn batches_from_16_connections_take_turns_and_another_persons_write_goes_b
         app.backend,
         CONNECTIONS * ROUNDS
     );
-    assert!(slowest < PATIENCE, "Bob's slowest write took {slowest:?}");
-    // A measure the machine's load scales on both sides: Bob waited for a few of Ada's batches
+    // No wall-clock bound (speed is the benchmarks' to measure; the figures above are printed):
+    // a measure the machine's load scales on both sides: Bob waited for a few of Ada's batches
     // at most, never for the backlog of her connections (without turns: 12-20 batches).
     let one_batch = flood_took / u32::try_from(written).unwrap();
     assert!(
