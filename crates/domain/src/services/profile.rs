@@ -336,24 +336,30 @@ where
     ) -> (CoachReply, ReplyEngine) {
         let turn = &request.turn;
         let profile = &request.profile;
+        // The offline coach's reply to this turn, worked out once however many guards ask.
+        let asked = std::cell::OnceCell::new();
         let offline = || {
-            self.coach
-                .mirror_reply(request)
-                .map(|draft| draft.guard(turn, words))
+            asked
+                .get_or_init(|| {
+                    self.coach
+                        .mirror_reply(request)
+                        .map(|draft| draft.guard(turn, words))
+                })
+                .clone()
         };
         let (reply, _) = ground_revisions(reply, &profile.prose, words, offline);
         let (reply, replaced) = ground_message(reply, &profile.prose, words, offline);
-        let (reply, taken) = if self.coach.engine() == ReplyEngine::Model
-            && matches!(turn, ReflectionTurn::Message(_))
-        {
-            take_missed_change(reply, offline)
-        } else {
-            (reply, false)
-        };
+        let engine = self.coach.engine();
+        let (reply, taken) =
+            if engine == ReplyEngine::Model && matches!(turn, ReflectionTurn::Message(_)) {
+                take_missed_change(reply, offline)
+            } else {
+                (reply, false)
+            };
         let engine = if replaced || taken {
             ReplyEngine::Offline
         } else {
-            self.coach.engine()
+            engine
         };
         (reply, engine)
     }
