@@ -147,6 +147,10 @@ impl CsvImport {
     }
 }
 
+/// How far back a calendar is read when no `--from` is given: two years. A recurring rule is
+/// expanded only inside the range, so this also bounds the work a hostile rule can ask for.
+pub const DEFAULT_RANGE_DAYS: i64 = 730;
+
 /// The flags of a calendar import.
 #[derive(Debug, Args)]
 pub struct IcsImport {
@@ -161,7 +165,8 @@ pub struct IcsImport {
     /// Instead of --timezone, one UTC offset for every date: `+01:00`, `Z`.
     #[arg(long, value_name = "±HH:MM", allow_hyphen_values = true, value_parser = parse_offset)]
     pub utc_offset: Option<UtcOffset>,
-    /// The first day whose meetings are read (YYYY-MM-DD). Default: 365 days before now.
+    /// The first day whose meetings are read (YYYY-MM-DD). Default: two years (730 days)
+    /// before now.
     #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_day)]
     pub from: Option<Date>,
     /// The last day whose meetings are read (YYYY-MM-DD), included. Default: up to now.
@@ -190,7 +195,7 @@ impl IcsImport {
         let midnight = |day: Date| zone.to_utc(day.midnight());
         let from = match self.from {
             Some(day) => midnight(day)?,
-            None => now - time::Duration::days(365),
+            None => now - time::Duration::days(DEFAULT_RANGE_DAYS),
         };
         let to = match self.to {
             Some(day) => midnight(day.next_day().ok_or("--to is out of range")?)?,

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::Failure;
 use crate::entries::Item;
+use crate::retry_after::{self, Asked};
 
 /// The contract's cap on one batch, as the domain defines it.
 pub use domain::integration::MAX_BATCH;
@@ -230,15 +231,44 @@ impl Client {
         }
     }
 
+    /// Sends one batch, waiting out and sending again what the service refuses with
+    /// `Retry-After` ([`retry_after`]), at most [`retry_after::MAX_WAITS`] times.
     fn send_one(&self, body: &str) -> Result<(u64, u64), String> {
-        let response = self
-            .http
-            .post(&self.endpoint)
-            .header("X-API-Key", &self.key)
-            .header("Content-Type", "application/json")
-            .body(body.to_owned())
-            .send()
-            .map_err(|e| format!("cannot reach {}: {}", self.endpoint, chain(&e)))?;
+        let mut waits = 0;
+        loop {
+            let response = self
+                .http
+                .post(&self.endpoint)
+                .header("X-API-Key", &self.key)
+                .header("Content-Type", "application/json")
+                .body(body.to_owned())
+                .send()
+                .map_err(|e| format!("cannot reach {}: {}", self.endpoint, chain(&e)))?;
+            let now = time::OffsetDateTime::now_utc();
+            match retry_after::asked(response.status(), response.headers(), now) {
+                Asked::Wait(wait) if waits < retry_after::MAX_WAITS => {
+                    waits += 1;
+                    eprintln!(
+                        "the service asked to wait {} s ({}); the batch is sent again then",
+                        wait.as_secs(),
+                        response.status()
+                    );
+                    std::thread::sleep(wait);
+                }
+                Asked::TooLong(seconds) => {
+                    return Err(format!(
+                        "the service refused the batch ({}) and asked to wait {seconds} s, \
+                         longer than discovery-sync waits: run it again then",
+                        response.status()
+                    ));
+                }
+                _ => return self.answered(response),
+            }
+        }
+    }
+
+    /// The totals of an answer to a batch, or what the refusal says.
+    fn answered(&self, response: reqwest::blocking::Response) -> Result<(u64, u64), String> {
         let status = response.status();
         if status.is_redirection() {
             return Err(redirect_refused(status, response.headers(), &self.endpoint));

@@ -25,6 +25,7 @@ pub mod import;
 pub mod items;
 pub mod mapping;
 pub mod progress;
+pub mod retry_after;
 pub mod run;
 pub mod skipped;
 pub mod summary;

@@ -1,5 +1,5 @@
 //! A calendar (`.ics`, iCalendar, RFC 5545), for the time spent in meetings: each occurrence of
-//! an event that starts in the range (`--from`/`--to`, by default the last 365 days) becomes
+//! an event that starts in the range (`--from`/`--to`, by default the last two years) becomes
 //! one [`ImportedEntry`]:
 //! - `task_label`: the `SUMMARY`, trimmed and cut to 500 characters; `None` when empty;
 //! - `tags`: the `CATEGORIES`, in order, fitted to the contract's limits as the CSV importers

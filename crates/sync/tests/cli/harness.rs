@@ -25,8 +25,13 @@ pub struct App {
 
 /// The service in dev mode (dev login on) over a fresh database.
 pub async fn spawn_app() -> App {
+    spawn_app_with(&[]).await
+}
+
+/// [`spawn_app`] with more settings (`RATE_LIMIT_ENTRIES_PER_MINUTE`, say).
+pub async fn spawn_app_with(more: &[(&str, &str)]) -> App {
     let db = TestDb::postgres().unwrap_or_else(TestDb::sqlite);
-    let vars = [
+    let mut vars = vec![
         ("DATABASE_URL", db.url().to_owned()),
         ("BIND_ADDR", "127.0.0.1:0".to_owned()),
         (
@@ -34,6 +39,7 @@ pub async fn spawn_app() -> App {
             "test-jwt-secret-of-at-least-32-bytes!".to_owned(),
         ),
     ];
+    vars.extend(more.iter().map(|(n, v)| (*n, (*v).to_owned())));
     let settings = Settings::from_lookup(["--dev".to_owned()], |name| {
         vars.iter()
             .find(|(n, _)| *n == name)
@@ -430,4 +436,43 @@ pub async fn dry_run_from_stdin(mapping: &str, export: String) -> Run {
         Some(export),
     )
     .await
+}
+
+/// `discovery-sync timewarrior --mapping <mapping> --input - --url <address>` with `export` on
+/// stdin and `env`: a real import of a saved export.
+pub async fn import_from_stdin(
+    mapping: &str,
+    address: &str,
+    env: &[(&str, &str)],
+    export: String,
+) -> Run {
+    let args = [
+        "timewarrior",
+        "--mapping",
+        mapping,
+        "--input",
+        "-",
+        "--url",
+        address,
+    ];
+    run_sync(&args, env, Some(export)).await
+}
+
+/// `n` closed intervals of 3 minutes, 4 minutes apart, from `day`, tagged `gym`, as
+/// `timew export` writes them.
+pub fn gym_export(day: OffsetDateTime, n: usize) -> String {
+    let format = time::macros::format_description!("[year][month][day]T[hour][minute][second]Z");
+    let intervals: Vec<String> = (0..n)
+        .map(|i| {
+            let from = day + time::Duration::minutes(4 * i as i64);
+            let to = from + time::Duration::minutes(3);
+            format!(
+                r#"{{"id":{},"start":"{}","end":"{}","tags":["gym"]}}"#,
+                n - i,
+                from.format(format).expect("formats"),
+                to.format(format).expect("formats")
+            )
+        })
+        .collect();
+    format!("[\n{}\n]\n", intervals.join(",\n"))
 }

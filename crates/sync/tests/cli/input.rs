@@ -1,28 +1,13 @@
 //! A saved export (`--input FILE` and `--input -`), no Timewarrior needed: batching, and that
 //! both ways of reading give the same ids.
 
-use time::Duration;
+use crate::harness::{
+    TempDir, days_ago, dry_run_from_stdin, gym_export, mapping_file, run_sync, spawn_app,
+};
 
-use crate::harness::{TempDir, days_ago, dry_run_from_stdin, mapping_file, run_sync, spawn_app};
-
-/// `n` closed intervals of 3 minutes, 4 minutes apart, from six days ago, tagged `gym`, as
-/// `timew export` writes them.
+/// `n` closed intervals from six days ago ([`gym_export`]).
 fn export(n: usize) -> String {
-    let format = time::macros::format_description!("[year][month][day]T[hour][minute][second]Z");
-    let start = days_ago(6);
-    let intervals: Vec<String> = (0..n)
-        .map(|i| {
-            let from = start + Duration::minutes(4 * i as i64);
-            let to = from + Duration::minutes(3);
-            format!(
-                r#"{{"id":{},"start":"{}","end":"{}","tags":["gym"]}}"#,
-                n - i,
-                from.format(format).expect("formats"),
-                to.format(format).expect("formats")
-            )
-        })
-        .collect();
-    format!("[\n{}\n]\n", intervals.join(",\n"))
+    gym_export(days_ago(6), n)
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -33,4 +33,5 @@ mod server_rules;
 mod showing;
 mod sweeps;
 mod timewarrior;
+mod waiting;
 mod zones;

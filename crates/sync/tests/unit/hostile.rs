@@ -106,3 +106,25 @@ fn a_rule_of_every_second_since_1990_is_refused_in_moments_without_walking_from_
     // Walking every second from 1990 took minutes.
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
+
+#[test]
+fn without_from_the_range_read_is_the_last_two_years_so_a_rule_from_1990_is_walked_no_further() {
+    use clap::Parser as _;
+    use discovery_sync::cli::{Cli, DEFAULT_RANGE_DAYS, Tracker};
+    let cli = Cli::try_parse_from(["discovery-sync", "ics", "--file", "calendar.ics"]).unwrap();
+    let Tracker::Ics(import) = cli.tracker else {
+        panic!("an ics import")
+    };
+    let now = datetime!(2026-12-06 12:00 UTC);
+    let options = import.options(now, Zone::named("UTC").unwrap()).unwrap();
+    assert_eq!(730, DEFAULT_RANGE_DAYS);
+    assert_eq!(now - time::Duration::days(730), options.from);
+    assert_eq!(now, options.to);
+    // A daily meeting since 1990 gives the two years' days and no more.
+    let daily = "BEGIN:VEVENT\r\nUID:daily\r\nDTSTART:19900101T120000Z\r\n\
+        DURATION:PT15M\r\nRRULE:FREQ=DAILY\r\nEND:VEVENT\r\n";
+    let text = format!("BEGIN:VCALENDAR\r\n{daily}END:VCALENDAR\r\n");
+    let parsed = parse(&text, &options).unwrap();
+    assert_eq!(730, parsed.entries.len());
+    assert!(parsed.entries.iter().all(|e| e.occurred_at >= options.from));
+}
