@@ -31,6 +31,11 @@ use crate::auth::policy::{Policy, RoutePolicies};
 
 /// The annotation `#[utoipa::path]` generates beside a handler (`__path_<handler>`): what
 /// `#[derive(OpenApi)]` reads from the handlers its `paths(...)` lists.
+///
+/// Two of the three traits are in utoipa's `__dev` module: utoipa 6 has no public way to ask
+/// an annotated handler for its tags or the schemas it names (`Path::operation()` carries
+/// neither). utoipa's own framework crates (`utoipa-actix-web`, `utoipa-axum`) read them the
+/// same way, so this is the use utoipa makes of them; `Path` is the public part.
 pub trait Annotation:
     utoipa::Path + utoipa::__dev::SchemaReferences + for<'t> utoipa::__dev::Tags<'t>
 {
