@@ -2,7 +2,7 @@
 //! reflection turn's reply and the preview of the next model request.
 
 use domain::ids::{ProfileId, ReflectionMessageId, RevisionId};
-use domain::profile::{Profile, ProseFields, Revision, Snapshot};
+use domain::profile::{EnneagramType, Profile, ProseFields, Revision, Snapshot, Sources, Triad};
 use domain::reflection::{ReflectionMessage, ReplyEngine};
 use domain::services::profile::ReflectionOutcome;
 use domain::text::Prose;
@@ -13,25 +13,15 @@ use utoipa::ToSchema;
 use super::enum_schemas;
 use super::sources::SourcesView;
 
-/// The profile (`/discovery/profile/me`).
+/// The profile (`/discovery/profile/me`): the fields every revision keeps (a `Snapshot`), and
+/// its id, lock and version.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Profile)]
 pub struct ProfileView {
     #[schema(value_type = uuid::Uuid)]
     id: ProfileId,
-    #[schema(minimum = 1, maximum = 9)]
-    enneagram_type: u8,
-    #[schema(value_type = enum_schemas::Triad)]
-    triad: &'static str,
-    love_summary: String,
-    strength_summary: String,
-    mission_summary: String,
-    vocation_summary: String,
-    overlap_narrative: String,
-    near_term_goal_summary: Option<String>,
-    long_term_goal_summary: Option<String>,
-    /// For each editable field, the person's own words it rests on, verified.
-    sources: SourcesView,
+    #[serde(flatten)]
+    snapshot: SnapshotView,
     locked: bool,
     #[serde(with = "time::serde::rfc3339::option")]
     affirmed_at: Option<OffsetDateTime>,
@@ -45,19 +35,9 @@ pub struct ProfileView {
 
 impl From<&Profile> for ProfileView {
     fn from(p: &Profile) -> Self {
-        let prose = &p.prose;
         Self {
             id: p.id,
-            enneagram_type: p.enneagram_type.get(),
-            triad: p.triad().key(),
-            love_summary: prose.love_summary.as_str().to_owned(),
-            strength_summary: prose.strength_summary.as_str().to_owned(),
-            mission_summary: prose.mission_summary.as_str().to_owned(),
-            vocation_summary: prose.vocation_summary.as_str().to_owned(),
-            overlap_narrative: prose.overlap_narrative.as_str().to_owned(),
-            near_term_goal_summary: goal(&prose.near_term_goal_summary),
-            long_term_goal_summary: goal(&prose.long_term_goal_summary),
-            sources: SourcesView::from(&p.sources),
+            snapshot: SnapshotView::of(p.enneagram_type, p.triad(), &p.prose, &p.sources),
             locked: p.locked,
             affirmed_at: p.affirmed_at,
             version: p.version,
@@ -71,7 +51,8 @@ fn goal(summary: &Option<Prose>) -> Option<String> {
     summary.as_ref().map(|s| s.as_str().to_owned())
 }
 
-/// Every prose field, the type, the triad and the sources as they were after a revision.
+/// Every prose field, the type, the triad and the sources: as they are in the profile, and as
+/// they were after each revision.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(as = Snapshot)]
 pub struct SnapshotView {
@@ -86,12 +67,25 @@ pub struct SnapshotView {
     overlap_narrative: String,
     near_term_goal_summary: Option<String>,
     long_term_goal_summary: Option<String>,
-    /// The sources as they were (`[]` each in revisions recorded before provenance).
+    /// For each editable field, the person's own words it rests on, verified (`[]` each in
+    /// revisions recorded before provenance).
     sources: SourcesView,
 }
 
 impl From<&Snapshot> for SnapshotView {
     fn from(s: &Snapshot) -> Self {
+        Self::of(s.enneagram_type, s.triad, &s.prose, &s.sources)
+    }
+}
+
+impl SnapshotView {
+    /// The fields of a profile or of a revision's snapshot, from their parts.
+    fn of(
+        enneagram_type: EnneagramType,
+        triad: Triad,
+        prose: &ProseFields,
+        sources: &Sources,
+    ) -> Self {
         let ProseFields {
             love_summary,
             strength_summary,
@@ -100,10 +94,10 @@ impl From<&Snapshot> for SnapshotView {
             overlap_narrative,
             near_term_goal_summary,
             long_term_goal_summary,
-        } = &s.prose;
+        } = prose;
         Self {
-            enneagram_type: s.enneagram_type.get(),
-            triad: s.triad.key(),
+            enneagram_type: enneagram_type.get(),
+            triad: triad.key(),
             love_summary: love_summary.as_str().to_owned(),
             strength_summary: strength_summary.as_str().to_owned(),
             mission_summary: mission_summary.as_str().to_owned(),
@@ -111,7 +105,7 @@ impl From<&Snapshot> for SnapshotView {
             overlap_narrative: overlap_narrative.as_str().to_owned(),
             near_term_goal_summary: goal(near_term_goal_summary),
             long_term_goal_summary: goal(long_term_goal_summary),
-            sources: SourcesView::from(&s.sources),
+            sources: SourcesView::from(sources),
         }
     }
 }
