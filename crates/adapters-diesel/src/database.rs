@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use diesel::r2d2::{CustomizeConnection, ManageConnection, Pool, R2D2Connection};
 use domain::RepoError;
+use scheduled_thread_pool::{OnPoolDropBehavior, ScheduledThreadPool};
 
 use crate::checkpointer::Checkpointer;
 use crate::connection::{
@@ -23,6 +24,20 @@ use crate::reachability::Reachability;
 use crate::read_group::{self, ReadGroup};
 use crate::sqlite_writer::{SqliteWriter, pool_error};
 use crate::tx::write_tx;
+
+/// The threads r2d2 opens connections and reaps idle ones on: three, as its default, but
+/// stopped as soon as the pool is dropped. r2d2's own would wait for the next reaping (up to
+/// 30 s) before ending, so every database closed (each test's, each one-shot command's) left
+/// three threads behind it for that long.
+fn upkeep_threads() -> Arc<ScheduledThreadPool> {
+    Arc::new(
+        ScheduledThreadPool::builder()
+            .num_threads(3)
+            .thread_name_pattern("r2d2-worker-{}")
+            .on_drop_behavior(OnPoolDropBehavior::DiscardPendingScheduled)
+            .build(),
+    )
+}
 
 /// How many groups of single-statement writes may commit at once on PostgreSQL.
 const GROUP_LEADERS: usize = 2;
@@ -148,6 +163,7 @@ impl Database {
             }
         };
         let pool = Pool::builder()
+            .thread_pool(upkeep_threads())
             .max_size(config.max_connections.max(1))
             .min_idle(Some(config.min_idle.min(config.max_connections)))
             .connection_timeout(config.connect_timeout)
