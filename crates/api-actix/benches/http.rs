@@ -74,10 +74,7 @@ fn main() {
     };
     run_backend(&runtime, &sqlite, "sqlite", &plan, &mut report);
     drop(sqlite);
-    match ["BENCH_DATABASE_URL", "TEST_DATABASE_URL"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
-    {
+    match support::postgres_server() {
         Some(url) => {
             let pg = TestDb::postgres_at(&url, pool);
             run_backend(&runtime, &pg, "postgres", &plan, &mut report);

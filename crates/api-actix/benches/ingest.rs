@@ -37,10 +37,8 @@ use std::time::{Duration, Instant};
 
 use adapters_diesel::schema::task_mapping;
 use adapters_diesel::testing::TestDb;
-use adapters_diesel::{DbConfig, DbConnection, DieselUserRepository};
+use adapters_diesel::{DbConfig, DbConnection};
 use diesel::prelude::*;
-use domain::account::{Email, LoginIdentity};
-use domain::ports::UserRepository;
 use serde_json::{Value, json};
 use support::Server;
 use support::tempfile_dir::TempDir;
@@ -73,10 +71,7 @@ fn main() {
         .unwrap();
     let mut report = Vec::new();
     run_backend(&rt, "sqlite", &plan, TestDb::sqlite, &mut report);
-    match ["BENCH_DATABASE_URL", "TEST_DATABASE_URL"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
-    {
+    match support::postgres_server() {
         Some(url) => run_backend(
             &rt,
             "postgres",
@@ -345,7 +340,7 @@ fn floor_rate(
     per_statement: usize,
 ) -> f64 {
     let database = db.db();
-    let user = bench_user(rt, &database);
+    let user = support::person_in(rt, &database, "ingest");
     let mut conn = database.connection().unwrap();
     let started = Instant::now();
     for batch in batches {
@@ -407,23 +402,6 @@ fn floor_rate(
     let stored: i64 = task_mapping::table.count().get_result(&mut *conn).unwrap();
     assert_eq!(stored, rows as i64, "every row was written");
     rows as f64 / elapsed.as_secs_f64()
-}
-
-/// The person the rows written straight to the database belong to.
-fn bench_user(rt: &tokio::runtime::Runtime, database: &adapters_diesel::Database) -> String {
-    let identity = LoginIdentity {
-        issuer: "https://id.example.org".into(),
-        subject: "ingest".into(),
-        email: Email::new("ingest@example.org").unwrap(),
-        name: None,
-    };
-    rt.block_on(
-        DieselUserRepository::new(database.clone())
-            .upsert_login(&identity, OffsetDateTime::now_utc()),
-    )
-    .unwrap()
-    .id
-    .to_string()
 }
 
 /// One batch as the rows the service would store for it.

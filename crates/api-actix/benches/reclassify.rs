@@ -156,10 +156,7 @@ fn main() {
         RULES - 1
     )];
     run_backend(&rt, "sqlite", entries, &TestDb::sqlite(), &mut report);
-    match ["BENCH_DATABASE_URL", "TEST_DATABASE_URL"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
-    {
+    match support::postgres_server() {
         Some(url) => {
             let db = TestDb::postgres_at(&url, |u| DbConfig::new(u));
             run_backend(&rt, "postgres", entries, &db, &mut report);

@@ -27,6 +27,11 @@ pub struct Person {
 impl Server {
     /// Over `database_url`, with `connections` database connections.
     pub fn start(database_url: &str, connections: usize) -> Self {
+        Self::start_with(database_url, connections, &[])
+    }
+
+    /// [`Server::start`] with more settings (`RATE_LIMIT_ENTRIES_PER_MINUTE`, say).
+    pub fn start_with(database_url: &str, connections: usize, vars: &[(&str, &str)]) -> Self {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -41,6 +46,7 @@ impl Server {
             .env("RUST_LOG", "warn")
             // As many database connections as load connections, like the raw baseline.
             .env("DATABASE_MAX_CONNECTIONS", connections.to_string())
+            .envs(vars.iter().copied())
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
@@ -106,6 +112,35 @@ impl Server {
             key: key["key"].as_str().unwrap().to_owned(),
         }
     }
+}
+
+/// The PostgreSQL server a bench also runs on: `BENCH_DATABASE_URL`, else `TEST_DATABASE_URL`.
+pub fn postgres_server() -> Option<String> {
+    ["BENCH_DATABASE_URL", "TEST_DATABASE_URL"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+}
+
+/// A person made straight in `database` (no service), for rows written there: their id.
+pub fn person_in(
+    rt: &tokio::runtime::Runtime,
+    database: &adapters_diesel::Database,
+    name: &str,
+) -> String {
+    use domain::ports::UserRepository as _;
+    let identity = domain::account::LoginIdentity {
+        issuer: "https://id.example.org".into(),
+        subject: name.into(),
+        email: domain::account::Email::new(&format!("{name}@example.org")).unwrap(),
+        name: None,
+    };
+    rt.block_on(
+        adapters_diesel::DieselUserRepository::new(database.clone())
+            .upsert_login(&identity, time::OffsetDateTime::now_utc()),
+    )
+    .unwrap()
+    .id
+    .to_string()
 }
 
 impl Drop for Server {
