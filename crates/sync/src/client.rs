@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::Failure;
 use crate::entries::Item;
+use crate::http_date::http_date;
 use crate::retry_after::{self, Asked};
 
 /// The contract's cap on one batch, as the domain defines it.
@@ -404,16 +405,6 @@ fn redirect_refused(
          redirects (the API key would go along), so nothing was sent beyond {endpoint}: give the \
          service's own address in --url"
     )
-}
-
-/// An HTTP date (`Fri, 27 Nov 2026 13:11:55 GMT`, RFC 9110's preferred form) in UTC.
-pub fn http_date(text: &str) -> Option<time::OffsetDateTime> {
-    let format = time::macros::format_description!(
-        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
-    );
-    time::PrimitiveDateTime::parse(text.trim(), format)
-        .ok()
-        .map(time::PrimitiveDateTime::assume_utc)
 }
 
 /// An error and its causes, `a: b: c` (reqwest's own message alone says little).

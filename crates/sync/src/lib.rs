@@ -21,6 +21,7 @@ pub mod cli;
 pub mod client;
 pub mod cursor;
 pub mod entries;
+pub mod http_date;
 pub mod import;
 pub mod items;
 pub mod mapping;

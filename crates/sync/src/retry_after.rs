@@ -9,7 +9,7 @@ use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use time::OffsetDateTime;
 
-use crate::client::http_date;
+use crate::http_date::http_date;
 
 /// How many times one batch waits before its refusal is the import's failure.
 pub const MAX_WAITS: u32 = 8;

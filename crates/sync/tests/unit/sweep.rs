@@ -1,7 +1,7 @@
 //! The sweep's pieces that need no service: the service's clock read from its `Date`, and a
 //! long range cut into calls the service accepts.
 
-use discovery_sync::client::http_date;
+use discovery_sync::http_date::http_date;
 use discovery_sync::sweep::{MAX_DAYS, Range, windows};
 use time::Duration;
 use time::macros::datetime;
