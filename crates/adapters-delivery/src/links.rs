@@ -7,6 +7,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use domain::ids::{CheckInId, UserId};
 use domain::ports::MailLinks;
 use hmac::{Hmac, KeyInit, Mac};
+use secrecy::{ExposeSecret, SecretSlice};
 use sha2::Sha256;
 
 /// The one setting these tokens turn off.
@@ -14,20 +15,13 @@ const SETTING: &str = "email_checkins";
 /// Separates this use of the service's secret from every other.
 const KEY_CONTEXT: &[u8] = b"discovery-service unsubscribe links v1";
 
-/// Builds and checks the links; `Debug` never shows the key.
-#[derive(Clone)]
+/// Builds and checks the links.
+#[derive(Debug, Clone)]
 pub struct SignedLinks {
     /// `PUBLIC_BASE_URL`, without a trailing slash.
     base_url: String,
-    key: [u8; 32],
-}
-
-impl std::fmt::Debug for SignedLinks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SignedLinks")
-            .field("base_url", &self.base_url)
-            .finish_non_exhaustive()
-    }
+    /// Whoever has it can unsubscribe anyone: a secret, so `Debug` shows none of it.
+    key: SecretSlice<u8>,
 }
 
 impl SignedLinks {
@@ -35,10 +29,9 @@ impl SignedLinks {
     /// `JWT_SECRET`): rotating that secret voids the links already sent.
     #[must_use]
     pub fn new(base_url: &str, secret: &[u8]) -> Self {
-        let key = mac(secret, KEY_CONTEXT);
         Self {
             base_url: base_url.trim_end_matches('/').to_owned(),
-            key,
+            key: mac(secret, KEY_CONTEXT).to_vec().into(),
         }
     }
 
@@ -46,7 +39,7 @@ impl SignedLinks {
     #[must_use]
     pub fn unsubscribe_token(&self, user: UserId) -> String {
         let claim = format!("{SETTING}.{user}");
-        let signature = URL_SAFE_NO_PAD.encode(mac(&self.key, claim.as_bytes()));
+        let signature = URL_SAFE_NO_PAD.encode(mac(self.key.expose_secret(), claim.as_bytes()));
         format!("{claim}.{signature}")
     }
 
@@ -57,7 +50,7 @@ impl SignedLinks {
         let user = claim.strip_prefix(SETTING)?.strip_prefix('.')?;
         let user: UserId = user.parse().ok()?;
         let signature = URL_SAFE_NO_PAD.decode(signature).ok()?;
-        let mut check = keyed(&self.key);
+        let mut check = keyed(self.key.expose_secret());
         check.update(claim.as_bytes());
         check.verify_slice(&signature).ok()?;
         Some(user)
@@ -93,11 +86,10 @@ fn mac(key: &[u8], message: &[u8]) -> [u8; 32] {
 mod tests {
     use super::*;
 
+    const SECRET: &[u8] = b"a-jwt-secret-of-at-least-32-bytes!!";
+
     fn links() -> SignedLinks {
-        SignedLinks::new(
-            "https://discovery.example/",
-            b"a-jwt-secret-of-at-least-32-bytes!!",
-        )
+        SignedLinks::new("https://discovery.example/", SECRET)
     }
 
     #[test]
@@ -139,6 +131,17 @@ mod tests {
         ));
         let token = url.split_once("token=").unwrap().1;
         assert_eq!(links().verify(token), Some(ada), "URL-safe as it stands");
-        assert!(!format!("{:?}", links()).contains("key"), "no key in Debug");
+    }
+
+    #[test]
+    fn the_key_never_reaches_debug_output() {
+        let shown = format!("{:?}", links());
+        // Neither the derived key's bytes (its first three, as a byte array's `Debug` would
+        // print them) nor the service's secret they come from.
+        let key = mac(SECRET, KEY_CONTEXT);
+        let head = format!("{}, {}, {}", key[0], key[1], key[2]);
+        assert!(!shown.contains(&head), "{shown}");
+        assert!(!shown.contains("a-jwt-secret"), "{shown}");
+        assert!(shown.contains("https://discovery.example"), "{shown}");
     }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::r2d2::{CustomizeConnection, ManageConnection, PooledConnection, R2D2Connection};
+use secrecy::{ExposeSecret, SecretString};
 
 use crate::error::DbError;
 use crate::reachability::Reachability;
@@ -44,10 +45,11 @@ pub enum Backend {
 pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How to reach the database.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct DbConfig {
-    /// `postgres://…` / `postgresql://…`, or `sqlite://path`, `sqlite:path` or a plain file path.
-    pub url: String,
+    /// `postgres://…` / `postgresql://…`, or `sqlite://path`, `sqlite:path` or a plain file path:
+    /// a secret, as it may hold a password, so `Debug` shows none of it.
+    pub url: SecretString,
     pub max_connections: u32,
     /// Connections kept open while idle; the pool opens replacements in the background.
     /// One-shot processes use 0, so no connection is still being opened when they exit.
@@ -63,7 +65,7 @@ impl DbConfig {
     /// A configuration with 10 connections (one kept while idle), a 5-second connect timeout and
     /// [`DEFAULT_WAIT_TIMEOUT`].
     #[must_use]
-    pub fn new(url: impl Into<String>) -> Self {
+    pub fn new(url: impl Into<SecretString>) -> Self {
         Self {
             url: url.into(),
             max_connections: 10,
@@ -74,54 +76,18 @@ impl DbConfig {
     }
 }
 
-impl fmt::Debug for DbConfig {
-    /// The URL may carry a password; it is never printed.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DbConfig")
-            .field("url", &redact(&self.url))
-            .field("max_connections", &self.max_connections)
-            .field("min_idle", &self.min_idle)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("wait_timeout", &self.wait_timeout)
-            .finish()
-    }
-}
-
-/// The URL with any password replaced by `***`.
-fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    match rest.rsplit_once('@') {
-        Some((userinfo, host)) if userinfo.contains(':') => {
-            let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
-            format!("{scheme}://{user}:***@{host}")
-        }
-        _ => url.to_owned(),
-    }
-}
-
-/// Where a URL points.
-#[derive(Clone, PartialEq, Eq)]
+/// Where a URL points: a PostgreSQL URL (a secret, as it may hold a password) or a SQLite file.
+#[derive(Debug, Clone)]
 pub(crate) enum Target {
-    Postgres(String),
+    Postgres(SecretString),
     Sqlite(String),
-}
-
-impl fmt::Debug for Target {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Postgres(url) => write!(f, "Postgres({})", redact(url)),
-            Self::Sqlite(path) => write!(f, "Sqlite({path})"),
-        }
-    }
 }
 
 impl Target {
     pub(crate) fn parse(url: &str) -> Result<Self, DbError> {
         let url = url.trim();
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            return Ok(Self::Postgres(url.to_owned()));
+            return Ok(Self::Postgres(url.into()));
         }
         let path = url
             .strip_prefix("sqlite://")
@@ -154,7 +120,7 @@ impl Target {
 
 /// Hands out connections for the scheme of the URL. The derived multi-connection `establish`
 /// would try every backend and swallow PostgreSQL's real error (bad password, refused).
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct DbConnectionManager {
     target: Target,
     reachability: Reachability,
@@ -171,21 +137,15 @@ impl DbConnectionManager {
     }
 }
 
-impl fmt::Debug for DbConnectionManager {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DbConnectionManager")
-            .field("backend", &self.target.backend())
-            .finish()
-    }
-}
-
 impl ManageConnection for DbConnectionManager {
     type Connection = DbConnection;
     type Error = diesel::r2d2::Error;
 
     fn connect(&self) -> Result<DbConnection, Self::Error> {
         let opened = match &self.target {
-            Target::Postgres(url) => PgConnection::establish(url).map(DbConnection::Postgresql),
+            Target::Postgres(url) => {
+                PgConnection::establish(url.expose_secret()).map(DbConnection::Postgresql)
+            }
             Target::Sqlite(path) => SqliteConnection::establish(path).map(DbConnection::Sqlite),
         };
         match &opened {
@@ -268,27 +228,33 @@ mod tests {
         assert!(!reachability.is_lost());
     }
 
+    /// The file a SQLite URL names, `None` for PostgreSQL.
+    fn sqlite_path(url: &str) -> Option<String> {
+        match Target::parse(url).unwrap() {
+            Target::Sqlite(path) => Some(path),
+            Target::Postgres(_) => None,
+        }
+    }
+
     #[test]
     fn urls_pick_the_backend_by_scheme() {
         let pg = |u: &str| Target::parse(u).map(|t| t.backend());
         assert_eq!(pg("postgres://u@h/db").unwrap(), Backend::Postgres);
         assert_eq!(pg("postgresql://u@h/db").unwrap(), Backend::Postgres);
+        match Target::parse(" postgres://u@h/db ").unwrap() {
+            Target::Postgres(url) => assert_eq!(url.expose_secret(), "postgres://u@h/db"),
+            Target::Sqlite(path) => panic!("PostgreSQL expected, got SQLite {path}"),
+        }
         assert_eq!(
-            Target::parse("sqlite://data/x.db").unwrap(),
-            Target::Sqlite("data/x.db".into())
+            sqlite_path("sqlite://data/x.db").as_deref(),
+            Some("data/x.db")
         );
         assert_eq!(
-            Target::parse("sqlite:///tmp/x.db").unwrap(),
-            Target::Sqlite("/tmp/x.db".into())
+            sqlite_path("sqlite:///tmp/x.db").as_deref(),
+            Some("/tmp/x.db")
         );
-        assert_eq!(
-            Target::parse("sqlite:x.db").unwrap(),
-            Target::Sqlite("x.db".into())
-        );
-        assert_eq!(
-            Target::parse("data/x.db").unwrap(),
-            Target::Sqlite("data/x.db".into())
-        );
+        assert_eq!(sqlite_path("sqlite:x.db").as_deref(), Some("x.db"));
+        assert_eq!(sqlite_path("data/x.db").as_deref(), Some("data/x.db"));
         for bad in [
             "",
             "sqlite://",
@@ -302,13 +268,16 @@ mod tests {
 
     #[test]
     fn passwords_never_reach_debug_output() {
-        let c = DbConfig::new("postgres://app:s3cret@db.example:5432/discovery");
+        let url = "postgres://app:s3cret@db.example:5432/discovery";
+        let c = DbConfig::new(url);
+        assert_eq!(c.url.expose_secret(), url);
         let shown = format!("{c:?}");
         assert!(!shown.contains("s3cret"), "{shown}");
-        assert!(
-            shown.contains("app:***@db.example:5432/discovery"),
-            "{shown}"
-        );
-        assert!(format!("{:?}", DbConfig::new("data/x.db")).contains("data/x.db"));
+        assert!(shown.contains("max_connections: 10"), "{shown}");
+        let manager =
+            DbConnectionManager::new(Target::parse(url).unwrap(), Reachability::default());
+        let shown = format!("{manager:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("Postgres("), "{shown}");
     }
 }

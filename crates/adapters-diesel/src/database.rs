@@ -11,6 +11,7 @@ use std::time::Duration;
 use diesel::r2d2::{CustomizeConnection, ManageConnection, Pool, R2D2Connection};
 use domain::RepoError;
 use scheduled_thread_pool::{OnPoolDropBehavior, ScheduledThreadPool};
+use secrecy::ExposeSecret;
 
 use crate::checkpointer::Checkpointer;
 use crate::connection::{
@@ -131,7 +132,7 @@ impl Database {
     /// # Errors
     /// As [`Database::connect`].
     pub fn connect_applying(config: &DbConfig) -> Result<(Self, Vec<String>), DbError> {
-        let target = Target::parse(&config.url)?;
+        let target = Target::parse(config.url.expose_secret())?;
         if let Target::Sqlite(path) = &target {
             create_parent_dir(path)?;
         }

@@ -18,34 +18,31 @@
 // The workspace denies `expect_used` for service code; this module never runs in the service.
 #![allow(clippy::expect_used)]
 
-use std::fmt;
 use std::path::PathBuf;
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
+use secrecy::{ExposeSecret, SecretString};
 
 use crate::connection::DbConfig;
 use crate::database::Database;
 
-/// A database that exists for one test (or one benchmark run).
+/// A database that exists for one test (or one benchmark run). Its URLs are secrets, as
+/// `TEST_DATABASE_URL` may hold a password.
+#[derive(Debug)]
 pub struct TestDb {
     db: Option<Database>,
-    url: String,
+    url: SecretString,
     cleanup: Cleanup,
 }
 
+#[derive(Debug)]
 enum Cleanup {
     Dir(PathBuf),
-    PgDatabase { admin_url: String, name: String },
-}
-
-impl fmt::Debug for TestDb {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TestDb")
-            .field("db", &self.db)
-            .field("config", &config(&self.url))
-            .finish_non_exhaustive()
-    }
+    PgDatabase {
+        admin_url: SecretString,
+        name: String,
+    },
 }
 
 impl TestDb {
@@ -60,7 +57,7 @@ impl TestDb {
     #[must_use]
     pub fn sqlite_with(configure: impl FnOnce(&str) -> DbConfig) -> Self {
         let mut test_db = Self::sqlite_empty();
-        let db = Database::connect(&configure(&test_db.url)).expect("SQLite test database opens");
+        let db = Database::connect(&configure(test_db.url())).expect("SQLite test database opens");
         test_db.db = Some(db);
         test_db
     }
@@ -83,7 +80,7 @@ impl TestDb {
         // From here on, a panic drops `Self` and with it the new database.
         let mut test_db = Self::postgres_empty_at(admin_url);
         let db =
-            Database::connect(&configure(&test_db.url)).expect("PostgreSQL test database opens");
+            Database::connect(&configure(test_db.url())).expect("PostgreSQL test database opens");
         test_db.db = Some(db);
         test_db
     }
@@ -100,7 +97,7 @@ impl TestDb {
         let url = format!("sqlite://{}", dir.join("data").join("test.db").display());
         Self {
             db: None,
-            url,
+            url: url.into(),
             cleanup: Cleanup::Dir(dir),
         }
     }
@@ -125,9 +122,9 @@ impl TestDb {
             .expect("test database is created");
         Self {
             db: None,
-            url: with_database(admin_url, &name),
+            url: with_database(admin_url, &name).into(),
             cleanup: Cleanup::PgDatabase {
-                admin_url: admin_url.to_owned(),
+                admin_url: admin_url.into(),
                 name,
             },
         }
@@ -144,7 +141,7 @@ impl TestDb {
     /// The URL of this database (to open a second, independent pool on it).
     #[must_use]
     pub fn url(&self) -> &str {
-        &self.url
+        self.url.expose_secret()
     }
 }
 
@@ -157,7 +154,7 @@ impl Drop for TestDb {
                 let _ = std::fs::remove_dir_all(dir);
             }
             Cleanup::PgDatabase { admin_url, name } => {
-                if let Ok(mut admin) = PgConnection::establish(admin_url) {
+                if let Ok(mut admin) = PgConnection::establish(admin_url.expose_secret()) {
                     let _ = admin
                         .batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"));
                 }

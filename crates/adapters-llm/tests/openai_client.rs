@@ -27,6 +27,7 @@ use domain::services::discovery::CompleteError;
 use domain::services::profile::ReflectError;
 use domain::services::{DiscoveryService, ModelFailure, ProfileService};
 use domain::text::{AnswerText, MessageText, Prose};
+use secrecy::SecretString;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -44,7 +45,7 @@ fn client_with(server: &MockServer, timeout: Duration, key: Option<&str>) -> Ope
     let config = OpenAiConfig::new(
         &format!("{}/v1", server.uri()),
         MODEL,
-        key.map(str::to_owned),
+        key.map(SecretString::from),
         timeout,
     )
     .unwrap();

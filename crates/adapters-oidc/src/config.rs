@@ -1,7 +1,8 @@
 //! What the adapter needs to know about the identity provider and about us as its client.
 
-use std::fmt;
 use std::time::Duration;
+
+use secrecy::{ExposeSecret, SecretString};
 
 /// The OpenID Connect client settings. Composed by the binaries from `OIDC_ISSUER_URL`,
 /// `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET` and `OAUTH_REDIRECT_URI`; the adapter never reads the
@@ -44,30 +45,33 @@ impl OidcConfig {
     }
 }
 
-/// The client secret. Its `Debug` prints a placeholder and it has no `Display`, so it cannot
-/// reach a log by accident; [`ClientSecret::expose`] is the one way to read it.
-#[derive(Clone)]
-pub struct ClientSecret(String);
+/// The client secret: a secrecy secret, so its `Debug` shows none of it and it has no
+/// `Display`; it cannot reach a log by accident, and `expose_secret` is the one way to read it.
+#[derive(Debug, Clone)]
+pub struct ClientSecret(SecretString);
 
 impl ClientSecret {
     pub fn new(secret: String) -> Self {
-        Self(secret)
-    }
-
-    pub fn expose(&self) -> &str {
-        &self.0
+        Self(secret.into())
     }
 }
 
 impl From<String> for ClientSecret {
     fn from(secret: String) -> Self {
+        Self::new(secret)
+    }
+}
+
+/// From the settings, where it is already a secret.
+impl From<SecretString> for ClientSecret {
+    fn from(secret: SecretString) -> Self {
         Self(secret)
     }
 }
 
-impl fmt::Debug for ClientSecret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ClientSecret([REDACTED])")
+impl ExposeSecret<str> for ClientSecret {
+    fn expose_secret(&self) -> &str {
+        self.0.expose_secret()
     }
 }
 

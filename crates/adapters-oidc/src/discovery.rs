@@ -10,6 +10,7 @@ use openidconnect::{
     AdditionalProviderMetadata, AuthType, ClientId, ClientSecret, EndpointMaybeSet, EndpointNotSet,
     EndpointSet, IssuerUrl, ProviderMetadata, RedirectUrl, Scope, reqwest,
 };
+use secrecy::ExposeSecret;
 use serde::{Deserialize, Serialize};
 
 use crate::config::OidcConfig;
@@ -82,7 +83,7 @@ impl ClientSettings {
             issuer,
             client_id: ClientId::new(config.client_id.clone()),
             // An empty secret means a public client (PKCE only), never the secret "".
-            client_secret: Some(config.client_secret.expose())
+            client_secret: Some(config.client_secret.expose_secret())
                 .filter(|s| !s.is_empty())
                 .map(|s| ClientSecret::new(s.to_owned())),
             redirect_uri,

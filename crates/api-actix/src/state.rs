@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use domain::ports::IdentityProvider;
+use secrecy::SecretString;
 use settings::api::AuthSettings;
 
 /// What the sign-in routes read besides the account use cases and the credential checks.
@@ -22,11 +23,15 @@ pub struct SignIn {
 }
 
 impl std::fmt::Debug for SignIn {
+    /// By hand only because the identity provider is a trait object without `Debug`; the
+    /// settings' secrets are secrecy types, which print none of themselves.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SignIn")
+            .field("settings", &self.settings)
             .field("identity", &self.identity.is_some())
             .field("dev_login", &self.dev_login)
-            .finish_non_exhaustive()
+            .field("trust_forwarded_for", &self.trust_forwarded_for)
+            .finish()
     }
 }
 
@@ -34,6 +39,7 @@ impl std::fmt::Debug for SignIn {
 #[derive(Debug, Clone, Copy)]
 pub struct EmailAvailable(pub bool);
 
-/// The token a scrape of `/metrics` must present (`METRICS_TOKEN`); `None` leaves it open.
+/// The token a scrape of `/metrics` must present (`METRICS_TOKEN`); `None` leaves it open. A
+/// secret: `Debug` shows none of it.
 #[derive(Debug, Clone)]
-pub struct MetricsToken(pub Option<String>);
+pub struct MetricsToken(pub Option<SecretString>);

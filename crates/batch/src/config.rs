@@ -5,8 +5,10 @@
 
 use adapters_diesel::{Database, DbConfig};
 use anyhow::Context;
+use secrecy::SecretString;
 use settings::Vars;
 use settings::delivery::SmtpSettings;
+use settings::service::JwtSecret;
 
 /// The environment, after an optional `.env`.
 fn vars() -> Vars<'static> {
@@ -38,11 +40,12 @@ pub async fn database_applying() -> anyhow::Result<(Database, Vec<String>)> {
         .context("opening the database")
 }
 
-/// `DATABASE_URL` as the service reads it, without opening the database.
+/// `DATABASE_URL` as the service reads it (a secret, as it may hold a password), without
+/// opening the database.
 ///
 /// # Errors
 /// A bad database setting.
-pub fn database_url() -> anyhow::Result<String> {
+pub fn database_url() -> anyhow::Result<SecretString> {
     Ok(settings::database::database(&vars())?.url)
 }
 
@@ -77,8 +80,9 @@ pub struct DeliverySettings {
     pub allow_private: bool,
     /// `PUBLIC_BASE_URL`, for the e-mails' links.
     pub public_base_url: String,
-    /// `JWT_SECRET`, which signs the e-mails' unsubscribe links as the service does.
-    pub jwt_secret: Vec<u8>,
+    /// `JWT_SECRET`, which signs the e-mails' unsubscribe links as the service does (empty
+    /// when unset); a secret, so `Debug` shows none of it.
+    pub jwt_secret: JwtSecret,
 }
 
 /// # Errors
@@ -102,8 +106,6 @@ pub fn delivery() -> anyhow::Result<DeliverySettings> {
         smtp,
         allow_private,
         public_base_url,
-        jwt_secret: jwt_secret
-            .map(settings::service::JwtSecret::into_bytes)
-            .unwrap_or_default(),
+        jwt_secret: jwt_secret.unwrap_or_default(),
     })
 }

@@ -268,7 +268,7 @@ mod tests {
         let digest = crate::secrets::digest("dsk_ab");
         cache.remember_user(u);
         cache.remember_api_key(
-            digest,
+            digest.clone(),
             KeyOwner {
                 user_id: id,
                 scopes: KeyScopes::DEFAULT,

@@ -16,18 +16,10 @@ pub const DEV_LOGIN_ISSUER: &str = "urn:discovery:dev-login";
 
 /// The operator key (only its SHA-256 is kept, computed once) and the synthetic admin user it
 /// acts as.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct Operator {
     pub key_digest: SecretDigest,
     pub user: User,
-}
-
-impl std::fmt::Debug for Operator {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Operator")
-            .field("user", &self.user.id)
-            .finish_non_exhaustive()
-    }
 }
 
 /// Who a credential acts as.

@@ -2,7 +2,10 @@
 //! keys (`dsk_` + 64 hex digits), webhook signing secrets (`whsec_`) and a constant-time
 //! comparison for the operator key.
 
+use std::hash::{Hash, Hasher};
+
 use domain::account::TokenHash;
+use secrecy::{ExposeSecret, SecretSlice};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -21,20 +24,31 @@ pub fn random_token() -> Result<String, getrandom::Error> {
     Ok(hex::encode(bytes))
 }
 
-/// The SHA-256 of a secret, as raw bytes (what the credential cache is keyed by). Its `Debug`
-/// shows none of them.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct SecretDigest([u8; 32]);
+/// The SHA-256 of a secret, as raw bytes (what the credential cache is keyed by). Kept as a
+/// secret itself: the digest of an operator key a person chose could be guessed at offline, so
+/// `Debug` shows none of it.
+#[derive(Debug, Clone)]
+pub struct SecretDigest(SecretSlice<u8>);
 
-impl std::fmt::Debug for SecretDigest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SecretDigest(…)")
+/// The cache finds a key's owner by its digest: equal digests are the same key, compared in
+/// constant time like every other comparison of secrets here.
+impl PartialEq for SecretDigest {
+    fn eq(&self, other: &Self) -> bool {
+        same_digest(self, other)
+    }
+}
+
+impl Eq for SecretDigest {}
+
+impl Hash for SecretDigest {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.expose_secret().hash(state);
     }
 }
 
 #[must_use]
 pub fn digest(secret: &str) -> SecretDigest {
-    SecretDigest(Sha256::digest(secret.as_bytes()).into())
+    SecretDigest(Sha256::digest(secret.as_bytes()).to_vec().into())
 }
 
 /// The SHA-256 of a secret, as stored.
@@ -47,7 +61,8 @@ pub fn hash(secret: &str) -> TokenHash {
 #[must_use]
 pub fn stored_form(digest: &SecretDigest) -> TokenHash {
     // A hex SHA-256 digest is always 64 lower-case hex digits.
-    TokenHash::from_hex(&hex::encode(digest.0)).unwrap_or_else(|_| unreachable!("hex digest"))
+    TokenHash::from_hex(&hex::encode(digest.0.expose_secret()))
+        .unwrap_or_else(|_| unreachable!("hex digest"))
 }
 
 /// A new personal API key and the part of it shown in lists.
@@ -86,7 +101,11 @@ pub fn same_secret(presented: &str, expected: &str) -> bool {
 /// Compares two digests in time independent of where they differ.
 #[must_use]
 pub fn same_digest(presented: &SecretDigest, expected: &SecretDigest) -> bool {
-    presented.0.ct_eq(&expected.0).into()
+    presented
+        .0
+        .expose_secret()
+        .ct_eq(expected.0.expose_secret())
+        .into()
 }
 
 #[cfg(test)]
@@ -127,6 +146,16 @@ mod tests {
             &digest("operator-kez"),
             &digest("operator-key")
         ));
-        assert_eq!(format!("{:?}", digest("operator-key")), "SecretDigest(…)");
+        assert_eq!(digest("operator-key"), digest("operator-key"));
+        assert_ne!(digest("operator-kez"), digest("operator-key"));
+    }
+
+    #[test]
+    fn a_digest_never_reaches_debug_output() {
+        // SHA-256("abc") begins ba 78 16 bf: neither its hex nor its bytes may show.
+        let shown = format!("{:?}", digest("abc"));
+        assert!(!shown.contains("ba7816"), "{shown}");
+        assert!(!shown.contains("186, 120, 22"), "{shown}");
+        assert!(shown.starts_with("SecretDigest("), "{shown}");
     }
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use reqwest::Method;
 use reqwest::header::{HeaderMap, HeaderValue};
+use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 use url::Url;
 
@@ -116,7 +117,7 @@ impl ApiClient {
     /// When the HTTP client cannot be built (no TLS backend) or the key is not header-safe.
     pub fn new(config: &Config) -> Result<Self, reqwest::Error> {
         let mut headers = HeaderMap::new();
-        if let Ok(mut key) = HeaderValue::from_str(config.api_key.expose()) {
+        if let Ok(mut key) = HeaderValue::from_str(config.api_key.expose_secret()) {
             key.set_sensitive(true);
             headers.insert("X-API-Key", key);
         }

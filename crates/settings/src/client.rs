@@ -2,8 +2,7 @@
 //! (`--url` or `DISCOVERY_URL`) and a personal API key (`DISCOVERY_API_KEY`, never a
 //! command-line argument, which any local user could read in `ps`).
 
-use std::fmt;
-
+use secrecy::{ExposeSecret, SecretString};
 use url::Url;
 
 use crate::Vars;
@@ -17,21 +16,14 @@ pub const KEY_VARIABLE: &str = "DISCOVERY_API_KEY";
 /// The variable holding the service's base URL.
 pub const URL_VARIABLE: &str = "DISCOVERY_URL";
 
-/// A personal API key. Its `Debug` never shows the secret, so it cannot leak into a log line.
-#[derive(Clone, PartialEq, Eq)]
-pub struct ApiKey(String);
+/// A personal API key: a secret, so its `Debug` cannot leak it into a log line; it is read
+/// (`expose_secret`) for the `X-API-Key` header only.
+#[derive(Debug, Clone)]
+pub struct ApiKey(SecretString);
 
-impl ApiKey {
-    /// The secret, for the `X-API-Key` header only.
-    #[must_use]
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ApiKey(<redacted>)")
+impl ExposeSecret<str> for ApiKey {
+    fn expose_secret(&self) -> &str {
+        self.0.expose_secret()
     }
 }
 
@@ -76,7 +68,7 @@ impl ClientSettings {
             .unwrap_or_else(|| DEFAULT_URL.to_owned());
         Ok(Self {
             base_url: parse_base_url(raw_url.trim())?,
-            api_key: ApiKey(key),
+            api_key: ApiKey(key.into()),
         })
     }
 
@@ -156,10 +148,10 @@ mod tests {
     fn the_key_is_trimmed_and_never_shown_by_debug() {
         let config =
             ClientSettings::from_parts(None, &env(&[(KEY_VARIABLE, "ds_secret123\n")])).unwrap();
-        assert_eq!(config.api_key.expose(), "ds_secret123");
+        assert_eq!(config.api_key.expose_secret(), "ds_secret123");
         let shown = format!("{config:?}");
         assert!(!shown.contains("secret123"), "{shown}");
-        assert!(shown.contains("redacted"), "{shown}");
+        assert!(shown.contains("REDACTED"), "{shown}");
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! the backend is picked from the scheme by the storage adapter), `DATABASE_MAX_CONNECTIONS` and
 //! `DATABASE_WAIT_TIMEOUT_MS`.
 
-use std::fmt;
 use std::time::Duration;
+
+use secrecy::SecretString;
 
 use crate::error::invalid;
 use crate::{SettingError, Vars};
@@ -16,24 +17,15 @@ pub const DEFAULT_MAX_CONNECTIONS: u32 = 10;
 /// `DATABASE_WAIT_TIMEOUT_MS`: past it a request is refused as busy, having changed nothing.
 pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The database to open. The URL may hold a password: `Debug` never shows it.
-#[derive(Clone, PartialEq, Eq)]
+/// The database to open.
+#[derive(Debug, Clone)]
 pub struct DatabaseSettings {
-    pub url: String,
+    /// A secret, as it may hold a password: `Debug` shows none of it, not even the host.
+    pub url: SecretString,
     /// At least 1.
     pub max_connections: u32,
     /// At least 1 ms.
     pub wait_timeout: Duration,
-}
-
-impl fmt::Debug for DatabaseSettings {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DatabaseSettings")
-            .field("url", &crate::redact::url_password(&self.url, &self.url))
-            .field("max_connections", &self.max_connections)
-            .field("wait_timeout", &self.wait_timeout)
-            .finish()
-    }
 }
 
 /// # Errors
@@ -48,7 +40,8 @@ pub fn database(vars: &Vars<'_>) -> Result<DatabaseSettings, SettingError> {
     Ok(DatabaseSettings {
         url: vars
             .get("DATABASE_URL")
-            .unwrap_or_else(|| DEV_DATABASE_URL.to_owned()),
+            .unwrap_or_else(|| DEV_DATABASE_URL.to_owned())
+            .into(),
         max_connections: u32::try_from(max_connections).map_err(|e| invalid(name, e))?,
         wait_timeout: Duration::from_millis(u64::try_from(wait_ms).map_err(|e| invalid(wait, e))?),
     })
@@ -57,11 +50,12 @@ pub fn database(vars: &Vars<'_>) -> Result<DatabaseSettings, SettingError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use secrecy::ExposeSecret;
 
     #[test]
     fn without_settings_the_dev_database_with_ten_connections() {
         let db = database(&Vars::from_pairs([("DATABASE_URL", "  ")])).unwrap();
-        assert_eq!(db.url, DEV_DATABASE_URL);
+        assert_eq!(db.url.expose_secret(), DEV_DATABASE_URL);
         assert_eq!(db.max_connections, 10);
         assert_eq!(db.wait_timeout, DEFAULT_WAIT_TIMEOUT);
     }
@@ -100,11 +94,12 @@ mod tests {
     fn the_password_of_the_url_never_reaches_debug_output() {
         let url = "postgres://app:s3cret@db.example/discovery";
         let db = database(&Vars::from_pairs([("DATABASE_URL", url)])).unwrap();
-        assert_eq!(db.url, url);
+        assert_eq!(db.url.expose_secret(), url);
         let shown = format!("{db:?}");
         assert!(
-            !shown.contains("s3cret") && shown.contains("db.example"),
+            !shown.contains("s3cret") && shown.contains("REDACTED"),
             "{shown}"
         );
+        assert!(shown.contains("max_connections: 10"), "{shown}");
     }
 }

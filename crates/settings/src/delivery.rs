@@ -1,29 +1,19 @@
 //! How notifications leave, for the service's delivery worker and `discovery-batch deliver`
 //! alike: `SMTP_URL` and `SMTP_FROM` for e-mail, `WEBHOOK_ALLOW_PRIVATE` for webhooks.
 
-use std::fmt;
-
+use secrecy::SecretString;
 use url::Url;
 
 use crate::error::invalid;
 use crate::{SettingError, Vars};
 
-/// Where e-mail goes out. The URL may hold a password: it never reaches `Debug` output.
-#[derive(Clone, PartialEq, Eq)]
+/// Where e-mail goes out.
+#[derive(Debug, Clone)]
 pub struct SmtpSettings {
     /// `smtp://` with `?tls=required` for STARTTLS, `smtps://` for implicit TLS, credentials in
-    /// the URL.
-    pub url: String,
+    /// the URL: a secret, as it may hold a password, so `Debug` shows none of it.
+    pub url: SecretString,
     pub from: String,
-}
-
-impl fmt::Debug for SmtpSettings {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SmtpSettings")
-            .field("url", &"[REDACTED]")
-            .field("from", &self.from)
-            .finish()
-    }
 }
 
 /// `SMTP_URL` and `SMTP_FROM`; `None` when `SMTP_URL` is unset (no e-mail is sent).
@@ -54,7 +44,10 @@ pub fn smtp(vars: &Vars<'_>) -> Result<Option<SmtpSettings>, SettingError> {
                     "would send its password unencrypted: use smtps:// or add ?tls=required",
                 ));
             }
-            Ok(Some(SmtpSettings { url, from }))
+            Ok(Some(SmtpSettings {
+                url: url.into(),
+                from,
+            }))
         }
     }
 }
@@ -107,6 +100,7 @@ fn sends_password_in_clear(smtp_url: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use secrecy::ExposeSecret;
 
     fn with(url: &str) -> Result<Option<SmtpSettings>, SettingError> {
         smtp(&Vars::from_pairs([
@@ -118,7 +112,7 @@ mod tests {
     #[test]
     fn without_smtp_url_no_e_mail_and_no_private_webhooks() {
         let none = Vars::from_pairs([("SMTP_FROM", "d@example.org")]);
-        assert_eq!(smtp(&none), Ok(None));
+        assert!(matches!(smtp(&none), Ok(None)));
         assert_eq!(webhook_allow_private(&none), Ok(false));
     }
 
@@ -133,8 +127,10 @@ mod tests {
             "smtp://user:pw@[::1]:2525",
         ] {
             let s = with(fine).unwrap().unwrap();
-            assert_eq!(s.url, fine);
-            assert!(!format!("{s:?}").contains("pw@"), "no password in Debug");
+            assert_eq!(s.url.expose_secret(), fine);
+            let shown = format!("{s:?}");
+            assert!(!shown.contains("pw@"), "no password in Debug: {shown}");
+            assert!(shown.contains("d@example.org"), "{shown}");
         }
         for refused in [
             "smtp://user:pw@mail.example.org:587",
@@ -163,7 +159,10 @@ mod tests {
             assert!(!err.contains("secret"), "{err}");
         }
         let two_keys = "smtp://user:pw@mail.example.org?tls=required&x=1";
-        assert_eq!(with(two_keys).unwrap().unwrap().url, two_keys);
+        assert_eq!(
+            with(two_keys).unwrap().unwrap().url.expose_secret(),
+            two_keys
+        );
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! a module each; `api` composes them with `discovery-api`'s own (sign-in, rate limits, the
 //! identity provider). Every error is one line naming the variable.
 //!
-//! The values are plain types: a binary converts them to its adapters' config types at its
-//! edge, so this crate depends on no adapter (only on `domain`, for the redirect rule).
+//! The values are plain types, each secret a `secrecy` type whose `Debug` cannot print it: a
+//! binary converts them to its adapters' config types at its edge, so this crate depends on no
+//! adapter (only on `domain`, for the redirect rule).
 
 pub mod activity;
 pub mod api;

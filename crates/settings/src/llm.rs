@@ -4,8 +4,9 @@
 //! (the URL's shape, the ranges of the timeout and the token cap) is checked when the binary
 //! builds the client's config from these values, naming the same variables.
 
-use std::fmt;
 use std::time::Duration;
+
+use secrecy::SecretString;
 
 use crate::error::invalid;
 use crate::{SettingError, Vars};
@@ -14,7 +15,7 @@ use crate::{SettingError, Vars};
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = 30;
 
 /// The engine chosen.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum LlmSettings {
     /// The deterministic offline engine: no model, no data leaves the server.
     Offline,
@@ -22,27 +23,16 @@ pub enum LlmSettings {
     OpenAi(OpenAiSettings),
 }
 
-/// The endpoint of `LLM_PROVIDER=openai`. `Debug` never shows the key.
-#[derive(Clone, PartialEq, Eq)]
+/// The endpoint of `LLM_PROVIDER=openai`.
+#[derive(Debug, Clone)]
 pub struct OpenAiSettings {
     pub base_url: String,
     pub model: String,
-    pub api_key: Option<String>,
+    /// `LLM_API_KEY`, a secret: `Debug` shows none of it.
+    pub api_key: Option<SecretString>,
     pub timeout: Duration,
     /// `LLM_MAX_TOKENS`; 0: no `max_tokens` is sent; `None`: the client's default.
     pub max_tokens: Option<u32>,
-}
-
-impl fmt::Debug for OpenAiSettings {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiSettings")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
-            .field("timeout", &self.timeout)
-            .field("max_tokens", &self.max_tokens)
-            .finish()
-    }
 }
 
 /// # Errors
@@ -75,7 +65,7 @@ pub fn llm(vars: &Vars<'_>) -> Result<LlmSettings, SettingError> {
             Ok(LlmSettings::OpenAi(OpenAiSettings {
                 base_url,
                 model,
-                api_key: vars.get("LLM_API_KEY"),
+                api_key: vars.get("LLM_API_KEY").map(SecretString::from),
                 timeout: Duration::from_secs(timeout.unsigned_abs()),
                 // Beyond u32 the client's own upper bound refuses it, naming LLM_MAX_TOKENS.
                 max_tokens: max_tokens.map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
@@ -91,6 +81,7 @@ pub fn llm(vars: &Vars<'_>) -> Result<LlmSettings, SettingError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use secrecy::ExposeSecret;
 
     const OPENAI: [(&str, &str); 4] = [
         ("LLM_PROVIDER", "openai"),
@@ -119,7 +110,10 @@ mod tests {
                 ("LLM_BASE_URL", "::"),
                 ("LLM_TIMEOUT_SECONDS", "soon"),
             ]);
-            assert_eq!(llm(&vars), Ok(LlmSettings::Offline));
+            assert!(
+                matches!(llm(&vars), Ok(LlmSettings::Offline)),
+                "{provider:?}"
+            );
         }
     }
 
@@ -131,8 +125,13 @@ mod tests {
         assert_eq!(s.model, "llama3.1:8b");
         assert_eq!(s.timeout, Duration::from_secs(30));
         assert_eq!(s.max_tokens, None, "the client's default");
-        assert_eq!(s.api_key.as_deref(), Some("sk-live-key-never-printed"));
-        assert!(!format!("{s:?}").contains("never-printed"));
+        assert_eq!(
+            s.api_key.as_ref().map(ExposeSecret::expose_secret),
+            Some("sk-live-key-never-printed")
+        );
+        let shown = format!("{s:?}");
+        assert!(!shown.contains("never-printed"), "{shown}");
+        assert!(shown.contains("llama3.1:8b"), "{shown}");
         let LlmSettings::OpenAi(s) = with(&[
             ("LLM_TIMEOUT_SECONDS", Some("300")),
             ("LLM_MAX_TOKENS", Some("0")),

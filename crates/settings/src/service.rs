@@ -3,8 +3,7 @@
 //! (`JWT_SECRET`). `discovery-api` and `discovery-batch deliver` must agree on both, or the
 //! links one writes would not work on the other.
 
-use std::fmt;
-
+use secrecy::SecretSlice;
 use url::Url;
 
 use crate::error::invalid;
@@ -43,23 +42,9 @@ pub fn origin(name: &'static str, value: &str) -> Result<String, SettingError> {
     Ok(origin.ascii_serialization())
 }
 
-/// The key of `JWT_SECRET`. `Debug` never shows it.
-#[derive(Clone, PartialEq, Eq)]
-pub struct JwtSecret(Vec<u8>);
-
-impl JwtSecret {
-    /// The key's bytes, for signing and verifying only.
-    #[must_use]
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.0
-    }
-}
-
-impl fmt::Debug for JwtSecret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("JwtSecret([REDACTED])")
-    }
-}
+/// The key of `JWT_SECRET`: a secret, so `Debug` cannot show it; its bytes are read
+/// (`expose_secret`) for signing and verifying only.
+pub type JwtSecret = SecretSlice<u8>;
 
 /// `JWT_SECRET`, `None` when unset (whether that is allowed is the binary's to say).
 ///
@@ -69,7 +54,7 @@ pub fn jwt_secret(vars: &Vars<'_>) -> Result<Option<JwtSecret>, SettingError> {
     match vars.get("JWT_SECRET") {
         None => Ok(None),
         Some(secret) if secret.len() >= MIN_JWT_SECRET_BYTES => {
-            Ok(Some(JwtSecret(secret.into_bytes())))
+            Ok(Some(JwtSecret::from(secret.into_bytes())))
         }
         Some(secret) => Err(invalid(
             "JWT_SECRET",
@@ -84,6 +69,7 @@ pub fn jwt_secret(vars: &Vars<'_>) -> Result<Option<JwtSecret>, SettingError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use secrecy::ExposeSecret;
 
     const SECRET: &str = "0123456789abcdef0123456789abcdef";
 
@@ -103,7 +89,10 @@ mod tests {
 
     #[test]
     fn a_jwt_secret_is_at_least_32_bytes_and_never_printed() {
-        assert_eq!(jwt_secret(&Vars::from_pairs([("X", "y")])), Ok(None));
+        assert!(matches!(
+            jwt_secret(&Vars::from_pairs([("X", "y")])),
+            Ok(None)
+        ));
         let err = jwt_secret(&Vars::from_pairs([("JWT_SECRET", "short")])).unwrap_err();
         assert_eq!(
             err.to_string(),
@@ -113,6 +102,6 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(!format!("{secret:?}").contains(SECRET));
-        assert_eq!(secret.into_bytes(), SECRET.as_bytes());
+        assert_eq!(secret.expose_secret(), SECRET.as_bytes());
     }
 }

@@ -19,7 +19,7 @@ pub struct Vars<'a> {
 }
 
 impl fmt::Debug for Vars<'_> {
-    /// Values may be secrets: none is printed.
+    /// The lookup is a function, which has no `Debug`; values are only ever read one by one.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Vars(..)")
     }

@@ -6,6 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -65,7 +66,8 @@ pub struct Client {
     /// The service's base URL, without a trailing slash.
     base: String,
     endpoint: String,
-    key: String,
+    /// The API key: a secret, so this client's `Debug` shows none of it.
+    key: SecretString,
 }
 
 impl Client {
@@ -94,7 +96,7 @@ impl Client {
             http,
             base: base.to_owned(),
             endpoint: format!("{base}{BATCH_PATH}"),
-            key: api_key.to_owned(),
+            key: api_key.into(),
         })
     }
 
@@ -240,7 +242,7 @@ impl Client {
             let response = self
                 .http
                 .post(&self.endpoint)
-                .header("X-API-Key", &self.key)
+                .header("X-API-Key", self.key.expose_secret())
                 .header("Content-Type", "application/json")
                 .body(body.to_owned())
                 .send()
@@ -304,7 +306,7 @@ impl Client {
         let response = self
             .http
             .get(&url)
-            .header("X-API-Key", &self.key)
+            .header("X-API-Key", self.key.expose_secret())
             .send()
             .map_err(|e| {
                 Failure::Failed(self.redact(&format!("cannot reach {url}: {}", chain(&e))))
@@ -356,7 +358,7 @@ impl Client {
         let url = format!("{}{path}", self.base);
         let fail = |m: String| Failure::Failed(self.redact(&m));
         let response = request
-            .header("X-API-Key", &self.key)
+            .header("X-API-Key", self.key.expose_secret())
             .send()
             .map_err(|e| fail(format!("cannot reach {url}: {}", chain(&e))))?;
         let status = response.status();
@@ -382,10 +384,11 @@ impl Client {
     /// `text` with the API key replaced by `***`. The key is only ever sent as a header and no
     /// message should carry it; this makes sure it is never printed.
     fn redact(&self, text: &str) -> String {
-        if self.key.is_empty() {
+        let key = self.key.expose_secret();
+        if key.is_empty() {
             text.to_owned()
         } else {
-            text.replace(&self.key, "***")
+            text.replace(key, "***")
         }
     }
 }

@@ -5,6 +5,7 @@
 //! exactly what a request has.
 
 use domain::notifications::WebhookSecret;
+use secrecy::ExposeSecret;
 use standardwebhooks::Webhook;
 
 pub const HEADER_ID: &str = standardwebhooks::HEADER_WEBHOOK_ID;
@@ -30,7 +31,7 @@ pub fn sign(
     timestamp: i64,
     payload: &str,
 ) -> Result<String, SignError> {
-    let raw = secret.expose();
+    let raw = secret.expose_secret();
     // An empty key would sign with nothing; the library accepts it, a receiver should not.
     if raw
         .strip_prefix(WebhookSecret::PREFIX)

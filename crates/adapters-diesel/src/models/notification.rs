@@ -4,6 +4,7 @@ use diesel::prelude::*;
 use domain::notifications::{
     Channel, Delivery, DeliveryStatus, EventType, OutboxEvent, Webhook, WebhookSecret, WebhookUrl,
 };
+use secrecy::ExposeSecret;
 use time::PrimitiveDateTime;
 
 use crate::convert::{from_db, from_db_opt, invalid, parse, to_db, to_db_opt};
@@ -31,7 +32,7 @@ impl From<&Webhook> for WebhookRow {
             user_id: w.user_id.to_string(),
             url: w.url.as_str().to_owned(),
             events: stored_events(&w.events),
-            secret: w.secret.expose().to_owned(),
+            secret: w.secret.expose_secret().to_owned(),
             created_at: to_db(w.created_at),
             disabled_at: to_db_opt(w.disabled_at),
             failures_in_a_row: i32::try_from(w.failures_in_a_row).unwrap_or(i32::MAX),

@@ -51,7 +51,7 @@ fn plain_paths_and_sqlite_colon_urls_open_sqlite_files() {
         dir.join("plain.db").display().to_string(),
         format!("sqlite:{}", dir.join("colon.db").display()),
     ] {
-        let db = Database::connect(&DbConfig::new(&url)).unwrap();
+        let db = Database::connect(&DbConfig::new(url.as_str())).unwrap();
         assert_eq!(db.backend(), Backend::Sqlite);
     }
     assert!(dir.join("plain.db").exists() && dir.join("colon.db").exists());

@@ -14,6 +14,7 @@ use domain::notifications::{
 use domain::pagination::PageLimit;
 use domain::ports::{CheckInRepository, GuardedCheckIn, NotificationRepository, ProfileRepository};
 use domain::profile::EditableField;
+use secrecy::ExposeSecret;
 use time::{Duration, OffsetDateTime};
 
 use crate::checkins::checkin;
@@ -237,8 +238,8 @@ dual_test!(a_person_has_at_most_ten_webhooks, |db| {
         "newest first"
     );
     assert_eq!(
-        listed[0].secret.expose(),
-        webhook(ada.id, &[], T0).secret.expose()
+        listed[0].secret.expose_secret(),
+        webhook(ada.id, &[], T0).secret.expose_secret()
     );
 });
 

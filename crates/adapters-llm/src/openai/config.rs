@@ -2,9 +2,9 @@
 //! `LLM_TIMEOUT_SECONDS`, `LLM_MAX_TOKENS`), checked once when they are read. The binary reads the environment;
 //! this crate never does.
 
-use std::fmt;
 use std::time::Duration;
 
+use secrecy::{ExposeSecret, SecretString};
 use url::{Host, Url};
 
 /// The longest `LLM_TIMEOUT_SECONDS` accepted: an hour is already far beyond any reply.
@@ -15,31 +15,26 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(3_600);
 /// string writes until its context is full and the call ends in the timeout instead.
 pub const DEFAULT_MAX_TOKENS: u32 = 2_048;
 
-/// A bearer token for the endpoint. It has no `Display`, and its `Debug` never shows it.
-#[derive(Clone, PartialEq, Eq)]
-pub struct ApiKey(String);
+/// A bearer token for the endpoint: a secret, with no `Display` and a `Debug` that shows none
+/// of it; it is read (`expose_secret`) for the `Authorization` header only.
+#[derive(Debug, Clone)]
+pub struct ApiKey(SecretString);
 
 impl ApiKey {
     #[must_use]
-    pub fn new(key: impl Into<String>) -> Self {
+    pub fn new(key: impl Into<SecretString>) -> Self {
         Self(key.into())
-    }
-
-    /// The key itself, for the `Authorization` header only.
-    #[must_use]
-    pub fn expose(&self) -> &str {
-        &self.0
     }
 }
 
-impl fmt::Debug for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ApiKey([REDACTED])")
+impl ExposeSecret<str> for ApiKey {
+    fn expose_secret(&self) -> &str {
+        self.0.expose_secret()
     }
 }
 
 /// Where the model is and how long to wait for it.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct OpenAiConfig {
     /// The API root, e.g. `http://127.0.0.1:11434/v1`; requests go to `<base_url>/chat/completions`.
     pub base_url: Url,
@@ -72,7 +67,7 @@ impl OpenAiConfig {
     pub fn new(
         base_url: &str,
         model: &str,
-        api_key: Option<String>,
+        api_key: Option<SecretString>,
         timeout: Duration,
     ) -> Result<Self, InvalidSetting> {
         let invalid = |setting, reason: String| InvalidSetting { setting, reason };
@@ -115,13 +110,13 @@ impl OpenAiConfig {
             ));
         }
         let api_key = api_key
-            .map(|k| k.trim().to_owned())
-            .filter(|k| !k.is_empty())
-            .map(ApiKey);
-        if api_key
-            .as_ref()
-            .is_some_and(|k| k.0.chars().any(|c| c.is_control() || c == ' '))
-        {
+            .map(|k| ApiKey::new(k.expose_secret().trim()))
+            .filter(|k| !k.expose_secret().is_empty());
+        if api_key.as_ref().is_some_and(|k| {
+            k.expose_secret()
+                .chars()
+                .any(|c| c.is_control() || c == ' ')
+        }) {
             return Err(invalid(
                 "LLM_API_KEY",
                 "must not contain spaces or control characters".to_owned(),
@@ -179,18 +174,6 @@ impl OpenAiConfig {
     }
 }
 
-impl fmt::Debug for OpenAiConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiConfig")
-            .field("base_url", &self.base_url.as_str())
-            .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
-            .field("timeout", &self.timeout)
-            .field("max_tokens", &self.max_tokens)
-            .finish()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,7 +221,7 @@ mod tests {
             let err = OpenAiConfig::new(
                 base,
                 model,
-                key.map(str::to_owned),
+                key.map(SecretString::from),
                 Duration::from_secs(secs),
             )
             .unwrap_err();
@@ -253,21 +236,24 @@ mod tests {
         let c = OpenAiConfig::new(
             "https://api.openai.com/v1",
             "gpt-4o-mini",
-            Some(" sk-very-secret ".to_owned()),
+            Some(" sk-very-secret ".into()),
             Duration::from_secs(30),
         )
         .unwrap();
-        assert_eq!(c.api_key.as_ref().unwrap().expose(), "sk-very-secret");
+        assert_eq!(
+            c.api_key.as_ref().unwrap().expose_secret(),
+            "sk-very-secret"
+        );
         let debug = format!("{c:?} {:?}", c.api_key);
         assert!(!debug.contains("very-secret"), "{debug}");
         assert!(debug.contains("REDACTED"));
         let empty = OpenAiConfig::new(
             "https://h/v1",
             "m",
-            Some(" ".to_owned()),
+            Some(" ".into()),
             Duration::from_secs(1),
         );
-        assert_eq!(empty.unwrap().api_key, None);
+        assert!(empty.unwrap().api_key.is_none());
     }
 
     #[test]

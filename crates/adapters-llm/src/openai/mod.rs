@@ -25,6 +25,7 @@ use domain::profile::EnneagramType;
 use domain::reflection::{CoachReplyDraft, ReplyEngine};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{Response, StatusCode};
+use secrecy::ExposeSecret;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::time::Instant;
@@ -304,7 +305,7 @@ impl OpenAiClient {
             .json(&body::Wire(body));
         if let Some(key) = &self.config.api_key {
             // reqwest marks the header sensitive, so it is never printed either.
-            request = request.bearer_auth(key.expose());
+            request = request.bearer_auth(key.expose_secret());
         }
         request
             .send()

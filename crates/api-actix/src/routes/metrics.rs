@@ -13,6 +13,7 @@ use crate::service_types::Deliveries;
 use crate::state::MetricsToken;
 use adapters_diesel::Database;
 use credentials::secrets::same_secret;
+use secrecy::ExposeSecret;
 use service_metrics::CONTENT_TYPE;
 use service_metrics::Metrics;
 
@@ -53,7 +54,7 @@ pub async fn metrics(
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .unwrap_or_default();
-        if !same_secret(presented, expected) {
+        if !same_secret(presented, expected.expose_secret()) {
             return Err(ApiError::Unauthenticated);
         }
     }

@@ -11,6 +11,7 @@ use anyhow::Context;
 use credentials::Operator;
 use domain::account::{Email, LoginIdentity};
 use domain::ports::IdentityProvider;
+use secrecy::ExposeSecret;
 
 use crate::service_types::Accounts;
 use settings::SettingError;
@@ -68,7 +69,7 @@ pub(super) fn identity_provider(oidc: &OidcSettings) -> anyhow::Result<Arc<dyn I
     let config = OidcConfig::new(
         oidc.issuer_url.clone(),
         oidc.client_id.clone(),
-        ClientSecret::new(oidc.client_secret.clone()),
+        ClientSecret::from(oidc.client_secret.clone()),
         oidc.redirect_uri.clone(),
     );
     let provider = OidcProvider::new(config).context("OIDC settings")?;
@@ -79,7 +80,10 @@ pub(super) fn identity_provider(oidc: &OidcSettings) -> anyhow::Result<Arc<dyn I
 pub(super) fn mailer(settings: &Settings) -> anyhow::Result<Option<SmtpMailer>> {
     match &settings.delivery.smtp {
         None => Ok(None),
-        Some(smtp) => Ok(Some(SmtpMailer::from_url(&smtp.url, &smtp.from)?)),
+        Some(smtp) => Ok(Some(SmtpMailer::from_url(
+            smtp.url.expose_secret(),
+            &smtp.from,
+        )?)),
     }
 }
 
@@ -92,7 +96,7 @@ pub(super) async fn operator(
         return Ok(None);
     };
     Ok(Some(Operator {
-        key_digest: credentials::secrets::digest(&key),
+        key_digest: credentials::secrets::digest(key.expose_secret()),
         user: accounts.ensure_user(&operator_identity()?).await?,
     }))
 }
@@ -147,7 +151,7 @@ mod tests {
         let config = openai_config(&endpoint()).unwrap();
         assert_eq!(config.model, "llama3.1:8b");
         assert_eq!(
-            config.api_key.as_ref().map(adapters_llm::ApiKey::expose),
+            config.api_key.as_ref().map(ExposeSecret::expose_secret),
             Some("sk-live-key-never-printed")
         );
         assert!(!format!("{config:?}").contains("never-printed"));

@@ -17,6 +17,7 @@ use anyhow::Context;
 use credentials::Operator;
 use credentials::cache::CredentialCache;
 use credentials::jwt::JwtKeys;
+use secrecy::ExposeSecret;
 use service_metrics::Metrics;
 
 pub use adapters::OPERATOR_SUBJECT;
@@ -163,7 +164,7 @@ fn authenticator(
     Authenticator {
         store: accounts,
         jwt: JwtKeys::new(
-            &auth.jwt_secret,
+            auth.jwt_secret.expose_secret(),
             auth.jwt_issuer.clone(),
             auth.jwt_audience.clone(),
         ),

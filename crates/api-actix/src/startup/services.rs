@@ -18,6 +18,7 @@ use domain::services::{
     AccountService, CoachingService, DeliveryService, DiscoveryService, IntegrationService,
     NotificationService, ProfileService,
 };
+use secrecy::ExposeSecret;
 use service_metrics::{MeteredModel, Metrics};
 
 use super::adapters;
@@ -54,7 +55,10 @@ impl Services {
         let language_model = adapters::language_model(&settings.llm)?;
         let model = MeteredModel::new(language_model.clone(), Arc::clone(metrics));
         let (notifications, webhook_client) = notifications(settings, db)?;
-        let links = SignedLinks::new(&settings.public_base_url, &settings.auth.jwt_secret);
+        let links = SignedLinks::new(
+            &settings.public_base_url,
+            settings.auth.jwt_secret.expose_secret(),
+        );
         let deliveries = web::Data::new(DeliveryService::new(
             DieselDeliveryQueue::new(db.clone()),
             webhook_client,

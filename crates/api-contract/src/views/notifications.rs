@@ -4,6 +4,7 @@
 use domain::ids::{DeliveryId, EventId, WebhookId};
 use domain::notifications::{Delivery, NotificationSettings, Webhook};
 use domain::pagination::Page;
+use secrecy::ExposeSecret;
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -89,7 +90,7 @@ impl From<&Webhook> for WebhookCreatedView {
             id: w.id,
             url: w.url.as_str().to_owned(),
             events: event_keys(w),
-            secret: w.secret.expose().to_owned(),
+            secret: w.secret.expose_secret().to_owned(),
             created_at: w.created_at,
             disabled_at: w.disabled_at,
         }

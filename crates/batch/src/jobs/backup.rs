@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 
 /// # Errors
@@ -12,8 +13,10 @@ use serde_json::{Value, json};
 pub async fn run(to: PathBuf) -> anyhow::Result<Value> {
     let url = crate::config::database_url()?;
     let started = Instant::now();
-    let backup =
-        tokio::task::spawn_blocking(move || adapters_diesel::backup::backup(&url, &to)).await??;
+    let backup = tokio::task::spawn_blocking(move || {
+        adapters_diesel::backup::backup(url.expose_secret(), &to)
+    })
+    .await??;
     Ok(json!({
         "to": backup.file.display().to_string(),
         "bytes": backup.bytes,

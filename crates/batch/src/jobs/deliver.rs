@@ -10,6 +10,7 @@ use adapters_delivery::{SignedLinks, SmtpMailer, WebhookClient};
 use adapters_diesel::DieselDeliveryQueue;
 use domain::clock::SystemClock;
 use domain::services::DeliveryService;
+use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 
 /// Deliveries claimed and attempted at once.
@@ -22,13 +23,16 @@ pub async fn run() -> anyhow::Result<Value> {
     let db = crate::config::database().await?;
     let mailer = match &settings.smtp {
         None => None,
-        Some(smtp) => Some(SmtpMailer::from_url(&smtp.url, &smtp.from)?),
+        Some(smtp) => Some(SmtpMailer::from_url(smtp.url.expose_secret(), &smtp.from)?),
     };
     let service = DeliveryService::new(
         DieselDeliveryQueue::new(db),
         WebhookClient::new(settings.allow_private)?,
         mailer,
-        SignedLinks::new(&settings.public_base_url, &settings.jwt_secret),
+        SignedLinks::new(
+            &settings.public_base_url,
+            settings.jwt_secret.expose_secret(),
+        ),
         SystemClock,
     );
     // SIGTERM or Ctrl-C: the pass under way finishes (its outcomes stored), and no other begins.

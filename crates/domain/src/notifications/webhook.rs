@@ -5,6 +5,7 @@
 
 use std::net::IpAddr;
 
+use secrecy::{ExposeSecret, SecretString};
 use time::OffsetDateTime;
 use url::{Host, Url};
 
@@ -96,9 +97,10 @@ fn is_local_name(name: &str) -> bool {
         || name.ends_with(".internal")
 }
 
-/// The signing secret: `whsec_` and the base64 of 32 random bytes. Its `Debug` never shows it.
-#[derive(Clone, PartialEq, Eq)]
-pub struct WebhookSecret(String);
+/// The signing secret: `whsec_` and the base64 of 32 random bytes. A secret: its `Debug` shows
+/// none of it, and it is read (`expose_secret`) to sign, to store and to show once.
+#[derive(Debug, Clone)]
+pub struct WebhookSecret(SecretString);
 
 impl WebhookSecret {
     pub const PREFIX: &'static str = "whsec_";
@@ -106,20 +108,26 @@ impl WebhookSecret {
     /// Wraps a secret made by the caller (`whsec_` + base64 of random bytes).
     #[must_use]
     pub fn new(secret: String) -> Self {
-        Self(secret)
-    }
-
-    #[must_use]
-    pub fn expose(&self) -> &str {
-        &self.0
+        Self(secret.into())
     }
 }
 
-impl std::fmt::Debug for WebhookSecret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("WebhookSecret([REDACTED])")
+impl ExposeSecret<str> for WebhookSecret {
+    fn expose_secret(&self) -> &str {
+        self.0.expose_secret()
     }
 }
+
+/// A webhook, and a claimed delivery's target, are compared as values, secret included (the
+/// storage tests check that a stored secret comes back unchanged). Nothing is authenticated by
+/// this comparison, so it need not take constant time.
+impl PartialEq for WebhookSecret {
+    fn eq(&self, other: &Self) -> bool {
+        self.expose_secret() == other.expose_secret()
+    }
+}
+
+impl Eq for WebhookSecret {}
 
 /// An endpoint as registered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -220,6 +228,10 @@ mod tests {
     #[test]
     fn the_secret_never_reaches_debug_output() {
         let secret = WebhookSecret::new("whsec_c2VjcmV0".to_owned());
-        assert!(!format!("{secret:?}").contains("c2VjcmV0"));
+        let shown = format!("{secret:?}");
+        assert!(!shown.contains("c2VjcmV0"), "{shown}");
+        assert_eq!(secret.expose_secret(), "whsec_c2VjcmV0");
+        assert_eq!(secret, WebhookSecret::new("whsec_c2VjcmV0".to_owned()));
+        assert_ne!(secret, WebhookSecret::new("whsec_b3RoZXI".to_owned()));
     }
 }

@@ -2,14 +2,18 @@
 //! `ADMIN_EMAILS`, `AUTH_*`, `METRICS_TOKEN`...), with the rules that keep a deployment safe:
 //! dev login only in dev mode, an operator key as strong as the JWT secret.
 
+use secrecy::{ExposeSecret, SecretSlice, SecretString};
+
 use crate::Vars;
+use crate::service::JwtSecret;
 
 use super::{ConfigError, MIN_OPERATOR_KEY_CHARS, invalid};
 
-/// Sessions, cookies, keys and who may sign in.
-#[derive(Clone)]
+/// Sessions, cookies, keys and who may sign in. The keys and tokens are secrets: `Debug` shows
+/// none of them.
+#[derive(Debug, Clone)]
 pub struct AuthSettings {
-    pub jwt_secret: Vec<u8>,
+    pub jwt_secret: JwtSecret,
     /// `true` when the secret was generated for this process (dev mode without JWT_SECRET).
     pub jwt_secret_is_ephemeral: bool,
     pub jwt_issuer: String,
@@ -23,7 +27,7 @@ pub struct AuthSettings {
     pub cookie_secure: bool,
     pub cors_allowed_origins: Vec<String>,
     /// The operator key (`API_KEY`), acting as the synthetic admin `api-key-admin`.
-    pub api_key: Option<String>,
+    pub api_key: Option<SecretString>,
     pub admin_emails: Vec<String>,
     /// Lower-cased domains; empty allows any.
     pub allowed_email_domains: Vec<String>,
@@ -33,40 +37,7 @@ pub struct AuthSettings {
     pub cache_seconds: u64,
     /// `METRICS_TOKEN`: when set, `/metrics` answers only `Authorization: Bearer <token>`;
     /// unset, it is open to whoever reaches the bind address, as Prometheus expects.
-    pub metrics_token: Option<String>,
-}
-
-impl std::fmt::Debug for AuthSettings {
-    /// Secrets are never printed.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AuthSettings")
-            .field("jwt_secret", &"[REDACTED]")
-            .field("jwt_issuer", &self.jwt_issuer)
-            .field("jwt_audience", &self.jwt_audience)
-            .field("access_ttl_seconds", &self.access_ttl_seconds)
-            .field("refresh_ttl_seconds", &self.refresh_ttl_seconds)
-            .field(
-                "refresh_reuse_grace_seconds",
-                &self.refresh_reuse_grace_seconds,
-            )
-            .field(
-                "session_idle_timeout_seconds",
-                &self.session_idle_timeout_seconds,
-            )
-            .field("cookie_secure", &self.cookie_secure)
-            .field("cors_allowed_origins", &self.cors_allowed_origins)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
-            .field("admin_emails", &self.admin_emails)
-            .field("allowed_email_domains", &self.allowed_email_domains)
-            .field("dev_login", &self.dev_login)
-            .field("post_login_redirect", &self.post_login_redirect)
-            .field("cache_seconds", &self.cache_seconds)
-            .field(
-                "metrics_token",
-                &self.metrics_token.as_ref().map(|_| "[REDACTED]"),
-            )
-            .finish()
-    }
+    pub metrics_token: Option<SecretString>,
 }
 
 impl AuthSettings {
@@ -90,13 +61,13 @@ impl AuthSettings {
             session_idle_timeout_seconds: number("SESSION_IDLE_TIMEOUT_SECONDS", 604_800, 60)?,
             cookie_secure: vars.flag("COOKIE_SECURE", !dev)?,
             cors_allowed_origins: cors_allowed_origins(vars)?,
-            api_key: vars.get("API_KEY"),
+            api_key: vars.get("API_KEY").map(SecretString::from),
             admin_emails: vars.list("ADMIN_EMAILS"),
             allowed_email_domains: vars.list("ALLOWED_EMAIL_DOMAINS"),
             dev_login: vars.flag("AUTH_DEV_LOGIN", dev)?,
             post_login_redirect: post_login_redirect(vars)?,
             cache_seconds: number("AUTH_CACHE_SECONDS", 1, 0)?.unsigned_abs(),
-            metrics_token: vars.get("METRICS_TOKEN"),
+            metrics_token: vars.get("METRICS_TOKEN").map(SecretString::from),
         };
         auth.check(dev)?;
         Ok(auth)
@@ -115,18 +86,18 @@ impl AuthSettings {
         // The operator key is an admin credential that never expires: as strong as the JWT
         // secret, or start-up stops.
         if let Some(key) = &self.api_key
-            && key.chars().count() < MIN_OPERATOR_KEY_CHARS
+            && key.expose_secret().chars().count() < MIN_OPERATOR_KEY_CHARS
         {
             return Err(invalid(
                 "API_KEY",
                 format!(
                     "must be at least {MIN_OPERATOR_KEY_CHARS} characters (got {})",
-                    key.chars().count()
+                    key.expose_secret().chars().count()
                 ),
             ));
         }
         if let Some(token) = &self.metrics_token
-            && token.len() < 16
+            && token.expose_secret().len() < 16
         {
             return Err(invalid("METRICS_TOKEN", "must be at least 16 characters"));
         }
@@ -136,15 +107,15 @@ impl AuthSettings {
 
 /// `JWT_SECRET`, and whether it was made up for this process: dev mode makes one up when none
 /// (or a short one) is set; elsewhere it is needed.
-fn jwt_secret(vars: &Vars<'_>, dev: bool) -> Result<(Vec<u8>, bool), ConfigError> {
+fn jwt_secret(vars: &Vars<'_>, dev: bool) -> Result<(JwtSecret, bool), ConfigError> {
     match crate::service::jwt_secret(vars) {
-        Ok(Some(secret)) => Ok((secret.into_bytes(), false)),
+        Ok(Some(secret)) => Ok((secret, false)),
         Err(e) if !dev => Err(e.into()),
         Ok(None) if !dev => Err(ConfigError::Missing("JWT_SECRET")),
         _ => {
             let mut bytes = vec![0u8; 32];
             getrandom::fill(&mut bytes).map_err(|e| invalid("JWT_SECRET", e))?;
-            Ok((bytes, true))
+            Ok((SecretSlice::from(bytes), true))
         }
     }
 }

@@ -45,7 +45,7 @@ pub struct ApiSettings {
 }
 
 /// How notifications leave the service (docs/api.md, "Notifications and webhooks").
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct DeliverySettings {
     /// `SMTP_URL` (`smtp://` with `?tls=required` for STARTTLS, `smtps://` for implicit TLS,
     /// credentials in the URL) and `SMTP_FROM`; `None`: no e-mail is sent.
@@ -54,16 +54,6 @@ pub struct DeliverySettings {
     pub webhook_allow_private: bool,
     /// `DELIVERY_WORKER` (true): a worker in this process delivers what is due.
     pub worker: bool,
-}
-
-impl std::fmt::Debug for DeliverySettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DeliverySettings")
-            .field("smtp_from", &self.smtp.as_ref().map(|s| s.from.as_str()))
-            .field("webhook_allow_private", &self.webhook_allow_private)
-            .field("worker", &self.worker)
-            .finish_non_exhaustive()
-    }
 }
 
 /// A setting that cannot be used, named with its variable.
@@ -189,6 +179,7 @@ fn bind_addr(vars: &Vars<'_>, dev: bool) -> Result<SocketAddr, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use secrecy::ExposeSecret;
 
     const SECRET: &str = "0123456789abcdef0123456789abcdef";
 
@@ -226,7 +217,9 @@ mod tests {
             "smtp://user:pw@127.0.0.1:2525",
         ] {
             let s = smtp(fine).unwrap();
-            assert!(!format!("{s:?}").contains("pw@"), "no password in Debug");
+            let shown = format!("{s:?}");
+            assert!(!shown.contains("pw@"), "no password in Debug: {shown}");
+            assert!(shown.contains("d@example.org"), "{shown}");
         }
         let err = smtp("smtp://user:pw@mail.example.org:587").unwrap_err();
         assert!(
@@ -259,9 +252,12 @@ mod tests {
             s.dev && s.auth.dev_login && !s.auth.cookie_secure && s.auth.jwt_secret_is_ephemeral
         );
         assert_eq!(s.bind_addr.to_string(), "127.0.0.1:8011");
-        assert_eq!(s.database.url, crate::database::DEV_DATABASE_URL);
+        assert_eq!(
+            s.database.url.expose_secret(),
+            crate::database::DEV_DATABASE_URL
+        );
         assert_eq!(s.public_base_url, "http://localhost:8011");
-        assert_eq!(s.llm, LlmSettings::Offline);
+        assert!(matches!(s.llm, LlmSettings::Offline));
         let err = settings(&["--dev"], &[("BIND_ADDR", "0.0.0.0:8011")]).unwrap_err();
         assert!(
             err.to_string().starts_with("BIND_ADDR is not valid"),
@@ -338,7 +334,10 @@ mod tests {
         };
         assert_eq!(llm.model, "llama3.1:8b");
         assert_eq!(llm.timeout, std::time::Duration::from_secs(30));
-        assert_eq!(llm.api_key.as_deref(), Some("sk-live-key-never-printed"));
+        assert_eq!(
+            llm.api_key.as_ref().map(ExposeSecret::expose_secret),
+            Some("sk-live-key-never-printed")
+        );
         let debug = format!("{s:?}");
         assert!(!debug.contains("never-printed"), "{debug}");
 
@@ -373,7 +372,7 @@ mod tests {
             ],
         )
         .unwrap();
-        assert_eq!(s.llm, LlmSettings::Offline);
+        assert!(matches!(s.llm, LlmSettings::Offline));
     }
 
     #[test]
@@ -456,11 +455,42 @@ mod tests {
     #[test]
     fn the_metrics_token_is_optional_and_never_printed() {
         let s = settings(&[], &[("JWT_SECRET", SECRET)]).unwrap();
-        assert_eq!(s.auth.metrics_token, None);
+        assert!(s.auth.metrics_token.is_none());
         let token = "scrape-token-never-printed";
         let s = settings(&[], &[("JWT_SECRET", SECRET), ("METRICS_TOKEN", token)]).unwrap();
-        assert_eq!(s.auth.metrics_token.as_deref(), Some(token));
+        assert_eq!(
+            s.auth
+                .metrics_token
+                .as_ref()
+                .map(ExposeSecret::expose_secret),
+            Some(token)
+        );
         assert!(!format!("{s:?}").contains(token));
+    }
+
+    #[test]
+    fn the_operator_key_and_the_client_secret_are_never_printed() {
+        let key = "operator-key-of-32-characters-never-printed";
+        let client_secret = "oidc-client-secret-never-printed";
+        let s = settings(
+            &[],
+            &[
+                ("JWT_SECRET", SECRET),
+                ("API_KEY", key),
+                ("OIDC_ISSUER_URL", "https://id.example.org"),
+                ("OIDC_CLIENT_ID", "discovery"),
+                ("OIDC_CLIENT_SECRET", client_secret),
+            ],
+        )
+        .unwrap();
+        let oidc = s.oidc.as_ref().unwrap();
+        assert_eq!(oidc.client_secret.expose_secret(), client_secret);
+        assert_eq!(s.auth.api_key.as_ref().unwrap().expose_secret(), key);
+        let shown = format!("{s:?}");
+        for secret in [key, client_secret, SECRET] {
+            assert!(!shown.contains(secret), "{shown}");
+        }
+        assert!(shown.contains("https://id.example.org"), "{shown}");
     }
 
     #[test]

@@ -1,28 +1,19 @@
 //! The OpenID Connect client (`OIDC_*`, `OAUTH_REDIRECT_URI`), when `OIDC_ISSUER_URL` is set.
 
 use crate::Vars;
+use secrecy::SecretString;
 use url::Url;
 
 use super::{ConfigError, invalid};
 
 /// The OpenID Connect client, when `OIDC_ISSUER_URL` is set.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct OidcSettings {
     pub issuer_url: String,
     pub client_id: String,
-    pub client_secret: String,
+    /// `OIDC_CLIENT_SECRET` (empty for a public client), a secret: `Debug` shows none of it.
+    pub client_secret: SecretString,
     pub redirect_uri: String,
-}
-
-impl std::fmt::Debug for OidcSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OidcSettings")
-            .field("issuer_url", &self.issuer_url)
-            .field("client_id", &self.client_id)
-            .field("client_secret", &"[REDACTED]")
-            .field("redirect_uri", &self.redirect_uri)
-            .finish()
-    }
 }
 
 impl OidcSettings {
@@ -56,7 +47,7 @@ impl OidcSettings {
             client_id: vars
                 .get("OIDC_CLIENT_ID")
                 .ok_or(ConfigError::Missing("OIDC_CLIENT_ID"))?,
-            client_secret: vars.get("OIDC_CLIENT_SECRET").unwrap_or_default(),
+            client_secret: vars.get("OIDC_CLIENT_SECRET").unwrap_or_default().into(),
             redirect_uri,
         }))
     }

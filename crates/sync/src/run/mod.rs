@@ -7,6 +7,7 @@ pub mod import;
 pub mod live;
 pub mod timewarrior;
 
+use secrecy::ExposeSecret;
 use settings::Vars;
 use settings::client::ClientSettings;
 
@@ -41,7 +42,7 @@ pub fn reader_for(url: &str) -> Result<Client, Failure> {
     static WARNED: std::sync::Once = std::sync::Once::new();
     let settings = ClientSettings::from_parts(Some(url.to_owned()), &Vars::environment())
         .map_err(|e| Failure::Usage(e.to_string()))?;
-    let client = Client::new(settings.base_url.as_str(), settings.api_key.expose())?;
+    let client = Client::new(settings.base_url.as_str(), settings.api_key.expose_secret())?;
     WARNED.call_once(|| {
         if let Some(warning) = cleartext::warning(url) {
             eprintln!("{warning}");
