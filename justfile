@@ -61,6 +61,10 @@ build-peer source:
 openapi:
     UPDATE_OPENAPI=1 cargo test -p api-actix --lib openapi::checked_in
 
+# Rewrite .env.example's values from the defaults the code reads (a test compares the two; run this when a setting is added, removed or its default changes, then describe a new one in its section).
+env-example:
+    UPDATE_ENV_EXAMPLE=1 cargo test -p settings --test env_example
+
 # Contract fuzzing: schemathesis against the service's /openapi.json (zero failures expected).
 contract:
     bash tests/contract/run.sh

@@ -1,4 +1,4 @@
-//! Logging: structured `tracing` output filtered by `RUST_LOG` (default `info`).
+//! Logging: structured `tracing` output filtered by `RUST_LOG` (`settings::service::log_filter`).
 
 use tracing_subscriber::EnvFilter;
 
@@ -6,7 +6,10 @@ use crate::error::ApiError;
 
 /// Installs the global subscriber once; later calls (tests) are ignored.
 pub fn init() {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // `.env` is read here already, so a `RUST_LOG` in it counts as the other settings do.
+    let filter = settings::service::log_filter(&settings::Vars::environment_with_dotenv());
+    let filter = EnvFilter::try_new(filter)
+        .unwrap_or_else(|_| EnvFilter::new(settings::service::DEFAULT_LOG_FILTER));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
 }
 

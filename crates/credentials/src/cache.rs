@@ -2,7 +2,7 @@
 //! API-key owners and the users behind them — so an authenticated request needs no database
 //! read, and a token seen again is not verified again, in the common case.
 //!
-//! Why it is safe: entries live at most `AUTH_CACHE_SECONDS` (default 1 s), only positive
+//! Why it is safe: entries live at most `AUTH_CACHE_SECONDS` (a second by default), only positive
 //! answers are kept (a revoked or unknown credential is always checked against the database),
 //! and every change made through this instance (revoking a session or key, signing out,
 //! deleting an account, signing in) forgets the affected entries at once. A verified token needs
@@ -18,7 +18,7 @@ use domain::ids::{SessionId, UserId};
 use moka::sync::Cache;
 
 use crate::jwt::LEEWAY_SECONDS;
-use crate::secrets::SecretDigest;
+use crate::secrets::{SecretDigest, digest};
 
 /// Who an API key acts as, and within which scopes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,8 +41,6 @@ pub struct VerifiedToken {
 
 /// Bounded so a flood of distinct credentials cannot grow memory without limit.
 const CAPACITY: u64 = 50_000;
-/// Tokens are kept whole (a few hundred bytes each), so fewer of them.
-const TOKEN_CAPACITY: u64 = 10_000;
 
 /// The recently checked credentials of this process.
 pub struct CredentialCache {
@@ -51,18 +49,29 @@ pub struct CredentialCache {
 }
 
 struct Inner {
-    tokens: Cache<String, VerifiedToken>,
+    /// By the token's SHA-256: the process never keeps a bearer token it has answered.
+    tokens: Cache<SecretDigest, VerifiedToken>,
     sessions: Cache<SessionId, ()>,
     /// By the key's SHA-256, so a hit needs no hex encoding of it.
     api_keys: Cache<SecretDigest, KeyOwner>,
     users: Cache<UserId, User>,
 }
 
+/// A summary, as a cache's contents (up to 200,000 entries, people's names and e-mails among
+/// them) are no one's to read in a log: whether it is on and how many entries each part holds.
+/// It hides no secret: the keys are digests, whose own `Debug` shows none of them.
 impl std::fmt::Debug for CredentialCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CredentialCache")
-            .field("enabled", &self.inner.is_some())
-            .finish_non_exhaustive()
+        let mut summary = f.debug_struct("CredentialCache");
+        summary.field("enabled", &self.inner.is_some());
+        if let Some(c) = &self.inner {
+            summary
+                .field("tokens", &c.tokens.entry_count())
+                .field("sessions", &c.sessions.entry_count())
+                .field("api_keys", &c.api_keys.entry_count())
+                .field("users", &c.users.entry_count());
+        }
+        summary.finish()
     }
 }
 
@@ -82,7 +91,7 @@ impl CredentialCache {
     #[must_use]
     pub fn new(ttl: Duration) -> Self {
         let inner = (!ttl.is_zero()).then(|| Inner {
-            tokens: cache(ttl, TOKEN_CAPACITY),
+            tokens: cache(ttl, CAPACITY),
             sessions: cache(ttl, CAPACITY),
             api_keys: cache(ttl, CAPACITY),
             users: cache(ttl, CAPACITY),
@@ -96,14 +105,14 @@ impl CredentialCache {
     pub fn verified_token(&self, token: &str, now: u64) -> Option<VerifiedToken> {
         self.inner
             .as_ref()
-            .and_then(|c| c.tokens.get(token))
+            .and_then(|c| c.tokens.get(&digest(token)))
             .filter(|v| v.expires_at.saturating_add(LEEWAY_SECONDS) >= now)
     }
 
     /// Only for a token that passed every check of `JwtKeys::verify_access`.
     pub fn remember_verified_token(&self, token: &str, verified: VerifiedToken) {
         if let Some(c) = &self.inner {
-            c.tokens.insert(token.to_owned(), verified);
+            c.tokens.insert(digest(token), verified);
         }
     }
 
@@ -237,6 +246,30 @@ mod tests {
             Some(verified)
         );
         assert_eq!(cache.verified_token("a.b.c", 1_001 + LEEWAY_SECONDS), None);
+    }
+
+    #[test]
+    fn its_debug_is_a_summary_without_a_token_or_a_person() {
+        let cache = CredentialCache::new(Duration::from_secs(60));
+        let person = user();
+        cache.remember_verified_token("eyJhbGc.the-whole-token.sig", token_of(person.id, 1_000));
+        let owner = KeyOwner {
+            user_id: person.id,
+            scopes: KeyScopes::DEFAULT,
+            expires_at: None,
+        };
+        cache.remember_api_key(digest("dsk_the-key"), owner);
+        cache.remember_user(person.clone());
+        let shown = format!("{cache:?}");
+        assert!(
+            shown.starts_with("CredentialCache { enabled: true, tokens: "),
+            "{shown}"
+        );
+        for private in ["the-whole-token", "the-key", "ada@example.org", "Ada"] {
+            assert!(!shown.contains(private), "{private} in {shown}");
+        }
+        let off = format!("{:?}", CredentialCache::new(Duration::ZERO));
+        assert_eq!(off, "CredentialCache { enabled: false }");
     }
 
     #[test]

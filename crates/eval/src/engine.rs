@@ -30,11 +30,9 @@ pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<Engine, Strin
     };
     let timeout = llm.timeout.as_secs();
     let config = OpenAiConfig::new(&llm.base_url, &llm.model, llm.api_key, llm.timeout);
-    let config = match llm.max_tokens {
-        None => config,
-        Some(max_tokens) => config.and_then(|c| c.with_max_tokens(max_tokens)),
-    }
-    .map_err(|e| e.to_string())?;
+    let config = config
+        .and_then(|c| c.with_max_tokens(llm.max_tokens))
+        .map_err(|e| e.to_string())?;
     let description = format!(
         "openai model {:?} at {} (timeout {timeout} s, max_tokens {})",
         config.model,

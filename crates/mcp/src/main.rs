@@ -63,8 +63,10 @@ async fn serve(server: DiscoveryServer) -> Result<(), Box<dyn std::error::Error>
 
 /// Human-readable lines on stderr, without colour codes (clients show stderr in log files).
 fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = settings::service::log_filter(&settings::Vars::environment());
+    let filter = tracing_subscriber::EnvFilter::try_new(filter).unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(settings::service::DEFAULT_LOG_FILTER)
+    });
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -38,10 +38,7 @@ pub fn database(vars: &Vars<'_>) -> Result<DatabaseSettings, SettingError> {
     let default_wait = i64::try_from(DEFAULT_WAIT_TIMEOUT.as_millis()).unwrap_or(i64::MAX);
     let wait_ms = vars.number(wait, default_wait, 1)?;
     Ok(DatabaseSettings {
-        url: vars
-            .get("DATABASE_URL")
-            .unwrap_or_else(|| DEV_DATABASE_URL.to_owned())
-            .into(),
+        url: vars.text("DATABASE_URL", DEV_DATABASE_URL).into(),
         max_connections: u32::try_from(max_connections).map_err(|e| invalid(name, e))?,
         wait_timeout: Duration::from_millis(u64::try_from(wait_ms).map_err(|e| invalid(wait, e))?),
     })

@@ -10,6 +10,7 @@
 
 pub mod activity;
 pub mod api;
+pub mod catalogue;
 pub mod client;
 pub mod database;
 pub mod delivery;

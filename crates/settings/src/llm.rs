@@ -13,6 +13,10 @@ use crate::{SettingError, Vars};
 
 /// `LLM_TIMEOUT_SECONDS` when unset.
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = 30;
+/// `LLM_MAX_TOKENS` when unset. A whole profile with its sources takes about 1,000 tokens;
+/// without a budget, a small model that never closes a string writes until its context is full
+/// and the call ends in the timeout instead.
+pub const DEFAULT_MAX_TOKENS: u32 = 2_048;
 
 /// The engine chosen.
 #[derive(Debug, Clone)]
@@ -31,8 +35,8 @@ pub struct OpenAiSettings {
     /// `LLM_API_KEY`, a secret: `Debug` shows none of it.
     pub api_key: Option<SecretString>,
     pub timeout: Duration,
-    /// `LLM_MAX_TOKENS`; 0: no `max_tokens` is sent; `None`: the client's default.
-    pub max_tokens: Option<u32>,
+    /// `LLM_MAX_TOKENS` ([`DEFAULT_MAX_TOKENS`] when unset); 0: no `max_tokens` is sent.
+    pub max_tokens: u32,
 }
 
 /// # Errors
@@ -40,9 +44,9 @@ pub struct OpenAiSettings {
 /// cap that is not a whole number (of at least 1, or 0); the other `LLM_*` are ignored by the
 /// offline engine.
 pub fn llm(vars: &Vars<'_>) -> Result<LlmSettings, SettingError> {
-    match vars.get("LLM_PROVIDER").as_deref() {
-        None | Some("offline") => Ok(LlmSettings::Offline),
-        Some("openai") => {
+    match vars.text("LLM_PROVIDER", "offline").as_str() {
+        "offline" => Ok(LlmSettings::Offline),
+        "openai" => {
             let required = |name: &'static str, example: &str| {
                 vars.get(name).ok_or_else(|| {
                     invalid(
@@ -58,20 +62,17 @@ pub fn llm(vars: &Vars<'_>) -> Result<LlmSettings, SettingError> {
                 i64::try_from(DEFAULT_TIMEOUT_SECONDS).unwrap_or(i64::MAX),
                 1,
             )?;
-            let max_tokens = match vars.get("LLM_MAX_TOKENS") {
-                None => None,
-                Some(_) => Some(vars.number("LLM_MAX_TOKENS", 0, 0)?),
-            };
+            let max_tokens = vars.number("LLM_MAX_TOKENS", i64::from(DEFAULT_MAX_TOKENS), 0)?;
             Ok(LlmSettings::OpenAi(OpenAiSettings {
                 base_url,
                 model,
                 api_key: vars.get("LLM_API_KEY").map(SecretString::from),
                 timeout: Duration::from_secs(timeout.unsigned_abs()),
                 // Beyond u32 the client's own upper bound refuses it, naming LLM_MAX_TOKENS.
-                max_tokens: max_tokens.map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
+                max_tokens: u32::try_from(max_tokens).unwrap_or(u32::MAX),
             }))
         }
-        Some(other) => Err(invalid(
+        other => Err(invalid(
             "LLM_PROVIDER",
             format!("expected \"offline\" or \"openai\", got {other:?}"),
         )),
@@ -124,7 +125,7 @@ mod tests {
         };
         assert_eq!(s.model, "llama3.1:8b");
         assert_eq!(s.timeout, Duration::from_secs(30));
-        assert_eq!(s.max_tokens, None, "the client's default");
+        assert_eq!(s.max_tokens, DEFAULT_MAX_TOKENS);
         assert_eq!(
             s.api_key.as_ref().map(ExposeSecret::expose_secret),
             Some("sk-live-key-never-printed")
@@ -139,10 +140,7 @@ mod tests {
         .unwrap() else {
             panic!("openai expected");
         };
-        assert_eq!(
-            (s.timeout, s.max_tokens),
-            (Duration::from_secs(300), Some(0))
-        );
+        assert_eq!((s.timeout, s.max_tokens), (Duration::from_secs(300), 0));
     }
 
     #[test]

@@ -11,6 +11,8 @@ use crate::{SettingError, Vars};
 
 /// The service's address without `PUBLIC_BASE_URL` (the default `BIND_ADDR` port).
 pub const DEFAULT_PUBLIC_BASE_URL: &str = "http://localhost:8011";
+/// The log filter without `RUST_LOG`.
+pub const DEFAULT_LOG_FILTER: &str = "info";
 /// HS256 needs a key at least as long as its output.
 pub const MIN_JWT_SECRET_BYTES: usize = 32;
 
@@ -22,10 +24,15 @@ pub const MIN_JWT_SECRET_BYTES: usize = 32;
 pub fn public_base_url(vars: &Vars<'_>) -> Result<String, SettingError> {
     origin(
         "PUBLIC_BASE_URL",
-        &vars
-            .get("PUBLIC_BASE_URL")
-            .unwrap_or_else(|| DEFAULT_PUBLIC_BASE_URL.to_owned()),
+        &vars.text("PUBLIC_BASE_URL", DEFAULT_PUBLIC_BASE_URL),
     )
+}
+
+/// `RUST_LOG`, the `tracing` filter of what a binary logs (its syntax is the logging library's
+/// to judge: an unreadable one logs at [`DEFAULT_LOG_FILTER`]).
+#[must_use]
+pub fn log_filter(vars: &Vars<'_>) -> String {
+    vars.text("RUST_LOG", DEFAULT_LOG_FILTER)
 }
 
 /// `scheme://host[:port]` of a URL setting such as `PUBLIC_BASE_URL` or an entry of

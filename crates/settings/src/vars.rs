@@ -1,7 +1,15 @@
 //! Where settings come from: a lookup of variables by name, the process environment (after an
 //! optional `.env`) in the binaries and a map in tests, and the typed readings every setting
-//! uses (blank counts as unset; flags, whole numbers, lists, per-minute limits).
+//! uses (blank counts as unset; text, flags, whole numbers, lists, per-minute limits). Each
+//! reading names its default, and `Vars` remembers the names and defaults it was asked for:
+//! that is how `.env.example` is derived from the code (`crate::catalogue`).
+//!
+//! Hand-written on purpose, over `dotenvy`: the environment-to-struct crates (`envy`, `figment`)
+//! give serde's errors ("invalid digit found in string") without the variable's floor or the
+//! value quoted, take a blank value as a value, and could not tell which default each reading
+//! named.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -16,6 +24,17 @@ type Lookup<'a> = Box<dyn Fn(&str) -> Option<String> + 'a>;
 /// The variables settings are read from.
 pub struct Vars<'a> {
     lookup: Lookup<'a>,
+    /// Every variable asked for so far with the default its reading named, in the order first
+    /// asked (a handful per process, read once at start-up).
+    asked: RefCell<Vec<Asked>>,
+}
+
+/// A variable a setting reads, with the value used when it is unset (`None`: no value, the
+/// setting is off or required).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Asked {
+    pub name: String,
+    pub default: Option<String>,
 }
 
 impl fmt::Debug for Vars<'_> {
@@ -58,15 +77,70 @@ impl<'a> Vars<'a> {
     pub fn from_fn(lookup: impl Fn(&str) -> Option<String> + 'a) -> Self {
         Self {
             lookup: Box::new(lookup),
+            asked: RefCell::default(),
         }
     }
 
-    /// The value of `name`, trimmed; a blank value counts as unset.
+    /// The variables read so far, each with the default its reading named, in the order first
+    /// read. A variable read by two readings that name different defaults keeps the first and is
+    /// also listed in [`Vars::conflicts`].
+    #[must_use]
+    pub fn asked(&self) -> Vec<Asked> {
+        self.asked.borrow().clone()
+    }
+
+    /// Variables read with two different defaults: a setting whose default is not in one place.
+    #[must_use]
+    pub fn conflicts(&self) -> Vec<String> {
+        let asked = self.asked.borrow();
+        let mut conflicts = Vec::new();
+        for (i, a) in asked.iter().enumerate() {
+            if asked[..i].iter().any(|b| b.name == a.name) && !conflicts.contains(&a.name) {
+                conflicts.push(a.name.clone());
+            }
+        }
+        conflicts
+    }
+
+    /// Notes that `name` was read with `default`. A reading without a default after one with
+    /// it adds nothing (`get` then `text` of the same variable is one setting).
+    fn note(&self, name: &str, default: Option<String>) {
+        let mut asked = self.asked.borrow_mut();
+        let earlier = asked.iter_mut().find(|a| a.name == name);
+        match (earlier, default) {
+            (None, default) => asked.push(Asked {
+                name: name.to_owned(),
+                default,
+            }),
+            (Some(_), None) => {}
+            (Some(a), Some(d)) if a.default.is_none() => a.default = Some(d),
+            (Some(a), Some(d)) if a.default.as_ref() == Some(&d) => {}
+            (Some(_), Some(d)) => asked.push(Asked {
+                name: name.to_owned(),
+                default: Some(d),
+            }),
+        }
+    }
+
+    /// The value of `name`, trimmed; a blank value counts as unset. For a setting without a
+    /// default (one that is off, or required, when unset).
     #[must_use]
     pub fn get(&self, name: &str) -> Option<String> {
+        self.note(name, None);
+        self.value(name)
+    }
+
+    fn value(&self, name: &str) -> Option<String> {
         (self.lookup)(name)
             .map(|v| v.trim().to_owned())
             .filter(|v| !v.is_empty())
+    }
+
+    /// The value of `name`, `default` when unset.
+    #[must_use]
+    pub fn text(&self, name: &str, default: &str) -> String {
+        self.note(name, Some(default.to_owned()));
+        self.value(name).unwrap_or_else(|| default.to_owned())
     }
 
     /// A comma-separated list, each entry trimmed and lower-cased, blanks dropped.
@@ -87,7 +161,8 @@ impl<'a> Vars<'a> {
     /// # Errors
     /// Any other value.
     pub fn flag(&self, name: &'static str, default: bool) -> Result<bool, SettingError> {
-        match self.get(name).as_deref() {
+        self.note(name, Some(default.to_string()));
+        match self.value(name).as_deref() {
             None => Ok(default),
             Some("true" | "1" | "yes") => Ok(true),
             Some("false" | "0" | "no") => Ok(false),
@@ -103,7 +178,8 @@ impl<'a> Vars<'a> {
     /// # Errors
     /// Anything else, quoting the value.
     pub fn number(&self, name: &'static str, default: i64, min: i64) -> Result<i64, SettingError> {
-        match self.get(name) {
+        self.note(name, Some(default.to_string()));
+        match self.value(name) {
             None => Ok(default),
             Some(v) => match v.parse::<i64>() {
                 Ok(n) if n >= min => Ok(n),
@@ -193,6 +269,45 @@ mod tests {
             assert!(line.contains(value), "{line}");
             assert!(!line.contains('\n'));
         }
+    }
+
+    #[test]
+    fn every_reading_is_remembered_with_its_default_once() {
+        let vars = Vars::from_pairs([("N", "7")]);
+        let _ = vars.get("OPTIONAL");
+        let _ = vars.number("N", 3, 1);
+        let _ = vars.flag("F", true);
+        let _ = vars.text("T", "x");
+        let _ = vars.get("T");
+        let _ = vars.per_minute("N", 3);
+        let _ = vars.list("L");
+        let asked: Vec<_> = vars
+            .asked()
+            .into_iter()
+            .map(|a| (a.name, a.default))
+            .collect();
+        let some = |s: &str| Some(s.to_owned());
+        assert_eq!(
+            asked,
+            [
+                ("OPTIONAL".to_owned(), None),
+                ("N".to_owned(), some("3")),
+                ("F".to_owned(), some("true")),
+                ("T".to_owned(), some("x")),
+                ("L".to_owned(), None),
+            ],
+            "the value set (7) is not the default"
+        );
+        assert!(vars.conflicts().is_empty());
+    }
+
+    #[test]
+    fn a_variable_read_with_two_defaults_is_a_conflict() {
+        let vars = Vars::from_pairs::<&str, &str>([]);
+        let _ = vars.number("N", 3, 1);
+        let _ = vars.number("N", 4, 1);
+        let _ = vars.number("N", 4, 1);
+        assert_eq!(vars.conflicts(), ["N"]);
     }
 
     #[test]

@@ -122,14 +122,12 @@ pub(super) fn db_config(database: &DatabaseSettings) -> DbConfig {
 /// [`SettingError::Invalid`] naming the `LLM_*` variable.
 pub fn openai_config(llm: &OpenAiSettings) -> Result<OpenAiConfig, SettingError> {
     let config = OpenAiConfig::new(&llm.base_url, &llm.model, llm.api_key.clone(), llm.timeout);
-    match llm.max_tokens {
-        None => config,
-        Some(max_tokens) => config.and_then(|c| c.with_max_tokens(max_tokens)),
-    }
-    .map_err(|e| SettingError::Invalid {
-        name: e.setting,
-        reason: e.reason,
-    })
+    config
+        .and_then(|c| c.with_max_tokens(llm.max_tokens))
+        .map_err(|e| SettingError::Invalid {
+            name: e.setting,
+            reason: e.reason,
+        })
 }
 
 #[cfg(test)]
@@ -142,7 +140,7 @@ mod tests {
             model: "llama3.1:8b".into(),
             api_key: Some("sk-live-key-never-printed".into()),
             timeout: std::time::Duration::from_secs(30),
-            max_tokens: None,
+            max_tokens: settings::llm::DEFAULT_MAX_TOKENS,
         }
     }
 
@@ -161,7 +159,7 @@ mod tests {
             ("LLM_TIMEOUT_SECONDS", |s| {
                 s.timeout = std::time::Duration::from_secs(86_400);
             }),
-            ("LLM_MAX_TOKENS", |s| s.max_tokens = Some(100)),
+            ("LLM_MAX_TOKENS", |s| s.max_tokens = 100),
         ];
         for (name, spoil) in cases {
             let mut settings = endpoint();

@@ -49,12 +49,8 @@ impl AuthSettings {
         let auth = Self {
             jwt_secret,
             jwt_secret_is_ephemeral,
-            jwt_issuer: vars
-                .get("JWT_ISSUER")
-                .unwrap_or_else(|| "discovery-service".to_owned()),
-            jwt_audience: vars
-                .get("JWT_AUDIENCE")
-                .unwrap_or_else(|| "discovery-web".to_owned()),
+            jwt_issuer: vars.text("JWT_ISSUER", "discovery-service"),
+            jwt_audience: vars.text("JWT_AUDIENCE", "discovery-web"),
             access_ttl_seconds: number("JWT_ACCESS_TTL_SECONDS", 900, 1)?,
             refresh_ttl_seconds: number("JWT_REFRESH_TTL_SECONDS", 2_592_000, 60)?,
             refresh_reuse_grace_seconds: number("REFRESH_REUSE_GRACE_SECONDS", 30, 0)?,
@@ -131,9 +127,7 @@ fn cors_allowed_origins(vars: &Vars<'_>) -> Result<Vec<String>, ConfigError> {
 
 /// `POST_LOGIN_REDIRECT` (`/`): a path on this service, never another site.
 fn post_login_redirect(vars: &Vars<'_>) -> Result<String, ConfigError> {
-    let target = vars
-        .get("POST_LOGIN_REDIRECT")
-        .unwrap_or_else(|| "/".to_owned());
+    let target = vars.text("POST_LOGIN_REDIRECT", "/");
     if !domain::account::redirect::is_local_path(&target) {
         return Err(invalid(
             "POST_LOGIN_REDIRECT",

@@ -160,8 +160,7 @@ fn dev_flag(args: impl IntoIterator<Item = String>) -> Result<bool, ConfigError>
 /// `BIND_ADDR`: in dev mode a loopback address only.
 fn bind_addr(vars: &Vars<'_>, dev: bool) -> Result<SocketAddr, ConfigError> {
     let bind_addr: SocketAddr = vars
-        .get("BIND_ADDR")
-        .unwrap_or_else(|| DEFAULT_BIND_ADDR.to_owned())
+        .text("BIND_ADDR", DEFAULT_BIND_ADDR)
         .parse()
         .map_err(|e: std::net::AddrParseError| invalid("BIND_ADDR", e))?;
     if dev && !bind_addr.ip().is_loopback() {

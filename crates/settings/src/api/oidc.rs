@@ -38,9 +38,10 @@ impl OidcSettings {
                 "must be an https URL outside dev mode (--dev)",
             ));
         }
-        let redirect_uri = vars
-            .get("OAUTH_REDIRECT_URI")
-            .unwrap_or_else(|| format!("{public_base_url}/api/auth/callback"));
+        let redirect_uri = vars.text(
+            "OAUTH_REDIRECT_URI",
+            &format!("{public_base_url}/api/auth/callback"),
+        );
         Url::parse(&redirect_uri).map_err(|e| invalid("OAUTH_REDIRECT_URI", e))?;
         Ok(Some(Self {
             issuer_url,
