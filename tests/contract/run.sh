@@ -102,45 +102,30 @@ admin_only=(
   "GET /api/admin/activity"
   "POST /coaching/run"
 )
-# The session cookie only (403 session_required with a key or a Bearer token).
-session_only=(
-  "POST /api/me/api-keys"
-  "DELETE /api/me/api-keys/{id}"
-  "GET /api/me/export"
-  "DELETE /api/me/sessions/{id}"
-  "DELETE /api/me"
-  "POST /api/me/webhooks"
-  "GET /api/me/webhooks"
-  "DELETE /api/me/webhooks/{id}"
-  "POST /api/me/webhooks/{id}/test"
-  "GET /api/me/webhooks/{id}/deliveries"
-)
-# What a personal key may call, by scope (any other operation: 403 insufficient_scope).
-key_scoped=(
-  # integration
-  "GET /api/me"
-  "GET /integration/foundations"
-  "GET /integration/task-mappings"
-  "POST /integration/task-mappings"
-  "DELETE /integration/task-mappings/{external_task_id}"
-  "POST /integration/task-mappings/batch"
-  "DELETE /integration/task-mappings/batch"
-  "GET /integration/work-patterns"
-  "GET /integration/rules"
-  "POST /integration/rules"
-  "PUT /integration/rules/{id}"
-  "DELETE /integration/rules/{id}"
-  "GET /integration/unmapped"
-  # profile:read
-  "GET /discovery/profile/me"
-  "GET /discovery/profile/me/reflection"
-  "GET /discovery/profile/me/revisions"
-  # coaching
-  "GET /coaching/preferences"
-  "GET /coaching/checkins"
-  "POST /coaching/checkins"
-  "POST /coaching/checkins/{id}/response"
-)
+# Who may call what is declared once, by each route's policy (`Route::new` in
+# crates/api-actix/src/routes/); the generated scope matrix writes it down per operation
+# (crates/api-actix/tests/api/scope_matrix.md, compared with the server's answers by the API
+# tests), and these two lists are read from it.
+matrix="$root/crates/api-actix/tests/api/scope_matrix.md"
+# `METHOD path` of each matrix row whose cells after the first satisfy the awk condition $2.
+matrix_rows() {
+  awk -F' [|] ' -v want="$1" '
+    /^[|] (GET|POST|PUT|PATCH|DELETE) / {
+      route = substr($1, 3); all = 1; any = 0
+      for (i = 2; i <= NF; i++) { cell = $i; sub(/ [|]$/, "", cell)
+        if (cell == want) any = 1; else all = 0 }
+      if ((mode == "all" && all) || (mode == "any" && any)) print route
+    }' mode="$2" "$matrix"
+}
+# The session cookie only (403 session_required with a key of any scope, and a Bearer token).
+mapfile -t session_only < <(matrix_rows session_required all)
+# What a personal key may call (allowed for one of its scopes; any other operation: 403
+# insufficient_scope).
+mapfile -t key_scoped < <(matrix_rows allowed any)
+if [ "${#session_only[@]}" -lt 5 ] || [ "${#key_scoped[@]}" -lt 10 ]; then
+  echo "run.sh: could not read the least-privilege lists from $matrix" >&2
+  exit 1
+fi
 # The operations that end the credential they are called with.
 ending=(
   "POST /api/auth/logout"
@@ -238,7 +223,8 @@ fuzz "operator (operator key, admin api-key-admin): admin-only operations" api_k
   "${admin_ops[@]}" || status=1
 # The check-in to answer is one of the person's own (none of the document's links leads to one;
 # the person of pass 1 has none: check-ins need an affirmed profile).
-mapfile -d '' key_ops < <(names --include-name "${key_scoped[@]}")
+# The semantic operations a key may call are fuzzed in their own pass above, as everywhere.
+mapfile -d '' key_ops < <(names --include-name "${key_scoped[@]}"; names --exclude-name "${semantic[@]}")
 pass_toml="$(printf '[[operations]]\ninclude-name = "POST /coaching/checkins/{id}/response"\nparameters = { id = "%s" }' "$(field checkin)")" \
 fuzz "affirmed person (personal API key, all three scopes; affirmed profile, check-ins)" \
   api_key "$(field api_key)" "${key_ops[@]}" || status=1
