@@ -31,7 +31,10 @@ fn contract_routes() -> Vec<String> {
             routes.push(route);
         }
     }
-    assert!(routes.len() > 40, "routes read from docs/api.md: {routes:?}");
+    assert!(
+        routes.len() > 40,
+        "routes read from docs/api.md: {routes:?}"
+    );
     routes
 }
 
@@ -88,7 +91,10 @@ async fn the_document_and_docs_api_md_name_the_same_routes() {
             "{route} documents no response"
         );
     }
-    let undescribed: Vec<&String> = operations.iter().filter(|o| !contract.contains(o)).collect();
+    let undescribed: Vec<&String> = operations
+        .iter()
+        .filter(|o| !contract.contains(o))
+        .collect();
     assert!(
         undescribed.is_empty(),
         "docs/api.md does not describe {undescribed:?}: each operation is written there as \
