@@ -228,12 +228,14 @@ mapfile -d '' key_ops < <(names --include-name "${key_scoped[@]}"; names --exclu
 pass_toml="$(printf '[[operations]]\ninclude-name = "POST /coaching/checkins/{id}/response"\nparameters = { id = "%s" }' "$(field checkin)")" \
 fuzz "affirmed person (personal API key, all three scopes; affirmed profile, check-ins)" \
   api_key "$(field api_key)" "${key_ops[@]}" || status=1
-mapfile -d '' not_key_ops < <(names --exclude-name "${key_scoped[@]}")
+# Pass 1's operations less those a key may call, in one list (st refuses a name twice).
+mapfile -d '' not_key_ops < <(names --exclude-name \
+  "${ending[@]}" "${session_only[@]}" "${admin_only[@]}" "${semantic[@]}" "${key_scoped[@]}")
 # Reopening would unlock the profile whose locked answers this pass is for; it runs in pass 1,
 # where it answers the unlocked profile unchanged.
 pass_toml="$restore_first" \
 fuzz "affirmed person (Bearer): what a key may not call" bearer "$(field affirmed)" \
-  "${person_ops[@]}" "${not_key_ops[@]}" \
+  "${not_key_ops[@]}" \
   --exclude-name "POST /discovery/profile/me/reopen" || status=1
 # Completing the conversation would end the drafting halfway; completion runs in passes 1 and 5
 # and in seed.py.

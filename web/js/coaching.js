@@ -11,7 +11,7 @@ initPage();
 
 /** The most characters of a note to a check-in. */
 const NOTE_LIMIT = 4000;
-/** How many calendar days a check-in's observation counts, today included (API.md). */
+/** How many calendar days a check-in's observation counts, today included (docs/api.md). */
 const OBSERVED_DAYS = 14;
 
 /** "23 Nov to 6 Dec 2026": the days a check-in written at `ts` observed, in the person's zone. */

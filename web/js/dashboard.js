@@ -138,7 +138,7 @@ function day(ts) {
   return at(ts, { dateStyle: 'medium' });
 }
 
-/** Text as rules compare it: case-insensitive on NFC (API.md). */
+/** Text as rules compare it: case-insensitive on NFC (docs/api.md). */
 function folded(text) {
   return String(text || '').normalize('NFC').toLowerCase();
 }
