@@ -8,8 +8,13 @@ use settings::llm::LlmSettings;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    telemetry::init();
-    let settings = match Settings::from_env(std::env::args().skip(1)) {
+    // `.env` is read once, before logging starts, so a `RUST_LOG` in it counts too.
+    let read = {
+        let vars = settings::Vars::environment_with_dotenv();
+        telemetry::init(&vars);
+        Settings::from_vars(std::env::args().skip(1), &vars)
+    };
+    let settings = match read {
         Ok(settings) => settings,
         Err(e) => {
             eprintln!("discovery-api: {e}");

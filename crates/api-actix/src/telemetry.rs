@@ -4,10 +4,11 @@ use tracing_subscriber::EnvFilter;
 
 use crate::error::ApiError;
 
-/// Installs the global subscriber once; later calls (tests) are ignored.
-pub fn init() {
-    // `.env` is read here already, so a `RUST_LOG` in it counts as the other settings do.
-    let filter = settings::service::log_filter(&settings::Vars::environment_with_dotenv());
+/// Installs the global subscriber once, filtered by the `RUST_LOG` of `vars` (the same
+/// variables, `.env` included, that the other settings are read from); later calls (tests) are
+/// ignored.
+pub fn init(vars: &settings::Vars<'_>) {
+    let filter = settings::service::log_filter(vars);
     let filter = EnvFilter::try_new(filter)
         .unwrap_or_else(|_| EnvFilter::new(settings::service::DEFAULT_LOG_FILTER));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();

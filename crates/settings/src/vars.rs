@@ -82,8 +82,8 @@ impl<'a> Vars<'a> {
     }
 
     /// The variables read so far, each with the default its reading named, in the order first
-    /// read. A variable read by two readings that name different defaults keeps the first and is
-    /// also listed in [`Vars::conflicts`].
+    /// read. A variable read by two readings that name different defaults is listed once per
+    /// default, and in [`Vars::conflicts`].
     #[must_use]
     pub fn asked(&self) -> Vec<Asked> {
         self.asked.borrow().clone()

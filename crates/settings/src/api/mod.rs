@@ -84,15 +84,7 @@ impl From<SettingError> for ConfigError {
 }
 
 impl ApiSettings {
-    /// Reads `.env` if present, then the environment; `args` are the command-line arguments.
-    ///
-    /// # Errors
-    /// [`ConfigError`] naming the first unusable value.
-    pub fn from_env(args: impl IntoIterator<Item = String>) -> Result<Self, ConfigError> {
-        Self::from_vars(args, &Vars::environment_with_dotenv())
-    }
-
-    /// Like [`ApiSettings::from_env`] with the variables supplied by `var` (for tests).
+    /// Like [`ApiSettings::from_vars`] with the variables supplied by `var` (for tests).
     ///
     /// # Errors
     /// [`ConfigError`] naming the first unusable value.
@@ -103,7 +95,8 @@ impl ApiSettings {
         Self::from_vars(args, &Vars::from_fn(var))
     }
 
-    /// Like [`ApiSettings::from_env`] with the variables of `vars`.
+    /// The settings from `vars` (`Vars::environment_with_dotenv()` in the binary: `.env` if
+    /// present, then the environment); `args` are the command-line arguments.
     ///
     /// # Errors
     /// [`ConfigError`] naming the first unusable value.
